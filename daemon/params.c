@@ -1,0 +1,319 @@
+/* params.c — see params.h. */
+#include "params.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse.h"
+
+size_t param_count(const struct bw_param_def *defs)
+{
+        size_t n = 0;
+        while (defs && defs[n].name)
+                n++;
+        return n;
+}
+
+int param_index(const struct bw_param_def *defs, const char *name)
+{
+        for (size_t i = 0; defs && defs[i].name; i++)
+                if (!strcmp(defs[i].name, name))
+                        return (int)i;
+        return -ENOENT;
+}
+
+const char *param_type_name(enum bw_param_type t)
+{
+        switch (t) {
+        case BW_PARAM_INT: return "integer";
+        case BW_PARAM_DOUBLE: return "number";
+        case BW_PARAM_BOOL: return "boolean";
+        case BW_PARAM_STRING: return "string";
+        case BW_PARAM_ENUM: return "choice";
+        case BW_PARAM_DURATION: return "duration";
+        case BW_PARAM_SIZE: return "size";
+        }
+        return "?";
+}
+
+static char *errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *errorf(const char *fmt, ...)
+{
+        char *s = NULL;
+        va_list ap;
+        va_start(ap, fmt);
+        if (vasprintf(&s, fmt, ap) < 0)
+                s = NULL;
+        va_end(ap);
+        return s;
+}
+
+static bool has_range(const struct bw_param_def *d)
+{
+        return d->min != 0 || d->max != 0;
+}
+
+static int check_range(const struct bw_param_def *d, const char *text,
+                       double v, char **ret_error)
+{
+        if (!has_range(d) || (v >= d->min && v <= d->max))
+                return 0;
+        *ret_error = errorf("'%s' is out of range %g..%g%s%s", text, d->min,
+                            d->max, d->unit ? " " : "", d->unit ? d->unit : "");
+        return -ERANGE;
+}
+
+static char *choices_text(const char *const *choices)
+{
+        size_t len = 1, at = 0;
+        for (size_t i = 0; choices[i]; i++)
+                len += strlen(choices[i]) + 2;
+        char *s = malloc(len);
+        if (!s)
+                return NULL;
+        for (size_t i = 0; choices[i]; i++) {
+                size_t l = strlen(choices[i]);
+                if (i) {
+                        memcpy(s + at, ", ", 2);
+                        at += 2;
+                }
+                memcpy(s + at, choices[i], l);
+                at += l;
+        }
+        s[at] = 0;
+        return s;
+}
+
+/* Parse text for definition d into *v (v->s is set by the caller). */
+static int parse_value(const struct bw_param_def *d, const char *text,
+                       struct bw_param_value *v, char **ret_error)
+{
+        int r = 0;
+        switch (d->type) {
+        case BW_PARAM_INT:
+                r = parse_int64(text, &v->i);
+                if (r < 0) {
+                        *ret_error = errorf("'%s' is not an integer", text);
+                        return r;
+                }
+                return check_range(d, text, (double)v->i, ret_error);
+        case BW_PARAM_DOUBLE:
+                r = parse_double(text, &v->d);
+                if (r < 0) {
+                        *ret_error = errorf("'%s' is not a number", text);
+                        return r;
+                }
+                return check_range(d, text, v->d, ret_error);
+        case BW_PARAM_BOOL:
+                r = parse_bool(text, &v->b);
+                if (r < 0)
+                        *ret_error = errorf("'%s' is not a boolean (yes/no, "
+                                            "true/false, on/off, 1/0)", text);
+                return r;
+        case BW_PARAM_STRING:
+                return 0;
+        case BW_PARAM_ENUM:
+                for (size_t i = 0; d->choices && d->choices[i]; i++)
+                        if (!strcmp(d->choices[i], text)) {
+                                v->i = (int64_t)i;
+                                return 0;
+                        }
+                {
+                        char *c = choices_text(d->choices);
+                        *ret_error = errorf("'%s' is not one of: %s", text,
+                                            c ? c : "?");
+                        free(c);
+                }
+                return -EINVAL;
+        case BW_PARAM_DURATION:
+                r = parse_duration(text, &v->d);
+                if (r < 0) {
+                        *ret_error = errorf("'%s' is not a duration (e.g. "
+                                            "500ms, 2s, 15min, 1h)", text);
+                        return r;
+                }
+                return check_range(d, text, v->d, ret_error);
+        case BW_PARAM_SIZE:
+                r = parse_size(text, &v->i);
+                if (r < 0) {
+                        *ret_error = errorf("'%s' is not a size (e.g. 512, "
+                                            "16k, 1M, 4G)", text);
+                        return r;
+                }
+                return check_range(d, text, (double)v->i, ret_error);
+        }
+        return -EINVAL;
+}
+
+static int append_list(struct param_set *ps, size_t i, const char *text)
+{
+        size_t n = ps->values[i].n_list;
+        char **l = realloc(ps->lists[i], (n + 2) * sizeof(char *));
+        if (!l)
+                return -ENOMEM;
+        ps->lists[i] = l;
+        l[n] = strdup(text);
+        if (!l[n])
+                return -ENOMEM;
+        l[n + 1] = NULL;
+        ps->values[i].list = (const char *const *)l;
+        ps->values[i].n_list = n + 1;
+        return 0;
+}
+
+static int store(struct param_set *ps, size_t i, const char *text,
+                 bool is_set, char **ret_error)
+{
+        const struct bw_param_def *d = &ps->defs[i];
+        struct bw_param_value v = ps->values[i];
+        int r = parse_value(d, text, &v, ret_error);
+        if (r < 0)
+                return r;
+        char *copy = strdup(text);
+        if (!copy)
+                return -ENOMEM;
+        if ((d->flags & BW_PARAM_MULTI) && *text) {
+                if (is_set && !ps->values[i].is_set) {
+                        /* the first explicit value replaces the default */
+                        for (size_t k = 0; k < v.n_list; k++)
+                                free(ps->lists[i][k]);
+                        free(ps->lists[i]);
+                        ps->lists[i] = NULL;
+                        ps->values[i].n_list = 0;
+                        ps->values[i].list = NULL;
+                }
+                r = append_list(ps, i, text);
+                if (r < 0) {
+                        free(copy);
+                        return r;
+                }
+                v.list = ps->values[i].list;
+                v.n_list = ps->values[i].n_list;
+        }
+        free(ps->text[i]);
+        ps->text[i] = copy;
+        v.s = copy;
+        v.is_set = is_set;
+        ps->values[i] = v;
+        return 0;
+}
+
+int param_set_new(const struct bw_param_def *defs, struct param_set **ret,
+                  char **ret_error)
+{
+        struct param_set *ps = calloc(1, sizeof(*ps));
+        if (!ps)
+                return -ENOMEM;
+        ps->defs = defs;
+        ps->n = param_count(defs);
+        ps->values = calloc(ps->n + 1, sizeof(*ps->values));
+        ps->text = calloc(ps->n + 1, sizeof(char *));
+        ps->lists = calloc(ps->n + 1, sizeof(char **));
+        if (!ps->values || !ps->text || !ps->lists) {
+                param_set_free(ps);
+                return -ENOMEM;
+        }
+        for (size_t i = 0; i < ps->n; i++) {
+                char *why = NULL;
+                const char *def = defs[i].default_value ? defs[i].default_value : "";
+                int r = store(ps, i, def, false, &why);
+                if (r < 0) {
+                        if (ret_error)
+                                *ret_error = errorf("default of parameter '%s' "
+                                        "is invalid: %s", defs[i].name,
+                                        why ? why : strerror(-r));
+                        free(why);
+                        param_set_free(ps);
+                        return r;
+                }
+        }
+        *ret = ps;
+        return 0;
+}
+
+int param_set_assign(struct param_set *ps, const char *name,
+                     const char *value, char **ret_error)
+{
+        int i = param_index(ps->defs, name);
+        if (i < 0) {
+                *ret_error = errorf("unknown parameter '%s'", name);
+                return -ENOENT;
+        }
+        char *why = NULL;
+        int r = store(ps, (size_t)i, value, true, &why);
+        if (r < 0) {
+                *ret_error = errorf("%s: %s", name, why ? why : strerror(-r));
+                free(why);
+        }
+        return r;
+}
+
+int param_set_assign_kv(struct param_set *ps, const char *assignment,
+                        char **ret_error)
+{
+        const char *eq = strchr(assignment, '=');
+        if (!eq || eq == assignment) {
+                *ret_error = errorf("'%s' is not of the form NAME=VALUE",
+                                    assignment);
+                return -EINVAL;
+        }
+        char *name = strndup(assignment, (size_t)(eq - assignment));
+        if (!name)
+                return -ENOMEM;
+        int r = param_set_assign(ps, name, eq + 1, ret_error);
+        free(name);
+        return r;
+}
+
+int param_set_copy(const struct param_set *src, struct param_set **ret)
+{
+        struct param_set *ps;
+        int r = param_set_new(src->defs, &ps, NULL);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < src->n; i++) {
+                if (!src->values[i].is_set)
+                        continue;
+                char *why = NULL;
+                if (src->defs[i].flags & BW_PARAM_MULTI) {
+                        for (size_t k = 0; k < src->values[i].n_list && r >= 0; k++)
+                                r = store(ps, i, src->values[i].list[k], true, &why);
+                } else {
+                        r = store(ps, i, src->text[i], true, &why);
+                }
+                free(why);
+                if (r < 0) {
+                        param_set_free(ps);
+                        return r;
+                }
+        }
+        *ret = ps;
+        return 0;
+}
+
+void param_set_free(struct param_set *ps)
+{
+        if (!ps)
+                return;
+        for (size_t i = 0; i < ps->n; i++) {
+                if (ps->text)
+                        free(ps->text[i]);
+                if (ps->lists && ps->lists[i]) {
+                        for (size_t k = 0; ps->lists[i][k]; k++)
+                                free(ps->lists[i][k]);
+                        free(ps->lists[i]);
+                }
+        }
+        free(ps->text);
+        free(ps->lists);
+        free(ps->values);
+        free(ps);
+}
+
+const char *param_text(const struct param_set *ps, size_t i)
+{
+        return ps->text[i];
+}

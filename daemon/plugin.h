@@ -1,0 +1,142 @@
+/* plugin.h — the one interface between the benchwatch core and its plugins.
+ *
+ * A plugin is a shared object that exports one symbol, `benchwatch_plugin`, a
+ * `struct bw_plugin` describing what it measures: its name, what it needs
+ * (capabilities), a declarative table of typed parameters and the callbacks.
+ * The core parses and validates every parameter value against that table, so
+ * a plugin never parses strings; the core also offers its services (emit a
+ * figure, log, report progress, ask whether to stop) through `struct bw_host`,
+ * which a unit test can replace with a recording fake.
+ *
+ * BW_PLUGIN_ABI_VERSION is bumped whenever any struct here changes; the
+ * loader refuses a plugin built for another version. */
+#ifndef BENCHWATCH_PLUGIN_H
+#define BENCHWATCH_PLUGIN_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define BW_PLUGIN_ABI_VERSION 1
+#define BW_PLUGIN_SYMBOL "benchwatch_plugin"
+
+struct bw_hist; /* latency histogram, daemon/util/hist.h */
+
+/* Capabilities the core acts on (scheduling, unit hardening, help text). */
+enum {
+        BW_CAP_NEEDS_ROOT = 1u << 0, /* e.g. opening a block device      */
+        BW_CAP_DISK_IO = 1u << 1,    /* does I/O on a test file or device */
+        BW_CAP_NETWORK = 1u << 2,    /* talks to a server                 */
+};
+
+enum bw_param_type {
+        BW_PARAM_INT,      /* int64 in [min, max]                     -> .i */
+        BW_PARAM_DOUBLE,   /* double in [min, max]                    -> .d */
+        BW_PARAM_BOOL,     /* yes/no, true/false, on/off, 1/0         -> .b */
+        BW_PARAM_STRING,   /* free text (may be empty)                -> .s */
+        BW_PARAM_ENUM,     /* one of .choices; index in .i, name in .s     */
+        BW_PARAM_DURATION, /* "500ms", "2s", "15min", "1h"; seconds   -> .d */
+        BW_PARAM_SIZE,     /* "16k", "1M", "4G"; bytes                -> .i */
+};
+
+enum {
+        /* The value changes what the figures mean (max_prime, block_size...):
+         * it becomes a label on every metric of the run. */
+        BW_PARAM_LABEL = 1u << 0,
+        /* May be given several times (http `header`); the values arrive in
+         * .list / .n_list, and .s holds the last one. */
+        BW_PARAM_MULTI = 1u << 1,
+        /* A secret: never printed, logged or put into a label. */
+        BW_PARAM_SECRET = 1u << 2,
+};
+
+struct bw_param_def {
+        const char *name;
+        enum bw_param_type type;
+        const char *default_value; /* in the same syntax a user writes */
+        double min, max;           /* numeric range; min == max == 0: any */
+        const char *const *choices; /* BW_PARAM_ENUM: NULL-terminated list */
+        const char *unit;          /* for help text: "s", "bytes", "IOPS" */
+        const char *help;
+        unsigned flags;
+};
+
+struct bw_param_value {
+        int64_t i;
+        double d;
+        bool b;
+        const char *s;            /* the value as given (normalised text) */
+        const char *const *list;  /* BW_PARAM_MULTI only */
+        size_t n_list;
+        bool is_set;              /* given by the user, not the default */
+};
+
+/* One run of a probe: values[k] belongs to plugin->params[k]. */
+struct bw_run {
+        const char *probe;        /* instance name, e.g. "root-disk" */
+        const struct bw_param_value *values;
+        const char *cache_dir;    /* where scratch files may live */
+        const char *state_dir;    /* persistent state (baselines...) */
+        double deadline;          /* CLOCK_MONOTONIC seconds; the run is
+                                     killed after it, so finish before */
+};
+
+/* Services of the core.  Labels are NULL-terminated name/value pairs
+ * { "op", "read", NULL }; figure names are the part after
+ * "benchwatch_<plugin>_", in base units (seconds, bytes). */
+struct bw_host {
+        void *ctx;
+        void (*gauge)(const struct bw_host *h, const char *name,
+                      const char *help, const char *const *labels, double v);
+        void (*counter)(const struct bw_host *h, const char *name,
+                        const char *help, const char *const *labels,
+                        double v);
+        /* A latency distribution in seconds (exported as a summary with
+         * quantiles 0.5 ... 0.999 and quantile="1" for the maximum). */
+        void (*latency)(const struct bw_host *h, const char *name,
+                        const char *help, const char *const *labels,
+                        const struct bw_hist *hist);
+        /* Informational text for the terminal/journal (priority as syslog). */
+        void (*log)(const struct bw_host *h, int priority, const char *fmt,
+                    ...) __attribute__((format(printf, 3, 4)));
+        /* Records why the run failed and returns err (a -errno value), so a
+         * plugin can `return h->fail(h, -ENOSPC, "cannot create '%s'", p);`.
+         * The first failure recorded wins. */
+        int (*fail)(const struct bw_host *h, int err, const char *fmt, ...)
+                __attribute__((format(printf, 3, 4)));
+        /* Count finished units of work (events, requests, I/Os) for the
+         * progress display. Thread-safe and cheap; call it freely. */
+        void (*progress)(const struct bw_host *h, uint64_t n);
+        /* True once the run was asked to stop (SIGTERM): wind down. */
+        bool (*stopping)(const struct bw_host *h);
+};
+
+struct bw_plugin {
+        uint32_t abi_version;   /* BW_PLUGIN_ABI_VERSION */
+        const char *name;       /* [a-z][a-z0-9_]*, the metric prefix */
+        const char *description;
+        uint32_t caps;          /* BW_CAP_* */
+        const struct bw_param_def *params; /* ends with { .name = NULL } */
+        /* The parameter `sweep` varies by default ("threads"), or NULL. */
+        const char *concurrency_param;
+        /* Figure that `sweep` ranks levels by, e.g. "events_per_second". */
+        const char *throughput_metric;
+
+        /* Cross-parameter checks before a run is started (e.g. a write mode
+         * on a block device). Optional. Return 0 or h->fail(...). */
+        int (*check)(const struct bw_run *run, const struct bw_host *h);
+        /* Measure and emit the figures. Returns 0 or a -errno value. */
+        int (*run)(const struct bw_run *run, const struct bw_host *h);
+        /* Remove what the plugin left on disk or in a server (test files,
+         * tables) for `benchwatch cleanup`. Optional. */
+        int (*cleanup)(const struct bw_run *run, const struct bw_host *h);
+};
+
+/* Declares the exported descriptor: BW_PLUGIN_DEFINE(cpu) = { ... }; */
+#define BW_PLUGIN_DEFINE \
+        extern const struct bw_plugin benchwatch_plugin; \
+        __attribute__((visibility("default"))) \
+        const struct bw_plugin benchwatch_plugin
+
+#endif

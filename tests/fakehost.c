@@ -1,0 +1,223 @@
+/* fakehost.c — see fakehost.h. */
+#include "fakehost.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "params.h"
+#include "timeutil.h"
+
+static struct fake_metric *add(const struct bw_host *h, enum fake_kind kind,
+                               const char *name, const char *const *labels)
+{
+        struct fakehost *fh = h->ctx;
+        struct fake_metric *m = realloc(fh->metrics, (fh->n_metrics + 1) * sizeof(*m));
+        if (!m)
+                abort();
+        fh->metrics = m;
+        m = &m[fh->n_metrics++];
+        memset(m, 0, sizeof(*m));
+        m->kind = kind;
+        m->name = strdup(name);
+        size_t len = 1;
+        for (size_t i = 0; labels && labels[i]; i++)
+                len += strlen(labels[i]) + 1;
+        m->labels = calloc(1, len);
+        for (size_t i = 0; labels && labels[i] && labels[i + 1]; i += 2) {
+                if (i)
+                        strcat(m->labels, ",");
+                strcat(m->labels, labels[i]);
+                strcat(m->labels, "=");
+                strcat(m->labels, labels[i + 1]);
+        }
+        return m;
+}
+
+static void fake_gauge(const struct bw_host *h, const char *name,
+                       const char *help, const char *const *labels, double v)
+{
+        add(h, FAKE_GAUGE, name, labels)->value = v;
+}
+
+static void fake_counter(const struct bw_host *h, const char *name,
+                         const char *help, const char *const *labels, double v)
+{
+        add(h, FAKE_COUNTER, name, labels)->value = v;
+}
+
+static void fake_latency(const struct bw_host *h, const char *name,
+                         const char *help, const char *const *labels,
+                         const struct bw_hist *hist)
+{
+        struct fake_metric *m = add(h, FAKE_LATENCY, name, labels);
+        m->hist = *hist;
+        m->value = bw_hist_mean_ns(hist) / 1e9;
+}
+
+static void fake_log(const struct bw_host *h, int prio, const char *fmt, ...)
+{
+        struct fakehost *fh = h->ctx;
+        va_list ap;
+        va_start(ap, fmt);
+        free(fh->last_log);
+        if (vasprintf(&fh->last_log, fmt, ap) < 0)
+                fh->last_log = NULL;
+        va_end(ap);
+        fh->n_logs++;
+        fprintf(stderr, "  plugin log <%d>: %s\n", prio, fh->last_log);
+}
+
+static int fake_fail(const struct bw_host *h, int err, const char *fmt, ...)
+{
+        struct fakehost *fh = h->ctx;
+        if (fh->error)
+                return err;
+        va_list ap;
+        va_start(ap, fmt);
+        if (vasprintf(&fh->error, fmt, ap) < 0)
+                fh->error = NULL;
+        va_end(ap);
+        fh->fail_code = err;
+        fprintf(stderr, "  plugin failed: %s\n", fh->error);
+        return err;
+}
+
+static void fake_progress(const struct bw_host *h, uint64_t n)
+{
+        struct fakehost *fh = h->ctx;
+        __atomic_add_fetch(&fh->progress, n, __ATOMIC_RELAXED);
+}
+
+static bool fake_stopping(const struct bw_host *h)
+{
+        struct fakehost *fh = h->ctx;
+        return __atomic_load_n(&fh->stop, __ATOMIC_RELAXED);
+}
+
+void fakehost_init(struct fakehost *fh)
+{
+        memset(fh, 0, sizeof(*fh));
+        fh->host = (struct bw_host){
+                .ctx = fh, .gauge = fake_gauge, .counter = fake_counter,
+                .latency = fake_latency, .log = fake_log, .fail = fake_fail,
+                .progress = fake_progress, .stopping = fake_stopping,
+        };
+        const char *tmp = getenv("TMPDIR");
+        snprintf(fh->cache_dir, sizeof(fh->cache_dir), "%s/bwtest.XXXXXX",
+                 tmp && *tmp ? tmp : "/tmp");
+        if (!mkdtemp(fh->cache_dir))
+                abort();
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag,
+                    struct FTW *ftw)
+{
+        return remove(path);
+}
+
+void fakehost_done(struct fakehost *fh)
+{
+        for (size_t i = 0; i < fh->n_metrics; i++) {
+                free(fh->metrics[i].name);
+                free(fh->metrics[i].labels);
+        }
+        free(fh->metrics);
+        free(fh->error);
+        free(fh->last_log);
+        nftw(fh->cache_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static struct param_set *parse_or_die(const struct bw_plugin *p,
+                                      const char *const *params)
+{
+        struct param_set *ps;
+        char *why = NULL;
+        if (param_set_new(p->params, &ps, &why) < 0) {
+                fprintf(stderr, "plugin %s: %s\n", p->name, why);
+                exit(1);
+        }
+        for (size_t i = 0; params && params[i]; i++)
+                if (param_set_assign_kv(ps, params[i], &why) < 0) {
+                        fprintf(stderr, "plugin %s: %s\n", p->name, why);
+                        exit(1);
+                }
+        return ps;
+}
+
+char *fakehost_param_error(const struct bw_plugin *p,
+                           const char *const *params)
+{
+        struct param_set *ps;
+        char *why = NULL;
+        if (param_set_new(p->params, &ps, &why) < 0)
+                return why;
+        for (size_t i = 0; params && params[i] && !why; i++)
+                param_set_assign_kv(ps, params[i], &why);
+        param_set_free(ps);
+        return why;
+}
+
+static int call(struct fakehost *fh, const struct bw_plugin *p,
+                const char *const *params, bool cleanup)
+{
+        CHECK(p->abi_version == BW_PLUGIN_ABI_VERSION);
+        struct param_set *ps = parse_or_die(p, params);
+        struct bw_run run = {
+                .probe = p->name, .values = ps->values,
+                .cache_dir = fh->cache_dir, .state_dir = fh->cache_dir,
+                .deadline = now_mono() + 600,
+        };
+        int r = 0;
+        if (cleanup)
+                r = p->cleanup ? p->cleanup(&run, &fh->host) : 0;
+        else {
+                if (p->check)
+                        r = p->check(&run, &fh->host);
+                if (r >= 0)
+                        r = p->run(&run, &fh->host);
+        }
+        param_set_free(ps);
+        return r;
+}
+
+int fakehost_run(struct fakehost *fh, const struct bw_plugin *p,
+                 const char *const *params)
+{
+        return call(fh, p, params, false);
+}
+
+int fakehost_cleanup(struct fakehost *fh, const struct bw_plugin *p,
+                     const char *const *params)
+{
+        return call(fh, p, params, true);
+}
+
+const struct fake_metric *fakehost_find(const struct fakehost *fh,
+                                        const char *name, const char *labels)
+{
+        for (size_t i = 0; i < fh->n_metrics; i++)
+                if (!strcmp(fh->metrics[i].name, name) &&
+                    (!labels || !strcmp(fh->metrics[i].labels, labels)))
+                        return &fh->metrics[i];
+        return NULL;
+}
+
+double fakehost_value(const struct fakehost *fh, const char *name,
+                      const char *labels)
+{
+        const struct fake_metric *m = fakehost_find(fh, name, labels);
+        if (!m) {
+                fprintf(stderr, "no metric %s{%s}; emitted:\n", name,
+                        labels ? labels : "*");
+                for (size_t i = 0; i < fh->n_metrics; i++)
+                        fprintf(stderr, "  %s{%s} = %g\n", fh->metrics[i].name,
+                                fh->metrics[i].labels, fh->metrics[i].value);
+                exit(1);
+        }
+        return m->value;
+}

@@ -1,0 +1,58 @@
+/* fakehost.h — a recording fake of struct bw_host for plugin unit tests.
+ *
+ * It runs one plugin in-process with parameters given as "name=value"
+ * strings (parsed by the real params module, so tests see the same
+ * validation as users), and records every figure the plugin emits so the
+ * test can assert on values. */
+#ifndef BENCHWATCH_FAKEHOST_H
+#define BENCHWATCH_FAKEHOST_H
+
+#include "hist.h"
+#include "plugin.h"
+
+enum fake_kind { FAKE_GAUGE, FAKE_COUNTER, FAKE_LATENCY };
+
+struct fake_metric {
+        enum fake_kind kind;
+        char *name;   /* as emitted, without the benchwatch_<plugin>_ prefix */
+        char *labels; /* "k=v,k=v" in the order given, "" for none */
+        double value; /* gauge/counter value; latency: the mean in seconds */
+        struct bw_hist hist; /* FAKE_LATENCY only */
+};
+
+struct fakehost {
+        struct bw_host host;
+        struct fake_metric *metrics;
+        size_t n_metrics;
+        char *error;          /* first h->fail() message, or NULL */
+        int fail_code;
+        uint64_t progress;    /* sum of h->progress() */
+        unsigned n_logs;
+        char *last_log;
+        bool stop;            /* what h->stopping() returns */
+        char cache_dir[256];  /* a fresh temporary directory */
+};
+
+void fakehost_init(struct fakehost *fh);
+void fakehost_done(struct fakehost *fh); /* frees, removes cache_dir */
+/* Parse params (NULL-terminated "name=value" list; a bad one aborts the
+ * test with a message), then check() and run(). Returns run()'s value. */
+int fakehost_run(struct fakehost *fh, const struct bw_plugin *p,
+                 const char *const *params);
+/* Like fakehost_run but calls cleanup(). */
+int fakehost_cleanup(struct fakehost *fh, const struct bw_plugin *p,
+                     const char *const *params);
+/* Parameter parsing error for a bad value, or NULL if it parses. */
+char *fakehost_param_error(const struct bw_plugin *p,
+                           const char *const *params);
+const struct fake_metric *fakehost_find(const struct fakehost *fh,
+                                        const char *name, const char *labels);
+double fakehost_value(const struct fakehost *fh, const char *name,
+                      const char *labels); /* aborts if missing */
+
+/* Test assertions that print what differed. */
+#define CHECK(cond) do { if (!(cond)) { \
+        fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+        exit(1); } } while (0)
+
+#endif
