@@ -1,5 +1,6 @@
 /* params.c — see params.h. */
 #include "params.h"
+#include "strutil.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -39,17 +40,6 @@ const char *param_type_name(enum bw_param_type t)
         return "?";
 }
 
-static char *errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *errorf(const char *fmt, ...)
-{
-        char *s = NULL;
-        va_list ap;
-        va_start(ap, fmt);
-        if (vasprintf(&s, fmt, ap) < 0)
-                s = NULL;
-        va_end(ap);
-        return s;
-}
 
 static bool has_range(const struct bw_param_def *d)
 {
@@ -61,7 +51,7 @@ static int check_range(const struct bw_param_def *d, const char *text,
 {
         if (!has_range(d) || (v >= d->min && v <= d->max))
                 return 0;
-        *ret_error = errorf("'%s' is out of range %g..%g%s%s", text, d->min,
+        *ret_error = str_printf("'%s' is out of range %g..%g%s%s", text, d->min,
                             d->max, d->unit ? " " : "", d->unit ? d->unit : "");
         return -ERANGE;
 }
@@ -96,21 +86,21 @@ static int parse_value(const struct bw_param_def *d, const char *text,
         case BW_PARAM_INT:
                 r = parse_int64(text, &v->i);
                 if (r < 0) {
-                        *ret_error = errorf("'%s' is not an integer", text);
+                        *ret_error = str_printf("'%s' is not an integer", text);
                         return r;
                 }
                 return check_range(d, text, (double)v->i, ret_error);
         case BW_PARAM_DOUBLE:
                 r = parse_double(text, &v->d);
                 if (r < 0) {
-                        *ret_error = errorf("'%s' is not a number", text);
+                        *ret_error = str_printf("'%s' is not a number", text);
                         return r;
                 }
                 return check_range(d, text, v->d, ret_error);
         case BW_PARAM_BOOL:
                 r = parse_bool(text, &v->b);
                 if (r < 0)
-                        *ret_error = errorf("'%s' is not a boolean (yes/no, "
+                        *ret_error = str_printf("'%s' is not a boolean (yes/no, "
                                             "true/false, on/off, 1/0)", text);
                 return r;
         case BW_PARAM_STRING:
@@ -123,7 +113,7 @@ static int parse_value(const struct bw_param_def *d, const char *text,
                         }
                 {
                         char *c = choices_text(d->choices);
-                        *ret_error = errorf("'%s' is not one of: %s", text,
+                        *ret_error = str_printf("'%s' is not one of: %s", text,
                                             c ? c : "?");
                         free(c);
                 }
@@ -131,7 +121,7 @@ static int parse_value(const struct bw_param_def *d, const char *text,
         case BW_PARAM_DURATION:
                 r = parse_duration(text, &v->d);
                 if (r < 0) {
-                        *ret_error = errorf("'%s' is not a duration (e.g. "
+                        *ret_error = str_printf("'%s' is not a duration (e.g. "
                                             "500ms, 2s, 15min, 1h)", text);
                         return r;
                 }
@@ -139,7 +129,7 @@ static int parse_value(const struct bw_param_def *d, const char *text,
         case BW_PARAM_SIZE:
                 r = parse_size(text, &v->i);
                 if (r < 0) {
-                        *ret_error = errorf("'%s' is not a size (e.g. 512, "
+                        *ret_error = str_printf("'%s' is not a size (e.g. 512, "
                                             "16k, 1M, 4G)", text);
                         return r;
                 }
@@ -222,7 +212,7 @@ int param_set_new(const struct bw_param_def *defs, struct param_set **ret,
                 int r = store(ps, i, def, false, &why);
                 if (r < 0) {
                         if (ret_error)
-                                *ret_error = errorf("default of parameter '%s' "
+                                *ret_error = str_printf("default of parameter '%s' "
                                         "is invalid: %s", defs[i].name,
                                         why ? why : strerror(-r));
                         free(why);
@@ -239,13 +229,13 @@ int param_set_assign(struct param_set *ps, const char *name,
 {
         int i = param_index(ps->defs, name);
         if (i < 0) {
-                *ret_error = errorf("unknown parameter '%s'", name);
+                *ret_error = str_printf("unknown parameter '%s'", name);
                 return -ENOENT;
         }
         char *why = NULL;
         int r = store(ps, (size_t)i, value, true, &why);
         if (r < 0) {
-                *ret_error = errorf("%s: %s", name, why ? why : strerror(-r));
+                *ret_error = str_printf("%s: %s", name, why ? why : strerror(-r));
                 free(why);
         }
         return r;
@@ -256,7 +246,7 @@ int param_set_assign_kv(struct param_set *ps, const char *assignment,
 {
         const char *eq = strchr(assignment, '=');
         if (!eq || eq == assignment) {
-                *ret_error = errorf("'%s' is not of the form NAME=VALUE",
+                *ret_error = str_printf("'%s' is not of the form NAME=VALUE",
                                     assignment);
                 return -EINVAL;
         }

@@ -1,0 +1,125 @@
+/* app.c — see app.h. */
+#include "app.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "sink.h"
+#include "strutil.h"
+
+#define DEFAULT_CONFIG SYSCONFDIR "/benchwatch/benchwatch.conf"
+
+static const struct bw_plugin *lookup(void *userdata, const char *name)
+{
+        return registry_find(userdata, name);
+}
+
+static const char *plugin_name(void *userdata, size_t i)
+{
+        const struct plugin_registry *reg = userdata;
+        return i < reg->n ? reg->plugins[i]->name : NULL;
+}
+
+static const struct cfg_section_type *section_types(void)
+{
+        static struct cfg_section_type types[16];
+        for (size_t i = 0; sink_types[i] && i + 1 < 16; i++) {
+                types[i].name = sink_types[i]->section;
+                types[i].options = sink_types[i]->options;
+        }
+        return types;
+}
+
+int app_load_config(struct app *app, struct config **ret, char **ret_error)
+{
+        struct cfg_env env = {
+                .lookup = lookup, .plugin_name = plugin_name,
+                .userdata = app->reg, .sections = section_types(),
+        };
+        const char *path = app->config_path ? app->config_path : DEFAULT_CONFIG;
+        int r = config_load_file(&env, path, ret, ret_error);
+        if (r == -ENOENT && !app->config_path) {
+                free(*ret_error);
+                *ret_error = NULL;
+                r = config_load_builtin(&env, ret, ret_error);
+        }
+        return r;
+}
+
+int app_init(struct app *app)
+{
+        char *why = NULL;
+        const char *dir = loader_default_dir(NULL);
+        if (loader_open(dir, &app->reg, &why) < 0) {
+                log_error("%s", why ? why : "cannot load plugins");
+                free(why);
+                return EXIT_ENV;
+        }
+        if (app->reg->warnings)
+                log_warning("%s", app->reg->warnings);
+        int r = app_load_config(app, &app->cfg, &why);
+        if (r < 0) {
+                log_error("%s", why ? why : strerror(-r));
+                free(why);
+                return r == -ENOENT ? EXIT_ENV : EXIT_USAGE;
+        }
+        return EXIT_OK;
+}
+
+void app_done(struct app *app)
+{
+        config_free(app->cfg);
+        registry_free(app->reg);
+        app->cfg = NULL;
+        app->reg = NULL;
+}
+
+const struct bw_param_value *app_daemon_option(const struct app *app,
+                                               const char *name)
+{
+        int i = param_index(config_daemon_options, name);
+        return i >= 0 ? &app->cfg->daemon->values[i] : NULL;
+}
+
+void app_run_spec(const struct app *app, const char *probe,
+                  const struct bw_plugin *plugin, const struct param_set *ps,
+                  double timeout, struct run_spec *ret)
+{
+        const struct param_set *d = app->cfg->daemon;
+        *ret = (struct run_spec){
+                .probe = probe, .plugin = plugin, .params = ps,
+                .plugin_dir = app->reg->dir,
+                .cache_dir = d->values[CFG_D_CACHE_DIR].s,
+                .state_dir = d->values[CFG_D_STATE_DIR].s,
+                .timeout = timeout,
+                .nice = (int)d->values[CFG_D_NICE].i,
+                /* config: 0 best-effort, 1 idle; kernel: 2 and 3 */
+                .ioprio_class = (int)d->values[CFG_D_IOPRIO_CLASS].i + 2,
+                .ioprio_level = (int)d->values[CFG_D_IOPRIO_LEVEL].i,
+        };
+}
+
+int app_ensure_dir(const char *path)
+{
+        char *p = strdup(path);
+        if (!p)
+                return -ENOMEM;
+        for (char *s = p + 1; *s; s++) {
+                if (*s != '/')
+                        continue;
+                *s = 0;
+                if (mkdir(p, 0755) < 0 && errno != EEXIST) {
+                        int r = -errno;
+                        free(p);
+                        return r;
+                }
+                *s = '/';
+        }
+        int r = mkdir(p, 0750) < 0 && errno != EEXIST ? -errno : 0;
+        free(p);
+        return r;
+}

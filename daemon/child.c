@@ -1,0 +1,358 @@
+/* child.c — see child.h. */
+#include "child.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "codec.h"
+#include "loader.h"
+#include "params.h"
+#include "result.h"
+#include "strutil.h"
+#include "timeutil.h"
+
+#define MAX_REQUEST (1u << 20)
+
+struct child_ctx {
+        const struct bw_plugin *plugin;
+        const struct param_set *params;
+        struct result *result;
+        pthread_mutex_t lock;  /* emits may come from plugin threads */
+        uint64_t progress;
+        int emit_error;
+};
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_term(int sig)
+{
+        stop_requested = 1;
+}
+
+/* Plugin labels, then the parameters flagged BW_PARAM_LABEL. */
+static const char **merge_labels(const struct child_ctx *c,
+                                 const char *const *labels)
+{
+        size_t n = 0, k = 0;
+        while (labels && labels[n])
+                n++;
+        const char **v = calloc(n + 2 * c->params->n + 1, sizeof(*v));
+        if (!v)
+                return NULL;
+        for (; k < n; k++)
+                v[k] = labels[k];
+        for (size_t i = 0; i < c->params->n; i++) {
+                const struct bw_param_def *d = &c->params->defs[i];
+                if (!(d->flags & BW_PARAM_LABEL) || (d->flags & BW_PARAM_SECRET))
+                        continue;
+                v[k++] = d->name;
+                v[k++] = param_text(c->params, i);
+        }
+        return v;
+}
+
+static void emit(const struct bw_host *h, const char *name, const char *help,
+                 enum metric_type type, const char *const *labels, double v,
+                 const struct bw_hist *hist)
+{
+        struct child_ctx *c = h->ctx;
+        const char **lv = merge_labels(c, labels);
+        char *full = str_printf("benchwatch_%s_%s", c->plugin->name, name);
+        pthread_mutex_lock(&c->lock);
+        int r = lv && full ? result_add(c->result, full, help, type, lv, v, hist)
+                           : -ENOMEM;
+        if (r < 0 && !c->emit_error)
+                c->emit_error = r;
+        pthread_mutex_unlock(&c->lock);
+        free(lv);
+        free(full);
+}
+
+static void host_gauge(const struct bw_host *h, const char *name,
+                       const char *help, const char *const *labels, double v)
+{
+        emit(h, name, help, METRIC_GAUGE, labels, v, NULL);
+}
+
+static void host_counter(const struct bw_host *h, const char *name,
+                         const char *help, const char *const *labels, double v)
+{
+        emit(h, name, help, METRIC_COUNTER, labels, v, NULL);
+}
+
+static void host_latency(const struct bw_host *h, const char *name,
+                         const char *help, const char *const *labels,
+                         const struct bw_hist *hist)
+{
+        emit(h, name, help, METRIC_SUMMARY, labels, 0, hist);
+}
+
+static void host_log(const struct bw_host *h, int prio, const char *fmt, ...)
+{
+        struct child_ctx *c = h->ctx;
+        va_list ap;
+        va_start(ap, fmt);
+        char *msg = str_vprintf(fmt, ap);
+        va_end(ap);
+        fprintf(stderr, "%s probe '%s': %s\n", c->plugin->name,
+                c->result->probe, msg ? msg : fmt);
+        free(msg);
+}
+
+static int host_fail(const struct bw_host *h, int err, const char *fmt, ...)
+{
+        struct child_ctx *c = h->ctx;
+        va_list ap;
+        va_start(ap, fmt);
+        char *msg = str_vprintf(fmt, ap);
+        va_end(ap);
+        pthread_mutex_lock(&c->lock);
+        if (!c->result->error)
+                result_set_error(c->result, msg ? msg : fmt);
+        pthread_mutex_unlock(&c->lock);
+        free(msg);
+        return err < 0 ? err : -EIO;
+}
+
+static void host_progress(const struct bw_host *h, uint64_t n)
+{
+        struct child_ctx *c = h->ctx;
+        __atomic_add_fetch(&c->progress, n, __ATOMIC_RELAXED);
+}
+
+static bool host_stopping(const struct bw_host *h)
+{
+        return stop_requested;
+}
+
+static int read_all(int fd, uint8_t **ret, size_t *ret_size)
+{
+        size_t size = 0, cap = 4096;
+        uint8_t *buf = malloc(cap);
+        while (buf) {
+                if (size == cap) {
+                        uint8_t *nb = cap < MAX_REQUEST ? realloc(buf, cap * 2) : NULL;
+                        if (!nb)
+                                break;
+                        buf = nb;
+                        cap *= 2;
+                }
+                ssize_t n = read(fd, buf + size, cap - size);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        break;
+                if (n == 0) {
+                        *ret = buf;
+                        *ret_size = size;
+                        return 0;
+                }
+                size += (size_t)n;
+        }
+        free(buf);
+        return -EIO;
+}
+
+static int write_all(int fd, const uint8_t *buf, size_t size)
+{
+        while (size) {
+                ssize_t n = write(fd, buf, size);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return -errno;
+                buf += n;
+                size -= (size_t)n;
+        }
+        return 0;
+}
+
+#define IOPRIO_CLASS_SHIFT 13
+static void lower_priority(const struct run_request *req)
+{
+        if (req->nice)
+                (void)setpriority(PRIO_PROCESS, 0, req->nice);
+        if (req->ioprio_class > 0)
+                (void)syscall(SYS_ioprio_set, 1 /* IOPRIO_WHO_PROCESS */, 0,
+                              (req->ioprio_class << IOPRIO_CLASS_SHIFT) |
+                                      req->ioprio_level);
+}
+
+struct progress_thread {
+        pthread_t tid;
+        struct child_ctx *ctx;
+        double t0;
+        bool done;
+        pthread_mutex_t lock;
+        pthread_cond_t wake;
+};
+
+/* Once a second on stderr, like sysbench's --report-interval. */
+static void *progress_loop(void *arg)
+{
+        struct progress_thread *p = arg;
+        uint64_t last = 0;
+        pthread_mutex_lock(&p->lock);
+        for (unsigned sec = 1;; sec++) {
+                double next = p->t0 + sec;
+                struct timespec ts = { (time_t)next,
+                                       (long)((next - (double)(time_t)next) * 1e9) };
+                while (!p->done &&
+                       pthread_cond_timedwait(&p->wake, &p->lock, &ts) != ETIMEDOUT)
+                        ;
+                if (p->done)
+                        break;
+                uint64_t n = __atomic_load_n(&p->ctx->progress, __ATOMIC_RELAXED);
+                fprintf(stderr, "[ %us ] %.2f/s, %llu done\n", sec,
+                        (double)(n - last), (unsigned long long)n);
+                last = n;
+        }
+        pthread_mutex_unlock(&p->lock);
+        return NULL;
+}
+
+static int progress_start(struct progress_thread *p, struct child_ctx *c)
+{
+        pthread_condattr_t attr;
+        p->ctx = c;
+        p->t0 = now_mono();
+        p->done = false;
+        pthread_mutex_init(&p->lock, NULL);
+        pthread_condattr_init(&attr);
+        pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+        pthread_cond_init(&p->wake, &attr);
+        pthread_condattr_destroy(&attr);
+        return -pthread_create(&p->tid, NULL, progress_loop, p);
+}
+
+static void progress_stop(struct progress_thread *p)
+{
+        pthread_mutex_lock(&p->lock);
+        p->done = true;
+        pthread_cond_signal(&p->wake);
+        pthread_mutex_unlock(&p->lock);
+        pthread_join(p->tid, NULL);
+}
+
+/* Defaults, then what the request set; a bad value fails the run. */
+static int build_params(const struct bw_plugin *p, const struct run_request *req,
+                        struct param_set **ret, struct result *res)
+{
+        char *why = NULL;
+        int r = param_set_new(p->params, ret, &why);
+        for (size_t i = 0; r >= 0 && i < req->n_params; i++)
+                r = param_set_assign(*ret, req->param_names[i],
+                                     req->param_values[i], &why);
+        if (r < 0) {
+                result_set_error(res, why ? why : strerror(-r));
+                free(why);
+        }
+        return r;
+}
+
+static void record_params(struct result *res, const struct param_set *ps)
+{
+        for (size_t i = 0; i < ps->n; i++)
+                if (!(ps->defs[i].flags & BW_PARAM_SECRET))
+                        result_add_param(res, ps->defs[i].name, param_text(ps, i));
+}
+
+static int call_plugin(struct child_ctx *c, const struct run_request *req)
+{
+        const struct bw_plugin *p = c->plugin;
+        struct bw_host host = {
+                .ctx = c, .gauge = host_gauge, .counter = host_counter,
+                .latency = host_latency, .log = host_log, .fail = host_fail,
+                .progress = host_progress, .stopping = host_stopping,
+        };
+        struct bw_run run = {
+                .probe = req->probe, .values = c->params->values,
+                .cache_dir = req->cache_dir, .state_dir = req->state_dir,
+                .deadline = now_mono() + req->timeout,
+        };
+        if (req->cleanup)
+                return p->cleanup ? p->cleanup(&run, &host) : 0;
+        int r = p->check ? p->check(&run, &host) : 0;
+        if (r >= 0)
+                r = p->run(&run, &host);
+        return r;
+}
+
+static void execute(struct child_ctx *c, const struct run_request *req)
+{
+        struct result *res = c->result;
+        char *path = str_printf("%s/%s.so", req->plugin_dir, req->plugin);
+        char *why = NULL;
+        void *handle = NULL;
+        struct param_set *ps = NULL;
+        int r = path ? loader_load_file(path, &c->plugin, &handle, &why) : -ENOMEM;
+        if (r < 0)
+                result_set_error(res, why ? why : "out of memory");
+        if (r >= 0)
+                r = build_params(c->plugin, req, &ps, res);
+        if (r >= 0) {
+                struct progress_thread pt;
+                bool progress = req->progress && progress_start(&pt, c) == 0;
+                c->params = ps;
+                record_params(res, ps);
+                r = call_plugin(c, req);
+                if (progress)
+                        progress_stop(&pt);
+        }
+        if (r >= 0 && c->emit_error)
+                result_set_error(res, "a figure was emitted twice with different types");
+        if (r < 0 && !res->error)
+                result_set_error(res, strerror(-r));
+        if (r >= 0 && stop_requested && !res->error)
+                result_set_error(res, "stopped before the end of the run");
+        res->success = !res->error;
+        param_set_free(ps);
+        /* the plugin is not dlclose()d: its threads may still be winding down */
+        free(path);
+        free(why);
+}
+
+int child_main(void)
+{
+        uint8_t *buf = NULL;
+        size_t size = 0;
+        struct run_request *req = NULL;
+        if (read_all(STDIN_FILENO, &buf, &size) < 0 ||
+            codec_decode_request(buf, size, &req) < 0) {
+                fprintf(stderr, "benchwatch %s: no valid run request on stdin "
+                        "(this command is internal to the runner)\n", CHILD_SUBCOMMAND);
+                free(buf);
+                return 2;
+        }
+        free(buf);
+        signal(SIGTERM, on_term);
+        signal(SIGINT, SIG_IGN); /* the parent decides; Ctrl-C reaches it */
+        signal(SIGPIPE, SIG_IGN);
+        dup2(STDERR_FILENO, STDOUT_FILENO);
+        lower_priority(req);
+
+        struct child_ctx c = { .lock = PTHREAD_MUTEX_INITIALIZER };
+        c.result = result_new(req->probe, req->plugin);
+        if (!c.result)
+                return 1;
+        c.result->started = now_wall();
+        double t0 = now_mono();
+        execute(&c, req);
+        c.result->duration = now_mono() - t0;
+        result_add_probe_families(c.result);
+
+        int r = codec_encode_result(c.result, &buf, &size);
+        if (r >= 0)
+                r = write_all(CHILD_RESULT_FD, buf, size);
+        free(buf);
+        result_free(c.result);
+        run_request_free(req);
+        return r < 0 ? 1 : 0;
+}

@@ -1,0 +1,16 @@
+/* child.h — the child side of a probe run.
+ *
+ * The runner starts `benchwatch __child` (a fresh exec, not a fork of the
+ * daemon); it reads one run request on stdin, lowers its own priority,
+ * loads the one plugin it needs, runs it against a bw_host that collects
+ * a struct result, and writes the encoded result to fd 3.  Anything the
+ * plugin does — crash, hang, leak — stays in this process. */
+#ifndef BENCHWATCH_CHILD_H
+#define BENCHWATCH_CHILD_H
+
+#define CHILD_RESULT_FD 3
+#define CHILD_SUBCOMMAND "__child"
+
+int child_main(void);
+
+#endif

@@ -1,0 +1,22 @@
+/* commands.h — the subcommands of the one `benchwatch` executable. Each
+ * takes the arguments after its name (argv[0] is the command) and the
+ * already parsed common options, and returns an exit code (app.h). */
+#ifndef BENCHWATCH_COMMANDS_H
+#define BENCHWATCH_COMMANDS_H
+
+#include "app.h"
+
+int cmd_run(struct app *app, int argc, char **argv);
+int cmd_plugins(struct app *app, int argc, char **argv);
+int cmd_check_config(struct app *app, int argc, char **argv);
+int cmd_cleanup(struct app *app, int argc, char **argv);
+int cmd_daemon(struct app *app, int argc, char **argv);
+int cmd_sweep(struct app *app, int argc, char **argv);
+
+/* Shared by run-like commands: the probe PROBE (configured probe or plugin
+ * name) with NAME=VALUE overrides; logs and returns an exit code. */
+int resolve_probe(const struct app *app, const char *name, char *const *assign,
+                  int n_assign, const struct bw_plugin **ret_plugin,
+                  struct param_set **ret_params, double *ret_timeout);
+
+#endif

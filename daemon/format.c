@@ -1,0 +1,254 @@
+/* format.c — see format.h. */
+#include "format.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "expo.h"
+
+int format_parse(const char *s, enum output_format *ret)
+{
+        static const char *const names[] = { "table", "prometheus", "json" };
+        for (unsigned i = 0; i < 3; i++)
+                if (!strcmp(s, names[i])) {
+                        *ret = (enum output_format)i;
+                        return 0;
+                }
+        return -EINVAL;
+}
+
+static bool is_param_label(const struct result *r, const char *name)
+{
+        for (size_t i = 0; i < r->n_params; i++)
+                if (!strcmp(r->params[i].name, name))
+                        return true;
+        return false;
+}
+
+/* "benchwatch_disk_iops" -> "iops", labels that are not parameters. */
+static void figure_name(FILE *f, const struct result *r, const struct family *fam,
+                        const struct sample *s)
+{
+        size_t prefix = strlen("benchwatch_") + strlen(r->plugin) + 1;
+        const char *short_name = strlen(fam->name) > prefix &&
+                                 !strncmp(fam->name + strlen("benchwatch_"), r->plugin, strlen(r->plugin))
+                                 ? fam->name + prefix : fam->name;
+        int n = fprintf(f, "    %s", short_name);
+        bool first = true;
+        for (size_t i = 0; i < s->n_labels; i++) {
+                if (is_param_label(r, s->labels[i].name))
+                        continue;
+                n += fprintf(f, "%s%s=%s", first ? " [" : ",", s->labels[i].name,
+                             s->labels[i].value);
+                first = false;
+        }
+        if (!first)
+                n += fprintf(f, "]");
+        fprintf(f, ":%*s", n < 44 ? 44 - n : 1, "");
+}
+
+static void table_value(FILE *f, const char *name, double v)
+{
+        size_t l = strlen(name);
+        if (l > 17 && !strcmp(name + l - 17, "_bytes_per_second"))
+                fprintf(f, "%14.2f MiB/s\n", v / 1048576.0);
+        else if (l > 8 && !strcmp(name + l - 8, "_seconds"))
+                fprintf(f, "%14.4f s\n", v);
+        else
+                fprintf(f, "%14.2f\n", v);
+}
+
+static void table_latency(FILE *f, const struct result *r, const struct family *fam,
+                          const struct sample *s)
+{
+        static const char *const qname[] = { "50th", "90th", "95th", "99th", "99.9th", "max" };
+        const struct bw_hist *h = s->hist;
+        fprintf(f, "\n");
+        figure_name(f, r, fam, s);
+        fprintf(f, "(ms)\n");
+        fprintf(f, "         min:%32.2f\n", h->count ? (double)h->min_ns / 1e6 : 0);
+        fprintf(f, "         avg:%32.2f\n", bw_hist_mean_ns(h) / 1e6);
+        for (size_t q = 0; q < result_n_quantiles; q++) {
+                int n = fprintf(f, "         %s%s:", qname[q], result_quantiles[q] < 1 ? " percentile" : "");
+                fprintf(f, "%*.2f\n", n < 45 ? 45 - n : 1,
+                        bw_hist_quantile_ns(h, result_quantiles[q]) / 1e6);
+        }
+        fprintf(f, "         sum:%32.2f\n", (double)h->sum_ns / 1e6);
+        fprintf(f, "         count:%30llu\n", (unsigned long long)h->count);
+}
+
+void format_table(FILE *f, const struct result *r)
+{
+        fprintf(f, "benchwatch %s: probe '%s' (plugin %s)\n\n", PACKAGE_VERSION,
+                r->probe, r->plugin);
+        fprintf(f, "Parameters:\n");
+        for (size_t i = 0; i < r->n_params; i++)
+                fprintf(f, "    %-20s %s\n", r->params[i].name, r->params[i].value);
+        fprintf(f, "\nFigures:\n");
+        for (size_t i = 0; i < r->n_families; i++) {
+                const struct family *fam = &r->families[i];
+                if (!strncmp(fam->name, "benchwatch_probe_", 17))
+                        continue;
+                for (size_t k = 0; k < fam->n_samples; k++) {
+                        if (fam->type == METRIC_SUMMARY)
+                                continue;
+                        figure_name(f, r, fam, &fam->samples[k]);
+                        table_value(f, fam->name, fam->samples[k].value);
+                }
+        }
+        for (size_t i = 0; i < r->n_families; i++)
+                for (size_t k = 0; r->families[i].type == METRIC_SUMMARY &&
+                                   k < r->families[i].n_samples; k++)
+                        table_latency(f, r, &r->families[i], &r->families[i].samples[k]);
+        fprintf(f, "\nRun: %s in %.2fs%s%s\n", r->success ? "succeeded" : "FAILED",
+                r->duration, r->error ? ": " : "", r->error ? r->error : "");
+}
+
+void format_json_string(FILE *f, const char *s)
+{
+        if (!s) {
+                fputs("null", f);
+                return;
+        }
+        fputc('"', f);
+        for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+                if (*c == '"' || *c == '\\')
+                        fprintf(f, "\\%c", *c);
+                else if (*c == '\n')
+                        fputs("\\n", f);
+                else if (*c < 0x20)
+                        fprintf(f, "\\u%04x", *c);
+                else
+                        fputc(*c, f);
+        }
+        fputc('"', f);
+}
+
+static void json_number(FILE *f, double v)
+{
+        if (isfinite(v))
+                fprintf(f, "%.17g", v);
+        else
+                fputs("null", f);
+}
+
+static void json_labels(FILE *f, const struct label *l, size_t n)
+{
+        fputc('{', f);
+        for (size_t i = 0; i < n; i++) {
+                if (i)
+                        fputc(',', f);
+                format_json_string(f, l[i].name);
+                fputc(':', f);
+                format_json_string(f, l[i].value);
+        }
+        fputc('}', f);
+}
+
+static void json_summary(FILE *f, const struct bw_hist *h)
+{
+        fprintf(f, ",\"count\":%llu,\"sum\":", (unsigned long long)h->count);
+        json_number(f, (double)h->sum_ns / 1e9);
+        fputs(",\"min\":", f);
+        json_number(f, h->count ? (double)h->min_ns / 1e9 : 0);
+        fputs(",\"max\":", f);
+        json_number(f, (double)h->max_ns / 1e9);
+        fputs(",\"mean\":", f);
+        json_number(f, bw_hist_mean_ns(h) / 1e9);
+        fputs(",\"quantiles\":{", f);
+        for (size_t q = 0; q < result_n_quantiles; q++) {
+                fprintf(f, "%s\"%g\":", q ? "," : "", result_quantiles[q]);
+                json_number(f, bw_hist_quantile_ns(h, result_quantiles[q]) / 1e9);
+        }
+        fputc('}', f);
+}
+
+static void json_family(FILE *f, const struct family *fam)
+{
+        static const char *const types[] = { "gauge", "counter", "summary" };
+        fputs("{\"name\":", f);
+        format_json_string(f, fam->name);
+        fprintf(f, ",\"type\":\"%s\",\"help\":", types[fam->type]);
+        format_json_string(f, fam->help);
+        fputs(",\"samples\":[", f);
+        for (size_t k = 0; k < fam->n_samples; k++) {
+                const struct sample *s = &fam->samples[k];
+                fputs(k ? ",{\"labels\":" : "{\"labels\":", f);
+                json_labels(f, s->labels, s->n_labels);
+                if (s->hist) {
+                        json_summary(f, s->hist);
+                } else {
+                        fputs(",\"value\":", f);
+                        json_number(f, s->value);
+                }
+                fputc('}', f);
+        }
+        fputs("]}", f);
+}
+
+void format_json(FILE *f, const struct result *r)
+{
+        fputs("{\"probe\":", f);
+        format_json_string(f, r->probe);
+        fputs(",\"plugin\":", f);
+        format_json_string(f, r->plugin);
+        fprintf(f, ",\"success\":%s,\"error\":", r->success ? "true" : "false");
+        format_json_string(f, r->error);
+        fputs(",\"started\":", f);
+        json_number(f, r->started);
+        fputs(",\"duration\":", f);
+        json_number(f, r->duration);
+        fputs(",\"params\":", f);
+        json_labels(f, r->params, r->n_params);
+        fputs(",\"metrics\":[", f);
+        for (size_t i = 0; i < r->n_families; i++) {
+                if (i)
+                        fputc(',', f);
+                json_family(f, &r->families[i]);
+        }
+        fputs("]}\n", f);
+}
+
+int format_write(FILE *f, enum output_format fmt, const struct result *r)
+{
+        switch (fmt) {
+        case FORMAT_TABLE:
+                format_table(f, r);
+                break;
+        case FORMAT_JSON:
+                format_json(f, r);
+                break;
+        case FORMAT_PROMETHEUS:
+                return expo_write(f, &r, 1);
+        }
+        return ferror(f) ? -EIO : 0;
+}
+
+void format_line(FILE *f, const struct result *r)
+{
+        fprintf(f, "%s '%s': ", r->plugin, r->probe);
+        if (!r->success) {
+                fprintf(f, "FAILED after %.1fs: %s\n", r->duration,
+                        r->error ? r->error : "unknown error");
+                return;
+        }
+        fprintf(f, "ok in %.1fs:", r->duration);
+        size_t shown = 0;
+        for (size_t i = 0; i < r->n_families && shown < 4; i++) {
+                const struct family *fam = &r->families[i];
+                if (!strncmp(fam->name, "benchwatch_probe_", 17) || !fam->n_samples ||
+                    fam->type == METRIC_COUNTER)
+                        continue;
+                const char *name = fam->name + strlen("benchwatch_") + strlen(r->plugin) + 1;
+                const struct sample *s = &fam->samples[0];
+                if (s->hist)
+                        fprintf(f, " %s p50=%.3gms p95=%.3gms", name,
+                                bw_hist_quantile_ns(s->hist, 0.5) / 1e6,
+                                bw_hist_quantile_ns(s->hist, 0.95) / 1e6);
+                else
+                        fprintf(f, " %s=%.6g", name, s->value);
+                shown++;
+        }
+        fputc('\n', f);
+}

@@ -1,0 +1,25 @@
+/* format.h — a result for people and scripts at the terminal.
+ *
+ * `table` reads like sysbench's summary (parameters, figures, a latency
+ * block per distribution), `json` is for scripts, `prometheus` is the text
+ * exposition format (expo.h).  `format_line` is the one-line summary the
+ * daemon prints as each result arrives. */
+#ifndef BENCHWATCH_FORMAT_H
+#define BENCHWATCH_FORMAT_H
+
+#include <stdio.h>
+
+#include "result.h"
+
+enum output_format { FORMAT_TABLE, FORMAT_PROMETHEUS, FORMAT_JSON };
+
+int format_parse(const char *s, enum output_format *ret);
+int format_write(FILE *f, enum output_format fmt, const struct result *r);
+void format_table(FILE *f, const struct result *r);
+void format_json(FILE *f, const struct result *r);
+/* "cpu 'cpu': ok in 10.0s: events_per_second=1234.5 latency p95=0.81ms" */
+void format_line(FILE *f, const struct result *r);
+/* JSON string literal with escapes, for every module that writes JSON. */
+void format_json_string(FILE *f, const char *s);
+
+#endif

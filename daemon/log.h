@@ -1,0 +1,30 @@
+/* log.h — the daemon's log: stderr on a terminal, the journal's priority
+ * prefixes ("<4>...") when stderr is connected to journald (systemd sets
+ * JOURNAL_STREAM), so one call reads well in both places.  Library-like
+ * modules do not log; they return errors for their caller to log once. */
+#ifndef BENCHWATCH_LOG_H
+#define BENCHWATCH_LOG_H
+
+#include <syslog.h>
+
+void log_set_level(int priority);
+int log_get_level(void);
+void log_msg(int priority, const char *fmt, ...)
+        __attribute__((format(printf, 2, 3)));
+
+#define log_error(...) log_msg(LOG_ERR, __VA_ARGS__)
+#define log_warning(...) log_msg(LOG_WARNING, __VA_ARGS__)
+#define log_notice(...) log_msg(LOG_NOTICE, __VA_ARGS__)
+#define log_info(...) log_msg(LOG_INFO, __VA_ARGS__)
+#define log_debug(...) log_msg(LOG_DEBUG, __VA_ARGS__)
+
+/* Rate limiting for failures that repeat every cycle: true when a message
+ * with this key may be printed now (at most one per interval seconds). */
+struct log_ratelimit {
+        double interval;
+        double last;
+        unsigned suppressed;
+};
+int log_ratelimit_ok(struct log_ratelimit *rl);
+
+#endif

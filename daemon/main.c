@@ -1,0 +1,93 @@
+/* main.c — the `benchwatch` command line: common options, then one of the
+ * subcommands in commands.h.  `__child` is the runner's internal entry
+ * point (child.h) and deliberately undocumented. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "child.h"
+#include "commands.h"
+#include "log.h"
+
+static const struct {
+        const char *name;
+        int (*fn)(struct app *app, int argc, char **argv);
+        const char *help;
+} commands[] = {
+        { "run", cmd_run, "run PROBE [NAME=VALUE ...] [--format=table|prometheus|json]\n"
+          "                         run a probe (a configured one or a plugin) once" },
+        { "plugins", cmd_plugins, "plugins [PLUGIN]      list plugins, their parameters, defaults and units" },
+        { "check-config", cmd_check_config, "check-config          validate the configuration without running" },
+        { "daemon", cmd_daemon, "daemon                run every probe on its interval (the service)" },
+        { "sweep", cmd_sweep, "sweep PROBE PARAM=V1,V2,... [NAME=VALUE ...] [--plot=FILE.svg]\n"
+          "                         run a probe at several levels and find the knee" },
+        { "cleanup", cmd_cleanup, "cleanup [PROBE ...]   remove test files/tables the probes created" },
+};
+
+static void usage(FILE *f)
+{
+        fprintf(f, "Usage: benchwatch [--config FILE] [--verbose] COMMAND [ARGS...]\n\n"
+                   "Keeps running small, bounded micro-benchmarks and reports them.\n\n"
+                   "Commands:\n");
+        for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+                fprintf(f, "  %s\n", commands[i].help);
+        fprintf(f, "\nOptions:\n"
+                   "  -c, --config FILE   configuration (default %s/benchwatch/benchwatch.conf\n"
+                   "                      plus conf.d/*.conf; built-in defaults if absent)\n"
+                   "  -v, --verbose       debug messages\n"
+                   "  -h, --help          this help; COMMAND --help for a command's\n"
+                   "      --version       print the version\n\n"
+                   "Exit status: 0 success, 1 a run failed, 2 bad usage or configuration,\n"
+                   "3 environment problem (plugins, files).\n"
+                   "Environment: BENCHWATCH_PLUGIN_DIR overrides the plugin directory.\n",
+                SYSCONFDIR);
+}
+
+int main(int argc, char **argv)
+{
+        static const struct option opts[] = {
+                { "config", required_argument, NULL, 'c' },
+                { "verbose", no_argument, NULL, 'v' },
+                { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, 'V' },
+                { 0 },
+        };
+        struct app app = { 0 };
+        int c;
+        if (argc > 1 && !strcmp(argv[1], CHILD_SUBCOMMAND))
+                return child_main();
+        while ((c = getopt_long(argc, argv, "+c:vh", opts, NULL)) != -1) {
+                switch (c) {
+                case 'c':
+                        app.config_path = optarg;
+                        break;
+                case 'v':
+                        log_set_level(LOG_DEBUG);
+                        break;
+                case 'h':
+                        usage(stdout);
+                        return EXIT_OK;
+                case 'V':
+                        printf("benchwatch %s\n", PACKAGE_VERSION);
+                        return EXIT_OK;
+                default:
+                        usage(stderr);
+                        return EXIT_USAGE;
+                }
+        }
+        if (optind >= argc) {
+                usage(stderr);
+                return EXIT_USAGE;
+        }
+        for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+                if (strcmp(argv[optind], commands[i].name))
+                        continue;
+                char **args = argv + optind;
+                int n = argc - optind;
+                optind = 0; /* reinitialise getopt: the command parses its own */
+                return commands[i].fn(&app, n, args);
+        }
+        log_error("unknown command '%s' (see benchwatch --help)", argv[optind]);
+        return EXIT_USAGE;
+}

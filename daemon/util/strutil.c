@@ -1,0 +1,21 @@
+/* strutil.c — see strutil.h. */
+#include "strutil.h"
+
+#include <stdio.h>
+
+char *str_vprintf(const char *fmt, va_list ap)
+{
+        char *s;
+        if (vasprintf(&s, fmt, ap) < 0)
+                return NULL;
+        return s;
+}
+
+char *str_printf(const char *fmt, ...)
+{
+        va_list ap;
+        va_start(ap, fmt);
+        char *s = str_vprintf(fmt, ap);
+        va_end(ap);
+        return s;
+}

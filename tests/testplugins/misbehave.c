@@ -1,0 +1,70 @@
+/* misbehave.c — a plugin that goes wrong on request, so the runner's tests
+ * can show that a crash, a hang, garbage on the result pipe, an error exit
+ * or a reported failure each become a failed run with the right reason,
+ * and that the daemon survives them. Test-only; never installed. */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "plugin.h"
+
+enum { P_ACTION, P_VALUE, P_SLEEP };
+static const char *const actions[] = { "ok", "crash", "hang", "garbage", "fail",
+                                       "exit", "sleep", NULL };
+
+static const struct bw_param_def params[] = {
+        [P_ACTION] = { "action", BW_PARAM_ENUM, "ok", 0, 0, actions, NULL,
+                       "what to do", BW_PARAM_LABEL },
+        [P_VALUE] = { "value", BW_PARAM_DOUBLE, "42", 0, 0, NULL, NULL,
+                      "the figure emitted when all goes well", 0 },
+        [P_SLEEP] = { "sleep", BW_PARAM_DURATION, "1s", 0, 3600, NULL, "s",
+                      "how long action=sleep takes (it honours stopping())", 0 },
+        { NULL },
+};
+
+static void nap(double seconds)
+{
+        struct timespec ts = { (time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9) };
+        while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+                ;
+}
+
+static int run(const struct bw_run *run, const struct bw_host *h)
+{
+        switch (run->values[P_ACTION].i) {
+        case 1:
+                raise(SIGSEGV);
+                break;
+        case 2:
+                signal(SIGTERM, SIG_IGN);
+                for (;;)
+                        pause();
+        case 3: {
+                static const char junk[] = "\x0a\xff\xff\xff\xff\x0fnot a protobuf";
+                (void)!write(3, junk, sizeof(junk));
+                _exit(0);
+        }
+        case 4:
+                return h->fail(h, -ECONNREFUSED, "asked to fail");
+        case 5:
+                _exit(7);
+        case 6:
+                for (double t = 0; t < run->values[P_SLEEP].d && !h->stopping(h); t += 0.05)
+                        nap(0.05);
+                break;
+        }
+        h->gauge(h, "value", "the value parameter", (const char *const[]){ "kind", "test", NULL },
+                 run->values[P_VALUE].d);
+        return 0;
+}
+
+BW_PLUGIN_DEFINE = {
+        .abi_version = BW_PLUGIN_ABI_VERSION,
+        .name = "misbehave",
+        .description = "test plugin that fails in chosen ways",
+        .params = params,
+        .run = run,
+};

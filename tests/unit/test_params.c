@@ -1,0 +1,76 @@
+/* test_params.c — parameter validation against a declarative table: types,
+ * ranges, enums, repeatable values, defaults and the error texts users see. */
+#include <errno.h>
+
+#include "params.h"
+#include "test.h"
+
+static const char *const modes[] = { "read", "write", NULL };
+static const struct bw_param_def defs[] = {
+        { "threads", BW_PARAM_INT, "1", 1, 64, NULL, NULL, "threads", BW_PARAM_LABEL },
+        { "ratio", BW_PARAM_DOUBLE, "0.7", 0, 1, NULL, NULL, "ratio", 0 },
+        { "direct", BW_PARAM_BOOL, "yes", 0, 0, NULL, NULL, "O_DIRECT", 0 },
+        { "mode", BW_PARAM_ENUM, "read", 0, 0, modes, NULL, "mode", 0 },
+        { "duration", BW_PARAM_DURATION, "10s", 0.001, 86400, NULL, "s", "time", 0 },
+        { "block_size", BW_PARAM_SIZE, "16k", 512, 1 << 30, NULL, "bytes", "bs", 0 },
+        { "header", BW_PARAM_STRING, "", 0, 0, NULL, NULL, "hdr", BW_PARAM_MULTI },
+        { "url", BW_PARAM_STRING, "http://127.0.0.1/", 0, 0, NULL, NULL, "url", 0 },
+        { NULL },
+};
+
+static char *assign_error(struct param_set *ps, const char *kv)
+{
+        char *why = NULL;
+        CHECK(param_set_assign_kv(ps, kv, &why) < 0);
+        CHECK(why);
+        return why;
+}
+
+int main(void)
+{
+        struct param_set *ps, *copy;
+        char *why = NULL;
+        CHECK(param_set_new(defs, &ps, &why) == 0);
+        CHECK(ps->n == 8);
+        CHECK(ps->values[0].i == 1 && !ps->values[0].is_set);
+        CHECK(ps->values[1].d == 0.7 && ps->values[2].b && ps->values[3].i == 0);
+        CHECK(ps->values[4].d == 10 && ps->values[5].i == 16384);
+        CHECK(ps->values[6].n_list == 0);
+
+        CHECK(param_set_assign_kv(ps, "threads=8", &why) == 0 && ps->values[0].i == 8);
+        CHECK(ps->values[0].is_set && !strcmp(param_text(ps, 0), "8"));
+        CHECK(param_set_assign_kv(ps, "mode=write", &why) == 0 && ps->values[3].i == 1);
+        CHECK(param_set_assign_kv(ps, "duration=500ms", &why) == 0 && ps->values[4].d == 0.5);
+        CHECK(param_set_assign_kv(ps, "block_size=4k", &why) == 0 && ps->values[5].i == 4096);
+        CHECK(param_set_assign_kv(ps, "header=A: 1", &why) == 0);
+        CHECK(param_set_assign_kv(ps, "header=B: 2", &why) == 0);
+        CHECK(ps->values[6].n_list == 2 && !strcmp(ps->values[6].list[1], "B: 2"));
+        CHECK(param_set_assign_kv(ps, "url=http://x/?a=b", &why) == 0);
+        CHECK(!strcmp(ps->values[7].s, "http://x/?a=b"));
+
+        CHECK_STR_CONTAINS(assign_error(ps, "threads=0"), "threads: '0' is out of range 1..64");
+        CHECK_STR_CONTAINS(assign_error(ps, "threads=two"), "'two' is not an integer");
+        CHECK_STR_CONTAINS(assign_error(ps, "mode=rnd"), "'rnd' is not one of: read, write");
+        CHECK_STR_CONTAINS(assign_error(ps, "direct=perhaps"), "not a boolean");
+        CHECK_STR_CONTAINS(assign_error(ps, "duration=5x"), "not a duration");
+        CHECK_STR_CONTAINS(assign_error(ps, "block_size=16q"), "not a size");
+        CHECK_STR_CONTAINS(assign_error(ps, "block_size=100"), "out of range");
+        CHECK_STR_CONTAINS(assign_error(ps, "nosuch=1"), "unknown parameter 'nosuch'");
+        CHECK_STR_CONTAINS(assign_error(ps, "novalue"), "NAME=VALUE");
+        /* a failed assignment leaves the old value */
+        CHECK(ps->values[0].i == 8 && ps->values[3].i == 1);
+
+        CHECK(param_set_copy(ps, &copy) == 0);
+        CHECK(copy->values[0].i == 8 && copy->values[6].n_list == 2);
+        CHECK(!copy->values[1].is_set && copy->values[1].d == 0.7);
+        param_set_free(copy);
+        param_set_free(ps);
+
+        static const struct bw_param_def broken[] = {
+                { "n", BW_PARAM_INT, "ten", 0, 0, NULL, NULL, "", 0 }, { NULL },
+        };
+        CHECK(param_set_new(broken, &ps, &why) < 0);
+        CHECK_STR_CONTAINS(why, "default of parameter 'n' is invalid");
+        printf("test_params: ok\n");
+        return 0;
+}

@@ -1,0 +1,107 @@
+/* test_runner.c — every way a probe process can go wrong is a failed run
+ * with a reason, and the caller always gets control back: a crash, a hang
+ * past the deadline, garbage on the result pipe, an exit without a result,
+ * a reported failure; a good run returns its figures; a stop request ends
+ * a run within its grace period. */
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "loader.h"
+#include "runner.h"
+#include "test.h"
+#include "timeutil.h"
+
+static struct plugin_registry *reg;
+static char cache_dir[] = "/tmp/bwtest-runner.XXXXXX";
+
+static struct result *run(const char *action, double timeout, const char *extra)
+{
+        const struct bw_plugin *p = registry_find(reg, "misbehave");
+        struct param_set *ps;
+        char *why = NULL, kv[64];
+        CHECK(p && param_set_new(p->params, &ps, &why) == 0);
+        snprintf(kv, sizeof(kv), "action=%s", action);
+        CHECK(param_set_assign_kv(ps, kv, &why) == 0);
+        if (extra)
+                CHECK(param_set_assign_kv(ps, extra, &why) == 0);
+        struct run_spec spec = {
+                .probe = "t", .plugin = p, .params = ps, .plugin_dir = reg->dir,
+                .cache_dir = cache_dir, .state_dir = cache_dir, .timeout = timeout,
+        };
+        struct result *r = runner_run_sync(&spec);
+        param_set_free(ps);
+        CHECK(r);
+        if (!r->success)
+                printf("  action=%s: %s\n", action, r->error);
+        return r;
+}
+
+static void expect_failure(const char *action, double timeout, const char *reason)
+{
+        double t0 = now_mono();
+        struct result *r = run(action, timeout, NULL);
+        CHECK(!r->success);
+        CHECK_STR_CONTAINS(r->error, reason);
+        CHECK(result_find_sample(r, "benchwatch_probe_success", NULL)->value == 0);
+        CHECK(now_mono() - t0 < timeout + 5);
+        result_free(r);
+}
+
+static void *stopper(void *arg)
+{
+        struct timespec ts = { 0, 300 * 1000 * 1000 };
+        nanosleep(&ts, NULL);
+        kill(getpid(), SIGTERM);
+        return NULL;
+}
+
+int main(void)
+{
+        char *why = NULL;
+        const char *exe = getenv("BENCHWATCH");
+        CHECK(exe && getenv("TESTPLUGIN_DIR"));
+        CHECK(mkdtemp(cache_dir));
+        runner_set_executable(exe);
+        CHECK(loader_open(getenv("TESTPLUGIN_DIR"), &reg, &why) == 0);
+
+        struct result *r = run("ok", 30, "value=12.5");
+        CHECK(r->success && !r->error);
+        const struct sample *s = result_find_sample(r, "benchwatch_misbehave_value",
+                                                    (const char *const[]){ "kind", "test", NULL });
+        CHECK(s && s->value == 12.5);
+        CHECK(!strcmp(sample_label(s, "action"), "ok")); /* a LABEL parameter */
+        CHECK(result_find_sample(r, "benchwatch_probe_success", NULL)->value == 1);
+        CHECK(r->duration >= 0 && r->duration < 10 && r->started > 1.7e9);
+        result_free(r);
+
+        expect_failure("crash", 30, "killed by signal SEGV");
+        expect_failure("hang", 1.5, "timed out after 1.5s");
+        expect_failure("garbage", 30, "unreadable result");
+        expect_failure("exit", 30, "exited with status 7 without a result");
+        expect_failure("fail", 30, "asked to fail");
+
+        /* SIGTERM to the caller: the child is told to stop and the run ends
+         * long before its 20 s sleep */
+        pthread_t t;
+        sigset_t mask;
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGTERM);
+        sigprocmask(SIG_BLOCK, &mask, NULL); /* inherited by the thread */
+        double t0 = now_mono();
+        pthread_create(&t, NULL, stopper, NULL);
+        r = run("sleep", 60, "sleep=20s");
+        pthread_join(t, NULL);
+        CHECK(!r->success && now_mono() - t0 < 5);
+        CHECK_STR_CONTAINS(r->error, "stopped");
+        result_free(r);
+
+        /* no child is left behind */
+        CHECK(waitpid(-1, NULL, WNOHANG) == -1);
+        registry_free(reg);
+        rmdir(cache_dir);
+        printf("test_runner: ok\n");
+        return 0;
+}
