@@ -45,7 +45,7 @@ static void figure_name(FILE *f, const struct result *r, const struct family *fa
         }
         if (!first)
                 n += fprintf(f, "]");
-        fprintf(f, ":%*s", n < 44 ? 44 - n : 1, "");
+        fprintf(f, ":%*s", n < 40 ? 40 - n : 1, "");
 }
 
 static void table_value(FILE *f, const char *name, double v)
@@ -62,20 +62,23 @@ static void table_value(FILE *f, const char *name, double v)
 static void table_latency(FILE *f, const struct result *r, const struct family *fam,
                           const struct sample *s)
 {
-        static const char *const qname[] = { "50th", "90th", "95th", "99th", "99.9th", "max" };
+        static const char *const qname[] = { "50th percentile", "90th percentile",
+                                             "95th percentile", "99th percentile",
+                                             "99.9th percentile", "max" };
         const struct bw_hist *h = s->hist;
         fprintf(f, "\n");
         figure_name(f, r, fam, s);
         fprintf(f, "(ms)\n");
-        fprintf(f, "         min:%32.2f\n", h->count ? (double)h->min_ns / 1e6 : 0);
-        fprintf(f, "         avg:%32.2f\n", bw_hist_mean_ns(h) / 1e6);
+        fprintf(f, "         %-30s %14.2f\n", "min:", h->count ? (double)h->min_ns / 1e6 : 0);
+        fprintf(f, "         %-30s %14.2f\n", "avg:", bw_hist_mean_ns(h) / 1e6);
         for (size_t q = 0; q < result_n_quantiles; q++) {
-                int n = fprintf(f, "         %s%s:", qname[q], result_quantiles[q] < 1 ? " percentile" : "");
-                fprintf(f, "%*.2f\n", n < 45 ? 45 - n : 1,
+                char label[32];
+                snprintf(label, sizeof(label), "%s:", qname[q]);
+                fprintf(f, "         %-30s %14.2f\n", label,
                         bw_hist_quantile_ns(h, result_quantiles[q]) / 1e6);
         }
-        fprintf(f, "         sum:%32.2f\n", (double)h->sum_ns / 1e6);
-        fprintf(f, "         count:%30llu\n", (unsigned long long)h->count);
+        fprintf(f, "         %-30s %14.2f\n", "sum:", (double)h->sum_ns / 1e6);
+        fprintf(f, "         %-30s %14llu\n", "count:", (unsigned long long)h->count);
 }
 
 void format_table(FILE *f, const struct result *r)

@@ -155,8 +155,7 @@ int loader_open(const char *dir, struct plugin_registry **ret, char **ret_error)
         if (n < 0) {
                 int err = errno;
                 *ret_error = str_printf("cannot read plugin directory '%s': %s "
-                                    "(set BENCHWATCH_PLUGIN_DIR or [daemon] "
-                                    "plugin_dir)", dir, strerror(err));
+                                    "(set BENCHWATCH_PLUGIN_DIR)", dir, strerror(err));
                 return -err;
         }
         struct plugin_registry *reg = calloc(1, sizeof(*reg));

@@ -1,0 +1,72 @@
+#!/bin/bash
+# The CLI end to end with the three probes that need no server: figures are
+# consistent (events = rate x time, an event cap is exact, two threads do
+# more work than one on two cores), output formats agree, and bad input is
+# a clear error with the documented exit code.
+. "$top_srcdir/tests/integration/lib.sh"
+
+bw plugins > "$T/plugins" || fail "plugins"
+for p in cpu threads memory; do grep -q "^$p — " "$T/plugins" || fail "plugins lists no $p"; done
+grep -q "max_prime .*default 10000" "$T/plugins" || fail "cpu max_prime default missing"
+
+bw run cpu duration=1s --format=json > "$T/cpu1.json" 2> "$T/err" || fail "run cpu: $(cat "$T/err")"
+[ -s "$T/err" ] && fail "progress or noise on stderr when not a terminal: $(cat "$T/err")"
+json "$T/cpu1.json" 'r["success"] and r["params"]["max_prime"] == "10000"' || fail "cpu result"
+json "$T/cpu1.json" 'abs(value("benchwatch_cpu_events_total") - value("benchwatch_cpu_events_per_second") * value("benchwatch_cpu_total_time_seconds")) <= 1.0' \
+        || fail "events != rate x time"
+json "$T/cpu1.json" 'summary("benchwatch_cpu_latency_seconds")["count"] == value("benchwatch_cpu_events_total")' \
+        || fail "latency count != events"
+json "$T/cpu1.json" 'value("benchwatch_probe_success") == 1 and 0.9 < value("benchwatch_probe_duration_seconds") < 5' \
+        || fail "probe families"
+
+bw run cpu events=150 duration=60s --format=json > "$T/cpu150.json" || fail "run cpu events=150"
+json "$T/cpu150.json" 'value("benchwatch_cpu_events_total") == 150' || fail "events=150 not exact"
+
+bw run cpu threads=2 duration=2s --format=json > "$T/cpu2.json" || fail "run cpu threads=2"
+bw run cpu threads=1 duration=2s --format=json > "$T/cpu1b.json" || fail "run cpu threads=1"
+r2=$(json "$T/cpu2.json" 'value("benchwatch_cpu_events_per_second", threads="2")')
+r1=$(json "$T/cpu1b.json" 'value("benchwatch_cpu_events_per_second", threads="1")')
+python3 -c "import sys; sys.exit(0 if $r2 > 1.3 * $r1 else 1)" || fail "2 threads ($r2/s) not faster than 1 ($r1/s)"
+
+bw run threads duration=1s threads=2 --format=json > "$T/thr.json" || fail "run threads"
+json "$T/thr.json" 'value("benchwatch_threads_events_total") > 0' || fail "threads events"
+bw run memory total_size=64M block_size=1k --format=json > "$T/mem.json" || fail "run memory"
+json "$T/mem.json" 'value("benchwatch_memory_bytes_total") == 64 * 1048576 or any(True for _ in samples("benchwatch_memory_bytes_per_second"))' \
+        || fail "memory figures"
+
+# the same run in the text exposition format carries the probe and param labels
+bw run cpu events=20 --format=prometheus > "$T/cpu.prom" || fail "prometheus format"
+grep -q '^benchwatch_cpu_events_total{probe="cpu",.*max_prime="10000"' "$T/cpu.prom" || fail "prometheus labels: $(head -5 "$T/cpu.prom")"
+grep -q '^benchwatch_cpu_latency_seconds{.*quantile="0.99"' "$T/cpu.prom" || fail "latency quantiles missing"
+
+# table format reads like sysbench
+bw run cpu events=20 > "$T/table" || fail "table format"
+grep -q "events_per_second:" "$T/table" && grep -q "95th percentile:" "$T/table" || fail "table: $(cat "$T/table")"
+
+# bad input: clear errors, documented exit codes
+bw run cpu threads=0 2> "$T/err"; [ $? = 2 ] || fail "threads=0 exit code"
+grep -q "threads: '0' is out of range" "$T/err" || fail "threads=0 message: $(cat "$T/err")"
+bw run cpu max_prime=abc 2> "$T/err"; [ $? = 2 ] || fail "max_prime=abc exit code"
+bw run cpu nosuch=1 2> "$T/err"; [ $? = 2 ] && grep -q "unknown parameter 'nosuch'" "$T/err" || fail "unknown parameter"
+bw run nosuchprobe 2> "$T/err"; [ $? = 2 ] && grep -q "unknown probe or plugin 'nosuchprobe'" "$T/err" || fail "unknown probe"
+bw run cpu --format=xml 2> "$T/err"; [ $? = 2 ] || fail "bad --format"
+"$BENCHWATCH" nosuchcommand 2> /dev/null; [ $? = 2 ] || fail "unknown command exit code"
+"$BENCHWATCH" --help | grep -q "Exit status" || fail "--help"
+for c in run plugins check-config daemon sweep cleanup; do
+        "$BENCHWATCH" $c --help > /dev/null || fail "$c --help"
+done
+BENCHWATCH_PLUGIN_DIR=/nonexistent "$BENCHWATCH" plugins 2> "$T/err"; [ $? = 3 ] || fail "missing plugin dir exit code"
+
+# a configured probe is run by name with its configured parameters
+cat > "$T/bw.conf" <<CONF
+[probe fastcpu]
+plugin = cpu
+max_prime = 2000
+events = 30
+CONF
+"$BENCHWATCH" -c "$T/bw.conf" run fastcpu --format=json > "$T/fast.json" || fail "configured probe"
+json "$T/fast.json" 'r["probe"] == "fastcpu" and value("benchwatch_cpu_events_total", max_prime="2000") == 30' || fail "configured params"
+printf '[probe broken]\nplugin = cpu\nmax_prime = lots\n' > "$T/bad.conf"
+"$BENCHWATCH" -c "$T/bad.conf" check-config 2> "$T/err"; [ $? = 2 ] || fail "bad config exit code"
+grep -q "$T/bad.conf:3: \[probe broken\] max_prime" "$T/err" || fail "bad config message: $(cat "$T/err")"
+echo "cli_basic: ok"

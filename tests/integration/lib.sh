@@ -1,0 +1,45 @@
+# lib.sh — sourced by the integration tests: a private temporary directory
+# removed on exit, processes started by the test stopped by PID on exit, and
+# helpers to read benchwatch's JSON output.
+set -u
+: "${BENCHWATCH:?run through make check}"
+T=$(mktemp -d /tmp/bwtest.XXXXXX)
+BW_PIDS=""
+cleanup_test() {
+        for p in $BW_PIDS; do kill "$p" 2>/dev/null; done
+        for p in $BW_PIDS; do wait "$p" 2>/dev/null; done
+        rm -rf "$T"
+}
+trap cleanup_test EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "SKIP: $*" >&2; exit 77; }
+# An empty configuration, so tests see only the probes they name.
+: > "$T/empty.conf"
+bw() { "$BENCHWATCH" -c "$T/empty.conf" "$@"; }
+# json FILE PYTHON-EXPR: evaluate EXPR with `r` bound to the parsed file and
+# helpers value(name, **labels), summary(name, **labels).
+json() {
+        python3 - "$1" "$2" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+def samples(name, **labels):
+    for m in r.get("metrics", []):
+        if m["name"] == name:
+            for s in m["samples"]:
+                if all(s["labels"].get(k) == v for k, v in labels.items()):
+                    yield s
+def value(name, **labels):
+    for s in samples(name, **labels):
+        return s["value"]
+    raise SystemExit("no sample %s %s" % (name, labels))
+def summary(name, **labels):
+    for s in samples(name, **labels):
+        return s
+    raise SystemExit("no summary %s %s" % (name, labels))
+v = eval(sys.argv[2])
+if v is False:
+    raise SystemExit("false: " + sys.argv[2])
+if v is not True:
+    print(v)
+PY
+}
