@@ -10,6 +10,7 @@
 #include "log.h"
 #include "sink.h"
 #include "strutil.h"
+#include "tracker.h"
 
 #define DEFAULT_CONFIG SYSCONFDIR "/benchwatch/benchwatch.conf"
 
@@ -24,13 +25,17 @@ static const char *plugin_name(void *userdata, size_t i)
         return i < reg->n ? reg->plugins[i]->name : NULL;
 }
 
+/* The optional sections: every sink's, and [regression]. */
 static const struct cfg_section_type *section_types(void)
 {
         static struct cfg_section_type types[16];
-        for (size_t i = 0; sink_types[i] && i + 1 < 16; i++) {
-                types[i].name = sink_types[i]->section;
-                types[i].options = sink_types[i]->options;
+        size_t n = 0;
+        for (; sink_types[n] && n + 2 < 16; n++) {
+                types[n].name = sink_types[n]->section;
+                types[n].options = sink_types[n]->options;
         }
+        types[n].name = "regression";
+        types[n].options = tracker_options;
         return types;
 }
 

@@ -22,6 +22,10 @@ static const struct {
         { "daemon", cmd_daemon, "daemon                run every probe on its interval (the service)" },
         { "sweep", cmd_sweep, "sweep PROBE PARAM=V1,V2,... [NAME=VALUE ...] [--plot=FILE.svg]\n"
           "                         run a probe at several levels and find the knee" },
+        { "verify", cmd_verify, "verify [--probe NAME ...] [--format=table|json]\n"
+          "                         run the probes and compare with the baseline (pass/fail)" },
+        { "baseline", cmd_baseline, "baseline show|reset [PROBE ...]\n"
+          "                         show the stored baselines, or forget them" },
         { "cleanup", cmd_cleanup, "cleanup [PROBE ...]   remove test files/tables the probes created" },
 };
 

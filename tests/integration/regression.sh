@@ -1,0 +1,95 @@
+#!/bin/bash
+# Catching degradation end to end: the daemon builds a cpu probe's baseline,
+# then the probe's processes are really slowed down (a cgroup v1 CPU quota
+# on the daemon, inherited by every probe process it starts): the verdict
+# flips (benchwatch_regression 1 in the textfile, a journal/stderr warning),
+# `verify` exits 1; the quota is lifted: both recover.
+. "$top_srcdir/tests/integration/lib.sh"
+
+CG=/sys/fs/cgroup/cpu
+[ -w "$CG/cgroup.procs" ] || skip "no writable cgroup v1 cpu controller at $CG"
+grp="$CG/bwtest-regression-$$"
+mkdir "$grp" || skip "cannot create $grp"
+trap 'cleanup_test; [ -d "$grp" ] && { cat "$grp/cgroup.procs" 2>/dev/null | while read -r p; do echo "$p" > "$CG/cgroup.procs"; done; rmdir "$grp"; }' EXIT
+
+cat > "$T/bw.conf" <<CONF
+[daemon]
+state_dir = $T/state
+cache_dir = $T/cache
+splay = 0
+nice = 0
+duty_cycle = 1
+max_load = 0
+max_psi_cpu = 0
+max_psi_io = 0
+max_psi_memory = 0
+
+[regression]
+window = 10
+warmup = 4
+debounce = 2
+threshold = 0.3
+verify_runs = 2
+
+[probe cpu]
+plugin = cpu
+max_prime = 4000
+events = 300
+interval = 500ms
+timeout = 30s
+
+[journal]
+enabled = no
+
+[textfile]
+path = $T/bw.prom
+CONF
+
+# value of a series in the textfile, or empty
+prom() { grep -F "$1" "$T/bw.prom" 2>/dev/null | grep -F "$2" | awk '{print $2}' | head -n 1; }
+wait_for() { # wait_for SECONDS COMMAND...: until COMMAND succeeds
+        local end=$((SECONDS + $1)); shift
+        until "$@"; do [ $SECONDS -ge $end ] && return 1; sleep 0.5; done
+}
+regression_is() { [ "$(prom 'benchwatch_regression{' 'metric="benchwatch_cpu_events_per_second"')" = "$1" ]; }
+has_baseline() { [ -n "$(prom 'benchwatch_baseline{' 'metric="benchwatch_cpu_events_per_second"')" ]; }
+
+# verify before any baseline: an error, said clearly
+"$BENCHWATCH" -c "$T/bw.conf" verify > "$T/out" 2> "$T/err"; rc=$?
+[ $rc = 2 ] || fail "verify without baseline: exit $rc, want 2"
+grep -q "no baseline yet" "$T/err" || fail "verify without baseline: $(cat "$T/err")"
+
+"$BENCHWATCH" -c "$T/bw.conf" daemon --print > "$T/daemon.out" 2> "$T/daemon.err" &
+dpid=$!
+BW_PIDS="$dpid"
+echo "$dpid" > "$grp/cgroup.procs" || fail "cannot move the daemon into $grp"
+wait_for 60 has_baseline || fail "no baseline after 60s: $(tail -5 "$T/daemon.err")"
+regression_is 0 || fail "regression before any slowdown"
+"$BENCHWATCH" -c "$T/bw.conf" verify --format=json > "$T/v0.json" 2> "$T/err" || fail "verify on a healthy host: $(cat "$T/err")"
+json "$T/v0.json" 'r["status"] == "pass"' || fail "verify status"
+
+# slow every probe process down to 15% of one CPU
+echo 100000 > "$grp/cpu.cfs_period_us"
+echo 15000 > "$grp/cpu.cfs_quota_us"
+wait_for 90 regression_is 1 || fail "no regression after throttling: $(tail -5 "$T/daemon.err")"
+grep -q "REGRESSION in benchwatch_cpu_events_per_second" "$T/daemon.err" || fail "no warning logged"
+ratio=$(prom 'benchwatch_regression_ratio{' 'metric="benchwatch_cpu_events_per_second"')
+python3 -c "import sys; sys.exit(0 if $ratio < 0.7 else 1)" || fail "ratio $ratio not < 0.7"
+( echo $BASHPID > "$grp/cgroup.procs"; exec "$BENCHWATCH" -c "$T/bw.conf" verify > "$T/v1.out" 2> "$T/err" ); rc=$?
+[ $rc = 1 ] || fail "verify while throttled: exit $rc, want 1: $(cat "$T/v1.out" "$T/err")"
+grep -q "REGRESSION" "$T/v1.out" || fail "verify table: $(cat "$T/v1.out")"
+
+# lift the throttle: the verdict and verify recover
+echo -1 > "$grp/cpu.cfs_quota_us"
+wait_for 90 regression_is 0 || fail "no recovery after the throttle was lifted"
+grep -q "recovered: benchwatch_cpu_events_per_second" "$T/daemon.err" || fail "no recovery logged"
+"$BENCHWATCH" -c "$T/bw.conf" verify > "$T/v2.out" 2> "$T/err" || fail "verify after recovery: $(cat "$T/v2.out" "$T/err")"
+
+# baseline show / reset
+"$BENCHWATCH" -c "$T/bw.conf" baseline show > "$T/show" || fail "baseline show"
+grep -q "benchwatch_cpu_events_per_second" "$T/show" || fail "baseline show: $(cat "$T/show")"
+kill "$dpid"; wait "$dpid"; BW_PIDS=""
+"$BENCHWATCH" -c "$T/bw.conf" baseline reset cpu | grep -q "baseline reset" || fail "baseline reset"
+[ -z "$(ls "$T/state" | grep '^baseline-cpu')" ] || fail "baseline file still there"
+"$BENCHWATCH" -c "$T/bw.conf" verify > /dev/null 2>&1; [ $? = 2 ] || fail "verify after reset should say: no baseline"
+echo "regression: ok"
