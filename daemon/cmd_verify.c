@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "baseline.h"
+#include "baseline_store.h"
 #include "commands.h"
 #include "format.h"
 #include "log.h"

@@ -26,6 +26,8 @@ static const struct {
           "                         run the probes and compare with the baseline (pass/fail)" },
         { "baseline", cmd_baseline, "baseline show|reset [PROBE ...]\n"
           "                         show the stored baselines, or forget them" },
+        { "push", cmd_push, "push --delete [PROBE ...]\n"
+          "                         delete this host's groups from the Pushgateway" },
         { "cleanup", cmd_cleanup, "cleanup [PROBE ...]   remove test files/tables the probes created" },
 };
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "baseline.h"
+#include "baseline_store.h"
 #include "log.h"
 
 enum { T_WINDOW, T_WARMUP, T_THRESHOLD, T_NOISE_K, T_DEBOUNCE, T_VERIFY_RUNS };
@@ -47,9 +48,7 @@ void tracker_settings(const struct config *cfg, struct detector_config *ret,
 
 struct tracker {
         char *state_dir;
-        struct baseline **b;
-        size_t n;
-        struct log_ratelimit save_errors;
+        struct log_ratelimit errors;
 };
 
 int tracker_new(const char *state_dir, struct tracker **ret)
@@ -59,63 +58,44 @@ int tracker_new(const char *state_dir, struct tracker **ret)
                 free(t);
                 return -ENOMEM;
         }
-        t->save_errors.interval = 3600;
+        t->errors.interval = 3600;
         *ret = t;
         return 0;
-}
-
-void tracker_forget(struct tracker *t)
-{
-        for (size_t i = 0; i < t->n; i++)
-                baseline_free(t->b[i]);
-        free(t->b);
-        t->b = NULL;
-        t->n = 0;
 }
 
 void tracker_free(struct tracker *t)
 {
         if (!t)
                 return;
-        tracker_forget(t);
         free(t->state_dir);
         free(t);
 }
 
-static struct baseline *get(struct tracker *t, const char *probe)
+/* The stored baseline; a corrupt file was set aside: start afresh. The
+ * file is read around every run, not cached, so `baseline reset` from
+ * another process is never overwritten by a stale copy. */
+static struct baseline *load(struct tracker *t, const char *probe)
 {
-        for (size_t i = 0; i < t->n; i++)
-                if (!strcmp(t->b[i]->probe, probe))
-                        return t->b[i];
-        struct baseline *b = NULL, **nb = realloc(t->b, (t->n + 1) * sizeof(*nb));
+        struct baseline *b = NULL;
         char *why = NULL;
-        if (!nb)
-                return NULL;
-        t->b = nb;
         int r = baseline_load(t->state_dir, probe, &b, &why);
-        if (r < 0) {
-                /* corrupt files were set aside: start afresh, said once */
+        if (r == -EBADMSG || r == -EPROTONOSUPPORT) {
                 log_warning("%s", why ? why : strerror(-r));
-                b = r == -EBADMSG || r == -EPROTONOSUPPORT ? baseline_new(probe) : NULL;
+                b = baseline_new(probe);
+        } else if (r < 0 && log_ratelimit_ok(&t->errors)) {
+                log_error("%s", why ? why : strerror(-r));
         }
         free(why);
-        if (b)
-                t->b[t->n++] = b;
         return b;
 }
 
-static void log_transitions(const struct baseline *b, const struct result *res)
+static void log_transitions(const struct baseline *b)
 {
         for (size_t i = 0; i < b->n_series; i++) {
-                const struct baseline_series *s = &b->series[i];
-                if (!s->seen || s->verdict.transition == DETECTOR_STEADY)
-                        continue;
-                bool entered = s->verdict.transition == DETECTOR_ENTERED;
-                log_warning("%s probe '%s': %s %s: now %.6g, baseline %.6g (%+.1f%%)",
-                            res->plugin, res->probe,
-                            entered ? "REGRESSION in" : "recovered:", s->key,
-                            s->verdict.value, s->verdict.baseline,
-                            (s->verdict.ratio - 1) * 100);
+                char *m = baseline_transition_message(b, &b->series[i]);
+                if (m)
+                        log_warning("%s", m);
+                free(m);
         }
 }
 
@@ -127,16 +107,17 @@ void tracker_observe(struct tracker *t, const struct config *cfg,
         if (!res->success)
                 return;
         tracker_settings(cfg, &dc, NULL);
-        struct baseline *b = get(t, res->probe);
+        struct baseline *b = load(t, res->probe);
         if (!b)
-                return; /* unreadable state dir: logged in get() */
+                return;
         int r = baseline_update(b, res, &dc, counted);
         if (r >= 0)
-                log_transitions(b, res);
+                log_transitions(b);
         if (r >= 0)
                 r = baseline_add_metrics(b, res);
         if (r >= 0 && counted && baseline_save(b, t->state_dir, &why) < 0 &&
-            log_ratelimit_ok(&t->save_errors))
+            log_ratelimit_ok(&t->errors))
                 log_error("%s", why ? why : "cannot save the baseline");
         free(why);
+        baseline_free(b);
 }

@@ -30,8 +30,6 @@ int tracker_new(const char *state_dir, struct tracker **ret);
  * and append the verdict metrics to res.  Logs its own problems. */
 void tracker_observe(struct tracker *t, const struct config *cfg,
                      struct result *res, bool counted);
-/* Forget what is cached (after a reload or a reset). */
-void tracker_forget(struct tracker *t);
 void tracker_free(struct tracker *t);
 
 #endif

@@ -1,0 +1,546 @@
+/* baseline.c — see baseline.h.  Series keys (built from results, parsed
+ * back for the store), the series of a probe, the verdicts and the
+ * families they become.  The file is baseline_store.c's business. */
+#include "baseline.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "strutil.h"
+
+#define PROBE_NAME_MAX 200
+
+/* Summary quantiles followed as series, as the encoders spell them. */
+static const char *const tracked_quantiles[] = { "0.5", "0.95", "0.99" };
+static const double tracked_q[] = { 0.5, 0.95, 0.99 };
+
+bool baseline_probe_name_ok(const char *probe)
+{
+        size_t n = probe ? strlen(probe) : 0;
+        if (n == 0 || n > PROBE_NAME_MAX || probe[0] == '.')
+                return false;
+        for (size_t i = 0; i < n; i++)
+                if (probe[i] == '/' || iscntrl((unsigned char)probe[i]))
+                        return false;
+        return true;
+}
+
+struct baseline *baseline_new(const char *probe)
+{
+        if (!baseline_probe_name_ok(probe))
+                return NULL;
+        struct baseline *b = calloc(1, sizeof(*b));
+        if (!b)
+                return NULL;
+        b->probe = strdup(probe);
+        if (!b->probe) {
+                free(b);
+                return NULL;
+        }
+        return b;
+}
+
+static void series_done(struct baseline_series *s)
+{
+        for (size_t i = 0; i < s->n_labels; i++) {
+                free(s->labels[i].name);
+                free(s->labels[i].value);
+        }
+        free(s->labels);
+        free(s->metric);
+        free(s->key);
+}
+
+void baseline_free(struct baseline *b)
+{
+        if (!b)
+                return;
+        for (size_t i = 0; i < b->n_series; i++)
+                series_done(&b->series[i]);
+        free(b->series);
+        free(b->probe);
+        free(b);
+}
+
+/* ---- series keys ------------------------------------------------------- */
+
+static void put_escaped(FILE *f, const char *v)
+{
+        for (; *v; v++) {
+                if (*v == '\\' || *v == '"')
+                        fputc('\\', f);
+                if (*v == '\n')
+                        fputs("\\n", f);
+                else
+                        fputc(*v, f);
+        }
+}
+
+/* metric{a="x",b="y"} from labels already sorted by name. */
+static int build_key(const char *metric, const struct label *l, size_t n,
+                     char **ret)
+{
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        if (!f)
+                return -ENOMEM;
+        fputs(metric, f);
+        for (size_t i = 0; i < n; i++) {
+                fprintf(f, "%s%s=\"", i ? "," : "{", l[i].name);
+                put_escaped(f, l[i].value);
+                fputc('"', f);
+        }
+        if (n)
+                fputc('}', f);
+        bool bad = ferror(f);
+        if (fclose(f) != 0 || bad) {
+                free(buf);
+                return -ENOMEM;
+        }
+        *ret = buf;
+        return 0;
+}
+
+static int cmp_label(const void *a, const void *b)
+{
+        return strcmp(((const struct label *)a)->name,
+                      ((const struct label *)b)->name);
+}
+
+static int push_label(struct label **l, size_t *n, const char *name,
+                      size_t name_len, char *value)
+{
+        struct label *nl = realloc(*l, (*n + 1) * sizeof(**l));
+        if (!nl)
+                return -ENOMEM;
+        *l = nl;
+        nl[*n].name = strndup(name, name_len);
+        if (!nl[*n].name)
+                return -ENOMEM;
+        nl[*n].value = value;
+        (*n)++;
+        return 0;
+}
+
+/* ---- which figures, which direction ------------------------------------ */
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+        size_t n = strlen(s), m = strlen(suffix);
+        return n >= m && !strcmp(s + n - m, suffix);
+}
+
+enum detector_direction baseline_direction(const char *family,
+                                           enum metric_type type)
+{
+        if (!strncmp(family, "benchwatch_probe_", 17) ||
+            !strcmp(family, "benchwatch_baseline") ||
+            !strncmp(family, "benchwatch_regression", 21))
+                return DETECTOR_NONE;
+        if (type == METRIC_SUMMARY)
+                return has_suffix(family, "_seconds") ?
+                        DETECTOR_LOWER_IS_BETTER : DETECTOR_NONE;
+        if (type != METRIC_GAUGE)
+                return DETECTOR_NONE;
+        if (has_suffix(family, "_per_second") || strstr(family, "iops"))
+                return DETECTOR_HIGHER_IS_BETTER;
+        if (strstr(family, "latency") && has_suffix(family, "_seconds"))
+                return DETECTOR_LOWER_IS_BETTER;
+        return DETECTOR_NONE;
+}
+
+struct figure {
+        const char *metric;
+        const struct label *labels; /* sorted by name */
+        size_t n_labels;
+        const char *key;
+        enum detector_direction dir;
+        double value;
+};
+
+typedef int (*figure_fn)(void *ud, const struct figure *fig);
+
+static int emit_figure(const struct family *f, const struct sample *s,
+                       const char *quantile, double value,
+                       enum detector_direction dir, figure_fn fn, void *ud)
+{
+        struct figure fig = { .metric = f->name, .dir = dir, .value = value };
+        size_t n = s->n_labels;
+        char *key = NULL;
+
+        if (!isfinite(value))
+                return 0; /* nothing to judge */
+        struct label *l = malloc((n + 1) * sizeof(*l));
+        if (!l)
+                return -ENOMEM;
+        if (n)
+                memcpy(l, s->labels, n * sizeof(*l));
+        if (quantile)
+                l[n++] = (struct label){ .name = (char *)"quantile",
+                                         .value = (char *)quantile };
+        qsort(l, n, sizeof(*l), cmp_label);
+        int r = build_key(f->name, l, n, &key);
+        if (r >= 0) {
+                fig.labels = l;
+                fig.n_labels = n;
+                fig.key = key;
+                r = fn(ud, &fig);
+        }
+        free(key);
+        free(l);
+        return r;
+}
+
+static int family_figures(const struct family *f, figure_fn fn, void *ud)
+{
+        enum detector_direction dir = baseline_direction(f->name, f->type);
+        int r = 0;
+
+        for (size_t i = 0; i < f->n_samples && r >= 0 && dir; i++) {
+                const struct sample *s = &f->samples[i];
+                if (f->type == METRIC_GAUGE) {
+                        r = emit_figure(f, s, NULL, s->value, dir, fn, ud);
+                        continue;
+                }
+                if (!s->hist || s->hist->count == 0)
+                        continue;
+                for (size_t q = 0; q < 3 && r >= 0; q++)
+                        r = emit_figure(f, s, tracked_quantiles[q],
+                                        bw_hist_quantile_ns(s->hist, tracked_q[q]) / 1e9,
+                                        dir, fn, ud);
+        }
+        return r;
+}
+
+static int for_each_figure(const struct result *res, figure_fn fn, void *ud)
+{
+        int r = 0;
+        for (size_t i = 0; i < res->n_families && r >= 0; i++)
+                r = family_figures(&res->families[i], fn, ud);
+        return r;
+}
+
+/* ---- series of a baseline ---------------------------------------------- */
+
+static ssize_t find_index(const struct baseline *b, const char *key)
+{
+        for (size_t i = 0; i < b->n_series; i++)
+                if (!strcmp(b->series[i].key, key))
+                        return (ssize_t)i;
+        return -1;
+}
+
+const struct baseline_series *baseline_find(const struct baseline *b,
+                                            const char *key)
+{
+        ssize_t i = find_index(b, key);
+        return i < 0 ? NULL : &b->series[i];
+}
+
+/* Index of the figure's series, appended (empty history) when new.  Takes
+ * the figure's current direction: the rules may change with an upgrade. */
+static ssize_t find_or_add(struct baseline *b, const struct figure *fig)
+{
+        ssize_t i = find_index(b, fig->key);
+        if (i >= 0) {
+                b->series[i].direction = fig->dir;
+                return i;
+        }
+        struct baseline_series *ns = realloc(b->series, (b->n_series + 1) * sizeof(*ns));
+        if (!ns)
+                return -ENOMEM;
+        b->series = ns;
+        struct baseline_series *s = &ns[b->n_series];
+        memset(s, 0, sizeof(*s));
+        detector_init(&s->det);
+        s->direction = fig->dir;
+        s->key = strdup(fig->key);
+        s->metric = strdup(fig->metric);
+        int r = s->key && s->metric ? 0 : -ENOMEM;
+        for (size_t k = 0; k < fig->n_labels && r >= 0; k++) {
+                char *v = strdup(fig->labels[k].value);
+                r = v ? push_label(&s->labels, &s->n_labels, fig->labels[k].name,
+                                   strlen(fig->labels[k].name), v) : -ENOMEM;
+                if (r < 0)
+                        free(v);
+        }
+        if (r < 0) {
+                series_done(s);
+                return r;
+        }
+        return (ssize_t)b->n_series++;
+}
+
+static void unsee_all(struct baseline *b)
+{
+        for (size_t i = 0; i < b->n_series; i++) {
+                b->series[i].seen = false;
+                memset(&b->series[i].verdict, 0, sizeof(b->series[i].verdict));
+        }
+}
+
+/* ---- keys read back (for the store) ------------------------------------ */
+
+#define NAME_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:"
+#define LABEL_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
+
+/* A quoted label value with \\, \" and \n escapes; *p is past the opening
+ * quote and ends past the closing one. */
+static int parse_label_value(const char **p, char **ret)
+{
+        const char *s = *p;
+        char *v = malloc(strlen(s) + 1), *o = v;
+        if (!v)
+                return -ENOMEM;
+        for (; *s && *s != '"'; s++) {
+                if (*s == '\\') {
+                        s++;
+                        if (*s != '\\' && *s != '"' && *s != 'n')
+                                break;
+                        *o++ = *s == 'n' ? '\n' : *s;
+                } else
+                        *o++ = *s;
+        }
+        if (*s != '"') {
+                free(v);
+                return -EINVAL;
+        }
+        *o = '\0';
+        *p = s + 1;
+        *ret = v;
+        return 0;
+}
+
+/* Splits a key into metric and labels, and insists it is canonical (labels
+ * sorted, each once; rebuilding it gives the same text, so the escaping was
+ * ours), as every key built from a result is. */
+static int parse_key(const char *key, struct baseline_series *s)
+{
+        const char *p = key;
+        size_t n = strspn(p, NAME_CHARS);
+        char *again = NULL;
+        int r = n ? 0 : -EINVAL;
+
+        if (r >= 0 && !(s->metric = strndup(p, n)))
+                r = -ENOMEM;
+        p += n;
+        if (r >= 0 && *p == '{') {
+                do {
+                        p++;
+                        n = strspn(p, LABEL_CHARS);
+                        const char *name = p;
+                        char *v = NULL;
+                        if (!n || p[n] != '=' || p[n + 1] != '"') {
+                                r = -EINVAL;
+                                break;
+                        }
+                        p += n + 2;
+                        r = parse_label_value(&p, &v);
+                        if (r >= 0 && (r = push_label(&s->labels, &s->n_labels, name, n, v)) < 0)
+                                free(v);
+                } while (r >= 0 && *p == ',');
+                if (r >= 0 && *p++ != '}')
+                        r = -EINVAL;
+        }
+        if (r >= 0 && *p)
+                r = -EINVAL;
+        for (size_t i = 1; i < s->n_labels && r >= 0; i++)
+                if (strcmp(s->labels[i - 1].name, s->labels[i].name) >= 0)
+                        r = -EINVAL; /* unsorted or repeated */
+        if (r >= 0)
+                r = build_key(s->metric, s->labels, s->n_labels, &again);
+        if (r >= 0 && strcmp(again, key))
+                r = -EINVAL;
+        free(again);
+        return r;
+}
+
+static int append_series(struct baseline *b, struct baseline_series *s)
+{
+        struct baseline_series *ns = realloc(b->series, (b->n_series + 1) * sizeof(*ns));
+        if (!ns)
+                return -ENOMEM;
+        b->series = ns;
+        ns[b->n_series++] = *s;
+        return 0;
+}
+
+int baseline_add_series(struct baseline *b, const char *key,
+                        enum detector_direction dir, const struct detector *det)
+{
+        struct baseline_series s = { .direction = dir };
+        if (dir == DETECTOR_NONE || det->n_values > DETECTOR_WINDOW_MAX)
+                return -EINVAL;
+        if (find_index(b, key) >= 0)
+                return -EEXIST;
+        int r = (s.key = strdup(key)) ? parse_key(key, &s) : -ENOMEM;
+        if (r >= 0) {
+                s.det = *det;
+                r = append_series(b, &s);
+        }
+        if (r < 0)
+                series_done(&s);
+        return r;
+}
+
+/* ---- verdicts ------------------------------------------------------------ */
+
+struct update_ctx {
+        struct baseline *b;
+        const struct detector_config *c;
+        bool counted;
+};
+
+static int update_one(void *ud, const struct figure *fig)
+{
+        struct update_ctx *u = ud;
+        ssize_t i = find_or_add(u->b, fig);
+        if (i < 0)
+                return (int)i;
+        struct baseline_series *s = &u->b->series[i];
+        int r = detector_update(&s->det, u->c, fig->dir, fig->value, u->counted,
+                                &s->verdict);
+        if (r >= 0)
+                s->seen = true;
+        return r;
+}
+
+int baseline_update(struct baseline *b, const struct result *res,
+                    const struct detector_config *c, bool counted)
+{
+        struct update_ctx u = { .b = b, .c = c, .counted = counted };
+        if (detector_config_check(c) < 0)
+                return -EINVAL;
+        unsee_all(b);
+        if (!res->success)
+                return 0;
+        return for_each_figure(res, update_one, &u);
+}
+
+struct compare_ctx {
+        struct baseline *b;
+        double *values;   /* [series][run], NAN where a run lacks it */
+        size_t n_runs, run;
+};
+
+static int compare_add(void *ud, const struct figure *fig)
+{
+        struct compare_ctx *x = ud;
+        ssize_t i = find_or_add(x->b, fig);
+        return i < 0 ? (int)i : 0;
+}
+
+static int compare_fill(void *ud, const struct figure *fig)
+{
+        struct compare_ctx *x = ud;
+        ssize_t i = find_index(x->b, fig->key);
+        if (i >= 0)
+                x->values[(size_t)i * x->n_runs + x->run] = fig->value;
+        return 0;
+}
+
+static int compare_judge(struct compare_ctx *x, const struct detector_config *c)
+{
+        for (size_t i = 0; i < x->b->n_series; i++) {
+                struct baseline_series *s = &x->b->series[i];
+                double v[DETECTOR_WINDOW_MAX];
+                size_t n = 0;
+                for (size_t k = 0; k < x->n_runs; k++)
+                        if (!isnan(x->values[i * x->n_runs + k]))
+                                v[n++] = x->values[i * x->n_runs + k];
+                if (n == 0)
+                        continue;
+                int r = detector_evaluate(&s->det, c, s->direction,
+                                          detector_median(v, n), &s->verdict);
+                if (r < 0)
+                        return r;
+                s->seen = true;
+        }
+        return 0;
+}
+
+int baseline_compare(struct baseline *b, const struct result *const *runs,
+                     size_t n_runs, const struct detector_config *c)
+{
+        struct compare_ctx x = { .b = b, .n_runs = n_runs };
+        int r = 0;
+
+        if (detector_config_check(c) < 0 || n_runs > DETECTOR_WINDOW_MAX)
+                return -EINVAL;
+        unsee_all(b);
+        for (size_t k = 0; k < n_runs && r >= 0; k++)
+                if (runs[k]->success)
+                        r = for_each_figure(runs[k], compare_add, &x);
+        if (r < 0 || b->n_series == 0 || n_runs == 0)
+                return r;
+        x.values = malloc(b->n_series * n_runs * sizeof(double));
+        if (!x.values)
+                return -ENOMEM;
+        for (size_t i = 0; i < b->n_series * n_runs; i++)
+                x.values[i] = NAN;
+        for (x.run = 0; x.run < n_runs; x.run++)
+                if (runs[x.run]->success)
+                        for_each_figure(runs[x.run], compare_fill, &x);
+        r = compare_judge(&x, c);
+        free(x.values);
+        return r;
+}
+
+static int add_series_metrics(const struct baseline_series *s, struct result *res)
+{
+        const char **lv = malloc((2 * s->n_labels + 3) * sizeof(*lv));
+        const struct detector_verdict *v = &s->verdict;
+        if (!lv)
+                return -ENOMEM;
+        lv[0] = "metric";
+        lv[1] = s->metric;
+        for (size_t i = 0; i < s->n_labels; i++) {
+                /* "metric" is ours here; Prometheus' way out of a clash. */
+                bool clash = !strcmp(s->labels[i].name, "metric");
+                lv[2 + 2 * i] = clash ? "exported_metric" : s->labels[i].name;
+                lv[3 + 2 * i] = s->labels[i].value;
+        }
+        lv[2 + 2 * s->n_labels] = NULL;
+        int r = result_add(res, "benchwatch_regression",
+                           "1 while the figure named by `metric` is worse than its baseline for several runs in a row, else 0",
+                           METRIC_GAUGE, lv, v->regression ? 1 : 0, NULL);
+        if (r >= 0 && v->valid)
+                r = result_add(res, "benchwatch_baseline",
+                               "Baseline (median of recent accepted runs) of the figure named by `metric`, in its unit",
+                               METRIC_GAUGE, lv, v->baseline, NULL);
+        if (r >= 0 && v->valid && isfinite(v->ratio))
+                r = result_add(res, "benchwatch_regression_ratio",
+                               "This run's figure divided by its baseline",
+                               METRIC_GAUGE, lv, v->ratio, NULL);
+        free(lv);
+        return r;
+}
+
+int baseline_add_metrics(const struct baseline *b, struct result *res)
+{
+        int r = 0;
+        for (size_t i = 0; i < b->n_series && r >= 0; i++)
+                if (b->series[i].seen)
+                        r = add_series_metrics(&b->series[i], res);
+        return r;
+}
+
+
+char *baseline_transition_message(const struct baseline *b,
+                                  const struct baseline_series *s)
+{
+        const struct detector_verdict *v = &s->verdict;
+        if (!s->seen || v->transition == DETECTOR_STEADY)
+                return NULL;
+        return str_printf("probe '%s': %s %s: %.6g against a baseline of %.6g "
+                          "(%+.1f%%; noise %.3g, %s is worse)", b->probe, s->key,
+                          v->transition == DETECTOR_ENTERED ? "entered a regression" :
+                          "recovered from its regression",
+                          v->value, v->baseline, (v->ratio - 1) * 100, v->noise,
+                          s->direction == DETECTOR_HIGHER_IS_BETTER ? "lower" : "higher");
+}

@@ -1,0 +1,554 @@
+/* baseline_store.c — see baseline_store.h. */
+#include "baseline_store.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "parse.h"
+#include "strutil.h"
+
+/* Far more than any baseline benchwatch writes: a bigger file is not ours. */
+#define FILE_MAX (16u << 20)
+
+int baseline_path(const char *state_dir, const char *probe, char **ret_path)
+{
+        if (!state_dir || !baseline_probe_name_ok(probe))
+                return -EINVAL;
+        char *p = str_printf("%s/baseline-%s.txt", state_dir, probe);
+        if (!p)
+                return -ENOMEM;
+        *ret_path = p;
+        return 0;
+}
+
+static uint64_t fnv1a(const char *p, size_t n)
+{
+        uint64_t h = 0xcbf29ce484222325u;
+        for (size_t i = 0; i < n; i++) {
+                h ^= (unsigned char)p[i];
+                h *= 0x100000001b3u;
+        }
+        return h;
+}
+
+static void format_series(FILE *f, const struct baseline_series *s)
+{
+        fprintf(f, "series %s\ndirection %s\nstate %d %u %u\nvalues", s->key,
+                s->direction == DETECTOR_LOWER_IS_BETTER ? "lower" : "higher",
+                s->det.regression ? 1 : 0, s->det.bad_runs, s->det.good_runs);
+        for (unsigned k = 0; k < s->det.n_values; k++)
+                fprintf(f, " %.17g", s->det.values[k]);
+        fputc('\n', f);
+}
+
+static int format_baseline(const struct baseline *b, char **ret, size_t *ret_len)
+{
+        char *buf = NULL;
+        size_t len = 0;
+        locale_t c = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+        if (!c)
+                return -ENOMEM;
+        locale_t old = uselocale(c);
+        FILE *f = open_memstream(&buf, &len);
+        int r = f ? 0 : -ENOMEM;
+        if (f) {
+                fprintf(f, "benchwatch-baseline %d\nprobe %s\n",
+                        BASELINE_FORMAT_VERSION, b->probe);
+                for (size_t i = 0; i < b->n_series; i++)
+                        format_series(f, &b->series[i]);
+                fflush(f);
+                fprintf(f, "end %zu %016" PRIx64 "\n", b->n_series, fnv1a(buf, len));
+                bool bad = ferror(f);
+                r = fclose(f) != 0 || bad ? -ENOMEM : 0;
+        }
+        uselocale(old);
+        freelocale(c);
+        if (r < 0) {
+                free(buf);
+                return r;
+        }
+        *ret = buf;
+        *ret_len = len;
+        return 0;
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+        while (n > 0) {
+                ssize_t w = write(fd, p, n);
+                if (w < 0 && errno == EINTR)
+                        continue;
+                if (w < 0)
+                        return -errno;
+                p += w;
+                n -= (size_t)w;
+        }
+        return 0;
+}
+
+static int fsync_dir(const char *dir)
+{
+        int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        int r = fsync(fd) < 0 ? -errno : 0;
+        close(fd);
+        return r;
+}
+
+/* Temporary file beside the target, fsync, rename over it, fsync the
+ * directory: after a crash there is the old file or the new one. */
+static int replace_file(const char *dir, const char *path, const char *data,
+                        size_t len)
+{
+        char *tmp = str_printf("%s.tmp-XXXXXX", path);
+        if (!tmp)
+                return -ENOMEM;
+        int fd = mkostemp(tmp, O_CLOEXEC);
+        int r = fd < 0 ? -errno : 0;
+        if (r >= 0)
+                r = write_all(fd, data, len);
+        if (r >= 0 && fchmod(fd, 0644) < 0)
+                r = -errno;
+        if (r >= 0 && fsync(fd) < 0)
+                r = -errno;
+        if (fd >= 0 && close(fd) < 0 && r >= 0)
+                r = -errno;
+        if (r >= 0 && rename(tmp, path) < 0)
+                r = -errno;
+        if (r < 0 && fd >= 0)
+                unlink(tmp);
+        if (r >= 0)
+                r = fsync_dir(dir);
+        free(tmp);
+        return r;
+}
+
+static void set_error(char **ret_error, char *msg)
+{
+        if (ret_error)
+                *ret_error = msg;
+        else
+                free(msg);
+}
+
+int baseline_save(const struct baseline *b, const char *state_dir,
+                  char **ret_error)
+{
+        char *path = NULL, *data = NULL;
+        size_t len;
+        int r = baseline_path(state_dir, b->probe, &path);
+        if (r >= 0)
+                r = format_baseline(b, &data, &len);
+        if (r >= 0)
+                r = replace_file(state_dir, path, data, len);
+        if (r < 0)
+                set_error(ret_error, str_printf("cannot write baseline of probe '%s' to '%s': %s",
+                                                b->probe, path ? path : state_dir, strerror(-r)));
+        free(data);
+        free(path);
+        return r;
+}
+
+int baseline_reset(const char *state_dir, const char *probe)
+{
+        char *path;
+        int r = baseline_path(state_dir, probe, &path);
+        if (r < 0)
+                return r;
+        r = unlink(path) < 0 ? -errno : 0;
+        if (r >= 0)
+                r = fsync_dir(state_dir);
+        free(path);
+        return r;
+}
+
+static int read_file(const char *path, char **ret, size_t *ret_len)
+{
+        struct stat st;
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        int r = fstat(fd, &st) < 0 ? -errno : 0;
+        if (r >= 0 && !S_ISREG(st.st_mode))
+                r = -EINVAL;
+        if (r >= 0 && st.st_size > FILE_MAX)
+                r = -EFBIG;
+        size_t len = 0, size = r >= 0 ? (size_t)st.st_size : 0;
+        char *buf = r >= 0 ? malloc(size + 1) : NULL;
+        if (r >= 0 && !buf)
+                r = -ENOMEM;
+        while (r >= 0 && len < size) {
+                ssize_t n = read(fd, buf + len, size - len);
+                if (n < 0 && errno != EINTR)
+                        r = -errno;
+                if (n == 0)
+                        break; /* shorter than fstat said: judge what is there */
+                if (n > 0)
+                        len += (size_t)n;
+        }
+        close(fd);
+        if (r < 0) {
+                free(buf);
+                return r;
+        }
+        buf[len] = '\0';
+        *ret = buf;
+        *ret_len = len;
+        return 0;
+}
+
+struct parser {
+        char *text;       /* whole file, NUL-terminated, split in place */
+        char *next;       /* start of the next line */
+        unsigned line;    /* number of the line last returned */
+        const char *why;  /* what was wrong */
+        int64_t version;  /* the file's format version */
+        size_t body_len;  /* bytes before the last line... */
+        uint64_t sum;     /* ...and their checksum, taken before splitting */
+};
+
+/* The next '\n'-terminated line, NUL-terminated in place; NULL at the end
+ * or on a last line without its newline (a truncated file). */
+static char *next_line(struct parser *ps)
+{
+        char *start = ps->next;
+        char *nl = strchr(start, '\n');
+        if (!nl) {
+                ps->why = *start ? "last line incomplete (truncated file)" :
+                        "no 'end' line (truncated file)";
+                return NULL;
+        }
+        *nl = '\0';
+        ps->next = nl + 1;
+        ps->line++;
+        return start;
+}
+
+/* "word rest": returns rest when the line starts with word and a space. */
+static char *after_word(char *line, const char *word)
+{
+        size_t n = strlen(word);
+        if (strncmp(line, word, n) || line[n] != ' ')
+                return NULL;
+        return line + n + 1;
+}
+
+static int parse_uint(const char *s, unsigned max, unsigned *ret)
+{
+        int64_t v;
+        if (!s || parse_int64(s, &v) < 0 || v < 0 || v > max)
+                return -EBADMSG;
+        *ret = (unsigned)v;
+        return 0;
+}
+
+static int parse_values(char *rest, struct detector *d)
+{
+        char *tok;
+        while ((tok = strsep(&rest, " "))) {
+                double v;
+                if (d->n_values >= DETECTOR_WINDOW_MAX || parse_double(tok, &v) < 0)
+                        return -EBADMSG;
+                d->values[d->n_values++] = v;
+        }
+        return 0;
+}
+
+static int parse_state(char *rest, struct detector *d)
+{
+        unsigned reg;
+        char *t[3];
+        for (int i = 0; i < 3; i++)
+                t[i] = strsep(&rest, " ");
+        if (rest || parse_uint(t[0], 1, &reg) < 0 ||
+            parse_uint(t[1], DETECTOR_WINDOW_MAX, &d->bad_runs) < 0 ||
+            parse_uint(t[2], DETECTOR_WINDOW_MAX, &d->good_runs) < 0)
+                return -EBADMSG;
+        d->regression = reg;
+        return 0;
+}
+
+/* The next line must be "word" or "word rest"; *ret_rest is rest or NULL. */
+static int expect(struct parser *ps, const char *word, char **ret_rest)
+{
+        char *line = next_line(ps);
+        if (!line)
+                return -EBADMSG;
+        if (!strcmp(line, word)) {
+                *ret_rest = NULL;
+                return 0;
+        }
+        char *rest = after_word(line, word);
+        if (!rest) {
+                ps->why = "line out of place";
+                return -EBADMSG;
+        }
+        *ret_rest = rest;
+        return 0;
+}
+
+static enum detector_direction parse_direction(const char *s)
+{
+        if (s && !strcmp(s, "higher"))
+                return DETECTOR_HIGHER_IS_BETTER;
+        if (s && !strcmp(s, "lower"))
+                return DETECTOR_LOWER_IS_BETTER;
+        return DETECTOR_NONE;
+}
+
+/* One series block; its "series <key>" line was just read. */
+static int parse_series(struct parser *ps, struct baseline *b, const char *key)
+{
+        struct detector det;
+        enum detector_direction d = DETECTOR_NONE;
+        char *dir = NULL, *state = NULL, *vals = NULL;
+        unsigned key_line = ps->line;
+
+        detector_init(&det);
+        int r = expect(ps, "direction", &dir);
+        if (r >= 0 && !(d = parse_direction(dir))) {
+                ps->why = "unknown direction";
+                r = -EBADMSG;
+        }
+        if (r >= 0)
+                r = expect(ps, "state", &state);
+        if (r >= 0 && (r = parse_state(state, &det)) < 0)
+                ps->why = "bad state line";
+        if (r >= 0)
+                r = expect(ps, "values", &vals);
+        if (r >= 0 && vals && (r = parse_values(vals, &det)) < 0)
+                ps->why = "bad values line";
+        if (r >= 0)
+                r = baseline_add_series(b, key, d, &det);
+        if (r == -EINVAL || r == -EEXIST) {
+                ps->why = r == -EINVAL ? "malformed series key" : "series listed twice";
+                ps->line = key_line;
+                r = -EBADMSG;
+        }
+        return r;
+}
+
+/* "end <count> <checksum>" must be the last line and match. */
+static int check_end(struct parser *ps, const struct baseline *b, char *rest,
+                     const char *line_start)
+{
+        char want[17];
+        unsigned n;
+        char *count = strsep(&rest, " ");
+        snprintf(want, sizeof(want), "%016" PRIx64, ps->sum);
+        if ((size_t)(line_start - ps->text) != ps->body_len || *ps->next) {
+                ps->why = "data after the 'end' line";
+                return -EBADMSG;
+        }
+        if (parse_uint(count, UINT32_MAX, &n) < 0 || n != b->n_series) {
+                ps->why = "series count does not match (truncated file?)";
+                return -EBADMSG;
+        }
+        if (!rest || strcmp(rest, want)) {
+                ps->why = "checksum does not match";
+                return -EBADMSG;
+        }
+        return 0;
+}
+
+static int parse_header(struct parser *ps, const char *probe)
+{
+        char *line = next_line(ps);
+        char *rest = line ? after_word(line, "benchwatch-baseline") : NULL;
+        if (!rest || parse_int64(rest, &ps->version) < 0) {
+                ps->why = "not a benchwatch baseline file";
+                return -EBADMSG;
+        }
+        if (ps->version != BASELINE_FORMAT_VERSION)
+                return -EPROTONOSUPPORT;
+        int r = expect(ps, "probe", &rest);
+        if (r >= 0 && (!rest || strcmp(rest, probe))) {
+                ps->why = "written for another probe";
+                r = -EBADMSG;
+        }
+        return r;
+}
+
+static int parse_baseline(struct parser *ps, size_t len, const char *probe,
+                          struct baseline **ret)
+{
+        if (len > 0 && ps->text[len - 1] == '\n') {
+                const char *last = memrchr(ps->text, '\n', len - 1);
+                ps->body_len = last ? (size_t)(last + 1 - ps->text) : 0;
+                ps->sum = fnv1a(ps->text, ps->body_len);
+        }
+        if (strlen(ps->text) != len) {
+                ps->why = "contains NUL bytes";
+                return -EBADMSG;
+        }
+        int r = parse_header(ps, probe);
+        if (r < 0)
+                return r;
+        struct baseline *b = baseline_new(probe);
+        if (!b)
+                return -ENOMEM;
+        for (bool end = false; r >= 0 && !end;) {
+                char *start = ps->next, *line = next_line(ps), *rest;
+                if (!line)
+                        r = -EBADMSG;
+                else if ((rest = after_word(line, "series")))
+                        r = parse_series(ps, b, rest);
+                else if ((end = (rest = after_word(line, "end"))))
+                        r = check_end(ps, b, rest, start);
+                else {
+                        ps->why = "line out of place";
+                        r = -EBADMSG;
+                }
+        }
+        if (r < 0) {
+                baseline_free(b);
+                return r;
+        }
+        *ret = b;
+        return 0;
+}
+
+/* <path>.corrupt-<UTC time>: kept for a human to look at, never read. */
+static int set_aside(const char *path, char **ret_aside)
+{
+        char stamp[32];
+        struct tm tm;
+        time_t t = time(NULL);
+        if (!gmtime_r(&t, &tm) || !strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm))
+                return -EINVAL;
+        char *aside = str_printf("%s.corrupt-%s", path, stamp);
+        if (!aside)
+                return -ENOMEM;
+        if (rename(path, aside) < 0) {
+                int r = -errno;
+                free(aside);
+                return r;
+        }
+        *ret_aside = aside;
+        return 0;
+}
+
+static char *describe_bad_file(const char *path, int r, const struct parser *ps)
+{
+        char *aside = NULL, *what, *msg;
+        int ra = set_aside(path, &aside);
+        if (r == -EPROTONOSUPPORT)
+                what = str_printf("has format version %" PRId64 " (this benchwatch reads version %d)",
+                                  ps->version, BASELINE_FORMAT_VERSION);
+        else
+                what = str_printf("is corrupt (line %u: %s)", ps->line,
+                                  ps->why ? ps->why : "unreadable");
+        if (ra >= 0)
+                msg = str_printf("baseline file '%s' %s; moved aside to '%s'",
+                                 path, what ? what : "is unusable", aside);
+        else
+                msg = str_printf("baseline file '%s' %s; could not move it aside: %s",
+                                 path, what ? what : "is unusable", strerror(-ra));
+        free(what);
+        free(aside);
+        return msg;
+}
+
+int baseline_load(const char *state_dir, const char *probe,
+                  struct baseline **ret, char **ret_error)
+{
+        struct parser ps = { 0 };
+        char *path = NULL, *msg = NULL;
+        size_t len = 0;
+        int r = baseline_path(state_dir, probe, &path);
+        if (r < 0) {
+                set_error(ret_error, str_printf("invalid probe name '%s' for a baseline",
+                                                probe ? probe : "(null)"));
+                return r;
+        }
+        r = read_file(path, &ps.text, &len);
+        if (r == -ENOENT) {
+                struct baseline *b = baseline_new(probe);
+                r = b ? 0 : -ENOMEM;
+                if (b)
+                        *ret = b;
+        } else if (r == -EFBIG) {
+                ps.why = "larger than any baseline benchwatch writes";
+                r = -EBADMSG;
+        } else if (r >= 0) {
+                ps.next = ps.text;
+                r = parse_baseline(&ps, len, probe, ret);
+        }
+        if (r == -EBADMSG || r == -EPROTONOSUPPORT)
+                msg = describe_bad_file(path, r, &ps);
+        else if (r < 0)
+                msg = str_printf("cannot read baseline file '%s': %s", path, strerror(-r));
+        if (r < 0)
+                set_error(ret_error, msg);
+        free(ps.text);
+        free(path);
+        return r;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+        return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void baseline_strv_free(char **v)
+{
+        for (size_t i = 0; v && v[i]; i++)
+                free(v[i]);
+        free(v);
+}
+
+/* "baseline-<probe>.txt" -> probe, or NULL (not ours, or no memory). */
+static char *probe_of_file(const char *name)
+{
+        size_t n = strlen(name);
+        if (n <= 13 || strncmp(name, "baseline-", 9) || strcmp(name + n - 4, ".txt"))
+                return NULL;
+        char *p = strndup(name + 9, n - 13);
+        if (p && !baseline_probe_name_ok(p)) {
+                free(p);
+                return NULL;
+        }
+        return p;
+}
+
+int baseline_list(const char *state_dir, char ***ret_probes)
+{
+        DIR *d = opendir(state_dir);
+        if (!d && errno != ENOENT)
+                return -errno;
+        char **v = calloc(1, sizeof(*v));
+        size_t n = 0;
+        int r = v ? 0 : -ENOMEM;
+        for (struct dirent *de; r >= 0 && d && (de = readdir(d));) {
+                char *p = probe_of_file(de->d_name);
+                char **nv = p ? realloc(v, (n + 2) * sizeof(*v)) : NULL;
+                if (p && !nv)
+                        r = -ENOMEM;
+                if (!nv) {
+                        free(p);
+                        continue;
+                }
+                v = nv;
+                v[n++] = p;
+                v[n] = NULL;
+        }
+        if (d)
+                closedir(d);
+        if (r < 0) {
+                baseline_strv_free(v);
+                return r;
+        }
+        qsort(v, n, sizeof(*v), cmp_str);
+        *ret_probes = v;
+        return 0;
+}

@@ -1,0 +1,534 @@
+/* test_baseline.c — the baseline store: which series are tracked, that a
+ * stored baseline reads back bit for bit, that no damaged or foreign file
+ * is ever trusted (every truncation, every flipped byte, garbage, a future
+ * format version), reset and listing, the verify comparison and the
+ * benchwatch_baseline / _regression_ratio / _regression families. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "baseline.h"
+#include "baseline_store.h"
+
+static unsigned failures;
+
+#define CHECK(cond)                                                           \
+        do {                                                                  \
+                if (!(cond)) {                                                \
+                        fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, \
+                                __LINE__, #cond);                             \
+                        failures++;                                           \
+                }                                                             \
+        } while (0)
+
+static char dir[] = "/tmp/test_baseline.XXXXXX";
+
+/* A disk-like result: IOPS for reads and writes (op label, and the mode
+ * parameter label the core adds), a latency summary, plus families that
+ * must not be tracked. */
+static struct result *disk_result(double iops, double lat_s, const char *odd)
+{
+        struct result *r = result_new("root", "disk");
+        struct bw_hist h;
+        bw_hist_init(&h);
+        for (unsigned i = 0; i < 1000; i++)
+                bw_hist_record(&h, (uint64_t)(lat_s * 1e9 * (0.5 + i / 1000.0)));
+        r->success = true;
+        result_add(r, "benchwatch_disk_iops", "", METRIC_GAUGE,
+                   (const char *const[]){ "op", "read", "mode", odd, NULL }, iops, NULL);
+        result_add(r, "benchwatch_disk_iops", "", METRIC_GAUGE,
+                   (const char *const[]){ "op", "write", "mode", odd, NULL }, iops / 2, NULL);
+        result_add(r, "benchwatch_disk_latency_seconds", "", METRIC_SUMMARY,
+                   (const char *const[]){ "op", "read", "mode", odd, NULL }, 0, &h);
+        result_add(r, "benchwatch_disk_errors_total", "", METRIC_COUNTER,
+                   (const char *const[]){ "op", "read", NULL }, 3, NULL);
+        result_add(r, "benchwatch_http_non_2xx_responses", "", METRIC_GAUGE, NULL, 5, NULL);
+        result_add_probe_families(r);
+        return r;
+}
+
+#define MODE "rand\"read\\ \n x"  /* a label value every escape applies to */
+#define KEY_READ "benchwatch_disk_iops{mode=\"rand\\\"read\\\\ \\n x\",op=\"read\"}"
+#define KEY_P99 "benchwatch_disk_latency_seconds{mode=\"rand\\\"read\\\\ \\n x\",op=\"read\",quantile=\"0.99\"}"
+
+static void test_directions(void)
+{
+        CHECK(baseline_direction("benchwatch_disk_iops", METRIC_GAUGE) == DETECTOR_HIGHER_IS_BETTER);
+        CHECK(baseline_direction("benchwatch_cpu_events_per_second", METRIC_GAUGE) == DETECTOR_HIGHER_IS_BETTER);
+        CHECK(baseline_direction("benchwatch_memory_bytes_per_second", METRIC_GAUGE) == DETECTOR_HIGHER_IS_BETTER);
+        CHECK(baseline_direction("benchwatch_mysql_latency_seconds", METRIC_SUMMARY) == DETECTOR_LOWER_IS_BETTER);
+        CHECK(baseline_direction("benchwatch_cpu_total_time_seconds", METRIC_GAUGE) == DETECTOR_NONE);
+        CHECK(baseline_direction("benchwatch_cpu_events_total", METRIC_COUNTER) == DETECTOR_NONE);
+        CHECK(baseline_direction("benchwatch_http_failed_requests", METRIC_GAUGE) == DETECTOR_NONE);
+        CHECK(baseline_direction("benchwatch_probe_duration_seconds", METRIC_GAUGE) == DETECTOR_NONE);
+        CHECK(baseline_direction("benchwatch_regression_ratio", METRIC_GAUGE) == DETECTOR_NONE);
+        CHECK(baseline_direction("benchwatch_baseline", METRIC_GAUGE) == DETECTOR_NONE);
+}
+
+static struct baseline *fed_baseline(unsigned runs, double iops)
+{
+        struct detector_config c;
+        struct baseline *b = baseline_new("root");
+        detector_config_default(&c);
+        for (unsigned i = 0; i < runs; i++) {
+                struct result *r = disk_result(iops + i % 3, 0.001, MODE);
+                CHECK(baseline_update(b, r, &c, true) == 0);
+                result_free(r);
+        }
+        return b;
+}
+
+static void test_tracked_series(void)
+{
+        struct baseline *b = fed_baseline(1, 1000);
+        /* 2 IOPS + 3 latency quantiles; counters, probe_*, no-direction out. */
+        CHECK(b->n_series == 5);
+        const struct baseline_series *s = baseline_find(b, KEY_READ);
+        CHECK(s && s->seen && s->direction == DETECTOR_HIGHER_IS_BETTER);
+        CHECK(s && s->n_labels == 2 && !strcmp(s->labels[0].name, "mode") &&
+              !strcmp(s->labels[0].value, MODE) && !strcmp(s->metric, "benchwatch_disk_iops"));
+        s = baseline_find(b, KEY_P99);
+        CHECK(s && s->direction == DETECTOR_LOWER_IS_BETTER && s->det.n_values == 1);
+        CHECK(s && fabs(s->det.values[0] - 0.001485) < 0.001485 * 0.01);
+        for (size_t i = 0; i < b->n_series; i++)
+                CHECK(strncmp(b->series[i].key, "benchwatch_probe_", 17) &&
+                      !strstr(b->series[i].key, "errors") && !strstr(b->series[i].key, "non_2xx"));
+        /* A failed run changes nothing and sees nothing. */
+        struct detector_config c;
+        detector_config_default(&c);
+        struct result *r = disk_result(1, 1, MODE);
+        r->success = false;
+        CHECK(baseline_update(b, r, &c, true) == 0);
+        CHECK(b->n_series == 5 && !b->series[0].seen && b->series[0].det.n_values == 1);
+        result_free(r);
+
+        /* What the store reads back goes through the same key rules. */
+        struct detector det;
+        detector_init(&det);
+        det.n_values = 1;
+        det.values[0] = 7;
+        CHECK(baseline_add_series(b, KEY_READ, DETECTOR_HIGHER_IS_BETTER, &det) == -EEXIST);
+        CHECK(baseline_add_series(b, "m{b=\"1\",a=\"2\"}", DETECTOR_HIGHER_IS_BETTER, &det) == -EINVAL);
+        CHECK(baseline_add_series(b, "m{a=\"1\",a=\"2\"}", DETECTOR_HIGHER_IS_BETTER, &det) == -EINVAL);
+        CHECK(baseline_add_series(b, "m{a=\"\\x\"}", DETECTOR_HIGHER_IS_BETTER, &det) == -EINVAL);
+        CHECK(baseline_add_series(b, "m{a=1}", DETECTOR_HIGHER_IS_BETTER, &det) == -EINVAL);
+        CHECK(baseline_add_series(b, "m", DETECTOR_NONE, &det) == -EINVAL);
+        CHECK(b->n_series == 5);
+        CHECK(baseline_add_series(b, "m{a=\"x\\ny\"}", DETECTOR_LOWER_IS_BETTER, &det) == 0);
+        s = baseline_find(b, "m{a=\"x\\ny\"}");
+        CHECK(s && !strcmp(s->metric, "m") && s->n_labels == 1 &&
+              !strcmp(s->labels[0].value, "x\ny") && s->det.values[0] == 7);
+        baseline_free(b);
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+        FILE *f = fopen(path, "re");
+        char *buf = malloc(1 << 20);
+        *len = f ? fread(buf, 1, 1 << 20, f) : 0;
+        if (f)
+                fclose(f);
+        return buf;
+}
+
+static void spit(const char *path, const char *data, size_t len)
+{
+        FILE *f = fopen(path, "we");
+        CHECK(f && fwrite(data, 1, len, f) == len);
+        if (f)
+                fclose(f);
+}
+
+/* Names in dir other than baseline-*.txt, removing them; counts the
+ * *.corrupt-* ones into *corrupt. */
+static unsigned sweep_others(unsigned *corrupt)
+{
+        DIR *d = opendir(dir);
+        struct dirent *de;
+        unsigned n = 0;
+        *corrupt = 0;
+        while (d && (de = readdir(d))) {
+                if (de->d_name[0] == '.' || (strstr(de->d_name, ".txt") &&
+                    !strcmp(strstr(de->d_name, ".txt"), ".txt")))
+                        continue;
+                n++;
+                *corrupt += strstr(de->d_name, ".txt.corrupt-") != NULL;
+                char p[512];
+                snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
+                unlink(p);
+        }
+        if (d)
+                closedir(d);
+        return n;
+}
+
+static bool same_baseline(const struct baseline *a, const struct baseline *b)
+{
+        if (strcmp(a->probe, b->probe) || a->n_series != b->n_series)
+                return false;
+        for (size_t i = 0; i < a->n_series; i++) {
+                const struct baseline_series *x = &a->series[i], *y = &b->series[i];
+                if (strcmp(x->key, y->key) || strcmp(x->metric, y->metric) ||
+                    x->direction != y->direction || x->n_labels != y->n_labels ||
+                    memcmp(&x->det, &y->det, sizeof(x->det)))
+                        return false;
+                for (size_t k = 0; k < x->n_labels; k++)
+                        if (strcmp(x->labels[k].name, y->labels[k].name) ||
+                            strcmp(x->labels[k].value, y->labels[k].value))
+                                return false;
+        }
+        return true;
+}
+
+static void test_roundtrip(void)
+{
+        struct baseline *b = fed_baseline(25, 1234.567), *back = NULL;
+        char *err = NULL, *path = NULL;
+        unsigned corrupt;
+
+        b->series[1].det.regression = true;
+        b->series[1].det.bad_runs = 3;
+        b->series[2].det.values[0] = 1.0 / 3; /* needs all 17 digits */
+        CHECK(baseline_save(b, dir, &err) == 0 && !err);
+        CHECK(sweep_others(&corrupt) == 0); /* no temporary left behind */
+        CHECK(baseline_load(dir, "root", &back, &err) == 0 && !err);
+        CHECK(back && same_baseline(b, back));
+        CHECK(back && back->series[0].det.n_values == 20);
+        baseline_free(back);
+
+        /* Saving again replaces, and the file is readable by others. */
+        struct stat st;
+        CHECK(baseline_save(b, dir, NULL) == 0);
+        CHECK(baseline_path(dir, "root", &path) == 0);
+        CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0644);
+        /* No file yet: an empty baseline, no error. */
+        CHECK(baseline_load(dir, "other", &back, &err) == 0 && back && back->n_series == 0);
+        baseline_free(back);
+        /* Not writable: an error naming the file. */
+        CHECK(baseline_save(b, "/nonexistent/dir", &err) == -ENOENT);
+        CHECK(err && strstr(err, "/nonexistent/dir/baseline-root.txt"));
+        free(err);
+        free(path);
+        baseline_free(b);
+}
+
+/* Loading `data` as root's file must fail with `want`, set the file aside
+ * as *.corrupt-*, and leave a fresh start for the next load. */
+static void expect_rejected(const char *data, size_t len, int want, const char *what)
+{
+        struct baseline *back = NULL;
+        char *err = NULL, *path;
+        unsigned corrupt;
+        baseline_path(dir, "root", &path);
+        spit(path, data, len);
+        int r = baseline_load(dir, "root", &back, &err);
+        if (r != want && !(want == 0 && r < 0)) {
+                fprintf(stderr, "%s: load returned %d, want %d\n", what, r, want);
+                failures++;
+        }
+        CHECK(!back);
+        CHECK(err && strstr(err, path) && strstr(err, "moved aside to"));
+        CHECK(access(path, F_OK) < 0 && errno == ENOENT);
+        CHECK(sweep_others(&corrupt) == 1 && corrupt == 1);
+        CHECK(baseline_load(dir, "root", &back, NULL) == 0 && back->n_series == 0);
+        baseline_free(back);
+        free(err);
+        free(path);
+}
+
+static void test_damaged_files(void)
+{
+        struct baseline *b = fed_baseline(8, 500);
+        char *path, *good;
+        size_t len;
+        int n_trunc = 0, n_flip = 0;
+
+        baseline_save(b, dir, NULL);
+        baseline_path(dir, "root", &path);
+        good = slurp(path, &len);
+        CHECK(len > 200 && !strncmp(good, "benchwatch-baseline 1\nprobe root\n", 33));
+
+        /* Every truncation (a crash while writing without the rename). */
+        for (size_t cut = 0; cut < len; cut++, n_trunc++)
+                expect_rejected(good, cut, -EBADMSG, "truncated");
+        /* Every single flipped bit of every byte's lowest bit. */
+        for (size_t i = 0; i < len; i++, n_flip++) {
+                good[i] ^= 1;
+                expect_rejected(good, len, 0, "flipped");
+                good[i] ^= 1;
+        }
+        printf("rejected %d truncations and %d flipped bytes\n", n_trunc, n_flip);
+
+        const char garbage[] = "\x7f" "ELF\x02\x01\x01\0\0\0garbage";
+        expect_rejected(garbage, sizeof(garbage), -EBADMSG, "garbage");
+        const char text[] = "hello world\n";
+        expect_rejected(text, strlen(text), -EBADMSG, "text");
+        /* Another probe's intact file under root's name. */
+        struct baseline *w = baseline_new("web-1");
+        char *wpath, *wdata;
+        size_t wlen;
+        baseline_save(w, dir, NULL);
+        baseline_path(dir, "web-1", &wpath);
+        wdata = slurp(wpath, &wlen);
+        unlink(wpath);
+        expect_rejected(wdata, wlen, -EBADMSG, "another probe's");
+        free(wdata);
+        free(wpath);
+        baseline_free(w);
+
+        /* A future format: set aside with a message saying so. */
+        const char future[] = "benchwatch-baseline 2\nprobe root\nwhatever 2 means\n";
+        struct baseline *back = NULL;
+        char *err = NULL;
+        unsigned corrupt;
+        spit(path, future, strlen(future));
+        CHECK(baseline_load(dir, "root", &back, &err) == -EPROTONOSUPPORT && !back);
+        CHECK(err && strstr(err, "format version 2"));
+        CHECK(sweep_others(&corrupt) == 1 && corrupt == 1);
+        free(err);
+
+        /* Bigger than any baseline (a sparse file): not ours. */
+        CHECK(truncate(path, 0) == 0 || errno == ENOENT);
+        int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        CHECK(fd >= 0 && ftruncate(fd, 17 << 20) == 0);
+        close(fd);
+        CHECK(baseline_load(dir, "root", &back, &err) == -EBADMSG && !back);
+        CHECK(err && strstr(err, "larger than"));
+        CHECK(sweep_others(&corrupt) == 1 && corrupt == 1);
+        free(err);
+        /* Not a file at all: an error, and nothing is moved. */
+        CHECK(mkdir(path, 0755) == 0);
+        CHECK(baseline_load(dir, "root", &back, &err) == -EINVAL && !back);
+        CHECK(err && strstr(err, "cannot read"));
+        CHECK(rmdir(path) == 0);
+        free(err);
+
+        /* The intact file still loads (the test data was right). */
+        spit(path, good, len);
+        CHECK(baseline_load(dir, "root", &back, NULL) == 0 && same_baseline(b, back));
+        baseline_free(back);
+        unlink(path);
+        free(good);
+        free(path);
+        baseline_free(b);
+}
+
+static uint64_t fnv1a(const char *p, size_t n)
+{
+        uint64_t h = 0xcbf29ce484222325u;
+        for (size_t i = 0; i < n; i++) {
+                h ^= (unsigned char)p[i];
+                h *= 0x100000001b3u;
+        }
+        return h;
+}
+
+/* A file with `body` after the header and a correct end line. */
+static void expect_body_rejected(const char *body, unsigned n_series, int want)
+{
+        char buf[8192];
+        int n = snprintf(buf, sizeof(buf), "benchwatch-baseline 1\nprobe root\n%s", body);
+        snprintf(buf + n, sizeof(buf) - (size_t)n, "end %u %016llx\n", n_series,
+                 (unsigned long long)fnv1a(buf, (size_t)n));
+        expect_rejected(buf, strlen(buf), want, body);
+}
+
+static void test_strict_parser(void)
+{
+        struct baseline *back;
+        char *path;
+        const char ok[] = "series m{a=\"1\",b=\"x\\\"y\"}\ndirection higher\nstate 1 2 0\nvalues 1 2.5 -3e-07\n";
+        char buf[8192];
+
+        /* The well-formed hand-written file loads: the rejections below are
+         * for the one thing each changes. */
+        int n = snprintf(buf, sizeof(buf), "benchwatch-baseline 1\nprobe root\n%s", ok);
+        snprintf(buf + n, sizeof(buf) - (size_t)n, "end 1 %016llx\n",
+                 (unsigned long long)fnv1a(buf, (size_t)n));
+        baseline_path(dir, "root", &path);
+        spit(path, buf, strlen(buf));
+        CHECK(baseline_load(dir, "root", &back, NULL) == 0 && back->n_series == 1);
+        CHECK(back->series[0].det.regression && back->series[0].det.bad_runs == 2 &&
+              back->series[0].det.n_values == 3 && back->series[0].det.values[2] == -3e-7);
+        CHECK(back->n_series == 1 && !strcmp(back->series[0].labels[1].value, "x\"y"));
+        baseline_free(back);
+        unlink(path);
+        free(path);
+
+        expect_body_rejected("series m{b=\"1\",a=\"2\"}\ndirection higher\nstate 0 0 0\nvalues\n", 1, -EBADMSG);
+        expect_body_rejected("series m{a=\"1\",}\ndirection higher\nstate 0 0 0\nvalues\n", 1, -EBADMSG);
+        expect_body_rejected("series m{a=\"1\"\ndirection higher\nstate 0 0 0\nvalues\n", 1, -EBADMSG);
+        expect_body_rejected("series m\ndirection higher\nstate 0 0 0\nvalues\n"
+                             "series m\ndirection higher\nstate 0 0 0\nvalues\n", 2, -EBADMSG);
+        expect_body_rejected("series m\ndirection sideways\nstate 0 0 0\nvalues\n", 1, -EBADMSG);
+        expect_body_rejected("series m\ndirection higher\nstate 2 0 0\nvalues\n", 1, -EBADMSG);
+        expect_body_rejected("series m\ndirection higher\nstate 0 0\nvalues\n", 1, -EBADMSG);
+        expect_body_rejected("series m\ndirection higher\nstate 0 0 0\nvalues 1 nan\n", 1, -EBADMSG);
+        expect_body_rejected("series m\ndirection higher\nstate 0 0 0\nvalues 1  2\n", 1, -EBADMSG);
+        expect_body_rejected("series m\nstate 0 0 0\ndirection higher\nvalues\n", 1, -EBADMSG);
+        expect_body_rejected("series m\ndirection higher\nstate 0 0 0\nvalues\n", 2, -EBADMSG);
+        expect_body_rejected("series m\ndirection higher\nstate 0 0 0\nvalues\nextra\n", 1, -EBADMSG);
+        char many[4096];
+        size_t len = (size_t)snprintf(many, sizeof(many),
+                                      "series m\ndirection higher\nstate 0 0 0\nvalues");
+        for (int i = 0; i <= DETECTOR_WINDOW_MAX; i++)
+                len += (size_t)snprintf(many + len, sizeof(many) - len, " 1");
+        snprintf(many + len, sizeof(many) - len, "\n");
+        expect_body_rejected(many, 1, -EBADMSG);
+}
+
+static void test_reset_and_list(void)
+{
+        struct baseline *a = fed_baseline(3, 100), *b = baseline_new("web-1"), *back;
+        char **probes = NULL;
+        char junk[512];
+        unsigned corrupt;
+
+        CHECK(baseline_save(a, dir, NULL) == 0 && baseline_save(b, dir, NULL) == 0);
+        snprintf(junk, sizeof(junk), "%s/baseline-x.txt.corrupt-20260101T000000Z", dir);
+        spit(junk, "x", 1);
+        CHECK(baseline_list(dir, &probes) == 0);
+        CHECK(probes && probes[0] && !strcmp(probes[0], "root") && probes[1] &&
+              !strcmp(probes[1], "web-1") && !probes[2]);
+        baseline_strv_free(probes);
+
+        CHECK(baseline_reset(dir, "root") == 0);
+        CHECK(baseline_reset(dir, "root") == -ENOENT);
+        CHECK(baseline_list(dir, &probes) == 0 && !strcmp(probes[0], "web-1") && !probes[1]);
+        baseline_strv_free(probes);
+        CHECK(baseline_load(dir, "root", &back, NULL) == 0 && back->n_series == 0);
+        baseline_free(back);
+        CHECK(baseline_load(dir, "web-1", &back, NULL) == 0);
+        baseline_free(back);
+        CHECK(baseline_reset(dir, "web-1") == 0);
+        CHECK(baseline_list("/nonexistent", &probes) == 0 && !probes[0]);
+        baseline_strv_free(probes);
+
+        CHECK(!baseline_new("") && !baseline_new("../etc") && !baseline_new("a/b") &&
+              !baseline_new(".hidden") && !baseline_new("a\nb"));
+        char *p = NULL;
+        CHECK(baseline_path(dir, "../x", &p) == -EINVAL && !p);
+        sweep_others(&corrupt);
+        baseline_free(a);
+        baseline_free(b);
+}
+
+static double sample_value(const struct result *r, const char *family, const char *metric,
+                           const char *op, const char *q)
+{
+        const struct sample *s = result_find_sample(r, family,
+                (const char *const[]){ "metric", metric, "op", op, q ? "quantile" : NULL, q, NULL });
+        return s ? s->value : NAN;
+}
+
+static void test_metrics(void)
+{
+        struct detector_config c;
+        struct baseline *b = baseline_new("root");
+        detector_config_default(&c);
+
+        /* During warm-up: only the regression state. */
+        struct result *r = disk_result(1000, 0.001, "seq");
+        baseline_update(b, r, &c, true);
+        CHECK(baseline_add_metrics(b, r) == 0);
+        CHECK(result_find(r, "benchwatch_regression") &&
+              result_find(r, "benchwatch_regression")->n_samples == 5);
+        CHECK(!result_find(r, "benchwatch_baseline") && !result_find(r, "benchwatch_regression_ratio"));
+        result_free(r);
+        for (int i = 0; i < 6; i++) {
+                r = disk_result(1000, 0.001, "seq");
+                baseline_update(b, r, &c, true);
+                result_free(r);
+        }
+        /* IOPS halved, latency doubled, 3 runs: both in regression. */
+        for (int i = 0; i < 3; i++) {
+                r = disk_result(500, 0.002, "seq");
+                baseline_update(b, r, &c, true);
+                if (i < 2)
+                        result_free(r);
+        }
+        CHECK(baseline_add_metrics(b, r) == 0);
+        const struct baseline_series *rs = baseline_find(b, "benchwatch_disk_iops{mode=\"seq\",op=\"read\"}");
+        char *msg = rs ? baseline_transition_message(b, rs) : NULL;
+        CHECK(msg && !strcmp(msg, "probe 'root': benchwatch_disk_iops{mode=\"seq\",op=\"read\"} entered "
+                             "a regression: 500 against a baseline of 1000 (-50.0%; noise 0, lower is worse)"));
+        free(msg);
+        CHECK(sample_value(r, "benchwatch_baseline", "benchwatch_disk_iops", "read", NULL) == 1000);
+        CHECK(sample_value(r, "benchwatch_regression_ratio", "benchwatch_disk_iops", "read", NULL) == 0.5);
+        CHECK(sample_value(r, "benchwatch_regression", "benchwatch_disk_iops", "write", NULL) == 1);
+        CHECK(fabs(sample_value(r, "benchwatch_regression_ratio", "benchwatch_disk_latency_seconds",
+                                "read", "0.95") - 2) < 0.03);
+        CHECK(sample_value(r, "benchwatch_regression", "benchwatch_disk_latency_seconds", "read", "0.5") == 1);
+        const struct sample *s = result_find_sample(r, "benchwatch_baseline",
+                (const char *const[]){ "metric", "benchwatch_disk_iops", "op", "read", NULL });
+        CHECK(s && s->n_labels == 3 && !strcmp(sample_label(s, "mode"), "seq"));
+        CHECK(result_find(r, "benchwatch_regression")->type == METRIC_GAUGE);
+        result_free(r);
+        baseline_free(b);
+}
+
+static void test_compare(void)
+{
+        struct detector_config c;
+        struct baseline *b = fed_baseline(10, 1000);
+        struct detector before = b->series[0].det;
+        struct result *runs[3];
+        detector_config_default(&c);
+
+        /* Median of 3 runs: 700, 2000 (an outlier), 720 -> 720 = -28%, once
+         * the third run is of the same series. */
+        runs[0] = disk_result(700, 0.001, MODE);
+        runs[1] = disk_result(2000, 0.001, MODE);
+        runs[2] = disk_result(720, 0.001, "another mode"); /* a new series */
+        CHECK(baseline_compare(b, (const struct result *const *)runs, 3, &c) == 0);
+        const struct baseline_series *s = baseline_find(b, KEY_READ);
+        /* The median of 700 and 2000 (the third run is another series):
+         * not worse. */
+        CHECK(s && s->seen && s->verdict.valid && !s->verdict.bad && s->verdict.value == 1350);
+        CHECK(!memcmp(&b->series[0].det, &before, sizeof(before)));
+        CHECK(b->n_series == 10);
+        s = baseline_find(b, "benchwatch_disk_iops{mode=\"another mode\",op=\"read\"}");
+        CHECK(s && s->seen && !s->verdict.valid && s->verdict.value == 720);
+
+        result_free(runs[2]);
+        runs[2] = disk_result(720, 0.001, MODE);
+        CHECK(baseline_compare(b, (const struct result *const *)runs, 3, &c) == 0);
+        s = baseline_find(b, KEY_READ);
+        CHECK(s && s->verdict.value == 720 && s->verdict.bad && !s->verdict.regression);
+        s = baseline_find(b, "benchwatch_disk_iops{mode=\"another mode\",op=\"read\"}");
+        CHECK(s && !s->seen);
+        s = baseline_find(b, KEY_P99);
+        CHECK(s && s->seen && s->verdict.valid && !s->verdict.bad);
+        for (int i = 0; i < 3; i++)
+                result_free(runs[i]);
+        baseline_free(b);
+}
+
+int main(void)
+{
+        if (!mkdtemp(dir)) {
+                perror("mkdtemp");
+                return 99;
+        }
+        test_directions();
+        test_tracked_series();
+        test_roundtrip();
+        test_damaged_files();
+        test_strict_parser();
+        test_reset_and_list();
+        test_metrics();
+        test_compare();
+        if (rmdir(dir) < 0) {
+                fprintf(stderr, "%s not empty after the test\n", dir);
+                failures++;
+        }
+        if (failures)
+                fprintf(stderr, "%u check(s) failed\n", failures);
+        return failures ? 1 : 0;
+}
