@@ -1,0 +1,251 @@
+/* sink_textfile.c — [textfile]: every probe's latest result, rewritten as a
+ * whole .prom file on each publish.
+ *
+ * node_exporter reads the file at every scrape and must never see half a
+ * file, so it is replaced atomically; the write happens on the sink's own
+ * thread because fsync on a busy disk can take long, and the scheduler must
+ * not wait for it.  A failed write is retried with backoff, logged once. */
+#include "sink_textfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "expo.h"
+#include "log.h"
+#include "timeutil.h"
+
+#define TEXTFILE_DEFAULT_PATH "/var/lib/prometheus/node-exporter/benchwatch.prom"
+
+static const struct bw_param_def textfile_options[] = {
+        { .name = "enabled", .type = BW_PARAM_BOOL, .default_value = "yes",
+          .help = "write the textfile (the section's presence enables it)" },
+        { .name = "path", .type = BW_PARAM_STRING,
+          .default_value = TEXTFILE_DEFAULT_PATH,
+          .help = "the .prom file node_exporter's textfile collector reads" },
+        { .name = NULL },
+};
+
+struct textfile_sink {
+        struct sink base;
+        char *path;
+        struct sink_latest latest;
+        pthread_t thread;
+        bool thread_started;
+        struct log_ratelimit rl;
+        bool failing;
+};
+
+static int write_all(int fd, const char *data, size_t len)
+{
+        while (len > 0) {
+                ssize_t n = write(fd, data, len);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return -errno;
+                data += n;
+                len -= (size_t)n;
+        }
+        return 0;
+}
+
+/* "<dir>/.<base>.XXXXXX": hidden, and without the .prom suffix node_exporter
+ * looks for, so a left-over temporary file is never read. */
+static char *temp_name(const char *path)
+{
+        char *d = strdup(path), *b = strdup(path), *t = NULL;
+
+        if (d && b && asprintf(&t, "%s/.%s.XXXXXX", dirname(d), basename(b)) < 0)
+                t = NULL;
+        free(d);
+        free(b);
+        return t;
+}
+
+static void sync_dir(const char *path)
+{
+        char *d = strdup(path);
+        int fd = d ? open(dirname(d), O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+
+        if (fd >= 0) {
+                (void)fsync(fd); /* durability of the rename; best effort */
+                close(fd);
+        }
+        free(d);
+}
+
+int sink_textfile_write_atomic(const char *path, const char *data, size_t len,
+                               const char **ret_what)
+{
+        char *tmp = temp_name(path);
+        int fd, r;
+
+        *ret_what = "create a temporary file for";
+        if (!tmp)
+                return -ENOMEM;
+        fd = mkostemp(tmp, O_CLOEXEC);
+        if (fd < 0) {
+                r = -errno;
+                free(tmp);
+                return r;
+        }
+        r = fchmod(fd, 0644) < 0 ? -errno : 0;
+        if (r >= 0) {
+                *ret_what = "write";
+                r = write_all(fd, data, len);
+        }
+        if (r >= 0)
+                r = fsync(fd) < 0 ? -errno : 0;
+        if (close(fd) < 0 && r >= 0)
+                r = -errno;
+        if (r >= 0) {
+                *ret_what = "rename a temporary file to";
+                r = rename(tmp, path) < 0 ? -errno : 0;
+        }
+        if (r < 0)
+                unlink(tmp);
+        else
+                sync_dir(path);
+        free(tmp);
+        return r;
+}
+
+/* With the lock held: the file's new content; clears every dirty flag. */
+static int render_locked(struct textfile_sink *t, char **ret, size_t *ret_len)
+{
+        struct sink_latest *l = &t->latest;
+
+        for (size_t i = 0; i < l->n; i++)
+                l->dirty[i] = false;
+        return expo_to_string((const struct result *const *)l->results, l->n,
+                              ret, ret_len);
+}
+
+static void report(struct textfile_sink *t, int r, const char *what)
+{
+        if (r >= 0) {
+                if (t->failing)
+                        log_info("textfile: '%s' written again", t->path);
+                t->failing = false;
+                return;
+        }
+        if (!t->failing || log_ratelimit_ok(&t->rl))
+                log_warning("textfile: cannot %s '%s': %s (will retry)", what,
+                            t->path, strerror(-r));
+        if (!t->failing)
+                t->rl.last = now_mono();
+        t->failing = true;
+}
+
+static void *textfile_worker(void *arg)
+{
+        struct textfile_sink *t = arg;
+        struct sink_latest *l = &t->latest;
+        double backoff = 0;
+
+        pthread_mutex_lock(&l->lock);
+        for (;;) {
+                sink_latest_wait(l, 0);
+                if (sink_latest_next_dirty(l) < 0)
+                        break; /* stopping, nothing left to write */
+                char *text = NULL;
+                size_t len = 0;
+                const char *what = "render";
+                int r = render_locked(t, &text, &len);
+                pthread_mutex_unlock(&l->lock);
+                if (r >= 0)
+                        r = sink_textfile_write_atomic(t->path, text, len, &what);
+                free(text);
+                report(t, r, what);
+                pthread_mutex_lock(&l->lock);
+                if (r >= 0) {
+                        backoff = 0;
+                        continue;
+                }
+                l->dirty[0] = true; /* the file is whole or nothing */
+                if (l->stopping)
+                        break;
+                backoff = backoff ? (backoff * 2 > 60 ? 60 : backoff * 2) : 1;
+                sink_latest_sleep(l, now_mono() + backoff);
+        }
+        pthread_mutex_unlock(&l->lock);
+        return NULL;
+}
+
+static int textfile_publish(struct sink *s, const struct result *r)
+{
+        struct textfile_sink *t = (struct textfile_sink *)s;
+
+        return sink_latest_put(&t->latest, r);
+}
+
+static void textfile_free(struct sink *s)
+{
+        struct textfile_sink *t = (struct textfile_sink *)s;
+
+        if (!t)
+                return;
+        if (t->thread_started) {
+                sink_latest_stop(&t->latest);
+                pthread_join(t->thread, NULL);
+                sink_latest_done(&t->latest);
+        }
+        free(t->path);
+        free(t);
+}
+
+static int textfile_create(const struct param_set *opts, struct sink **ret,
+                           char **ret_error)
+{
+        const char *path = sink_opt(opts, "path")->s;
+        struct textfile_sink *t;
+        int r;
+
+        size_t n = path ? strlen(path) : 0;
+        if (!n || path[n - 1] == '/') {
+                *ret_error = strdup("path must name a file");
+                return -EINVAL;
+        }
+        /* node_exporter reads only *.prom; the suffix also keeps a typo
+         * from replacing some other file (path = /etc/passwd) as root */
+        if (n < 6 || strcmp(path + n - 5, ".prom") || path[n - 6] == '/') {
+                *ret_error = strdup("path must end in .prom");
+                return -EINVAL;
+        }
+        t = calloc(1, sizeof(*t));
+        if (!t || !(t->path = strdup(path))) {
+                free(t);
+                return -ENOMEM;
+        }
+        t->base.name = "textfile";
+        t->base.publish = textfile_publish;
+        t->base.free = textfile_free;
+        t->base.seed = textfile_publish;
+        t->rl.interval = 600;
+        r = sink_latest_init(&t->latest);
+        if (r >= 0) {
+                r = -pthread_create(&t->thread, NULL, textfile_worker, t);
+                if (r < 0)
+                        sink_latest_done(&t->latest);
+        }
+        if (r < 0) {
+                textfile_free(&t->base);
+                return r;
+        }
+        t->thread_started = true;
+        *ret = &t->base;
+        return 0;
+}
+
+const struct sink_type sink_textfile_type = {
+        .section = "textfile",
+        .options = textfile_options,
+        .default_on = false,
+        .create = textfile_create,
+};

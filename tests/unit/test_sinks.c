@@ -1,0 +1,435 @@
+/* test_sinks.c — the sinks against real files and sockets, and (with
+ * `drive`) a small program that feeds hand-built results to the configured
+ * sinks for tests/integration/pushgateway.sh.
+ *
+ *   test_sinks                      unit tests (textfile, syslog, fields, URLs)
+ *   test_sinks drive SECTION.KEY=VALUE ...
+ *        then on stdin:  publish PROBE VALUE [fail] | dump FILE | sleep S |
+ *                        delete PROBE | quit
+ *   `dump` writes the text exposition of every probe's latest published
+ *   result: what the gateway and the textfile must end up holding. */
+#include <assert.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <dirent.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "expo.h"
+#include "hist.h"
+#include "result.h"
+#include "sink.h"
+#include "sink_journal.h"
+#include "sink_pushgateway.h"
+#include "sink_textfile.h"
+#include "timeutil.h"
+
+static int failures;
+
+#define CHECK(cond) do { if (!(cond)) { \
+        fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+        failures++; } } while (0)
+
+/* A cpu-like result whose every figure derives from v. */
+static struct result *make_result(const char *probe, double v, bool fail)
+{
+        struct result *r = result_new(probe, "cpu");
+        const char *lab[] = { "max_prime", "10000", NULL };
+        const char *odd[] = { "path", "/tmp/a \"b\"\\c\nd", NULL };
+        struct bw_hist h;
+
+        assert(r);
+        bw_hist_init(&h);
+        for (int i = 1; i <= 1000; i++)
+                bw_hist_record(&h, (uint64_t)(1000 + i * v));
+        r->success = !fail;
+        r->started = 1764500000.5;
+        r->duration = v / 100;
+        assert(result_add_param(r, "max_prime", "10000") == 0);
+        if (fail)
+                assert(result_set_error(r, "cannot open '/x': No such \"file\"") == 0);
+        else {
+                assert(result_add(r, "benchwatch_cpu_events_per_second",
+                                  "Events per second", METRIC_GAUGE, lab, v, NULL) == 0);
+                assert(result_add(r, "benchwatch_cpu_events_total", "Events",
+                                  METRIC_COUNTER, lab, v * 10, NULL) == 0);
+                assert(result_add(r, "benchwatch_cpu_latency_seconds", "Event latency",
+                                  METRIC_SUMMARY, lab, 0, &h) == 0);
+                assert(result_add(r, "benchwatch_cpu_odd_label_info", "Escaping",
+                                  METRIC_GAUGE, odd, 1, NULL) == 0);
+        }
+        assert(result_add_probe_families(r) == 0);
+        return r;
+}
+
+static struct param_set *options(const char *section, const char *const *kv)
+{
+        const struct sink_type *t = sink_type_find(section);
+        struct param_set *ps;
+        char *err = NULL;
+
+        assert(t && param_set_new(t->options, &ps, &err) == 0);
+        for (size_t i = 0; kv && kv[i]; i++) {
+                int r = param_set_assign_kv(ps, kv[i], &err);
+                if (r < 0)
+                        fprintf(stderr, "%s: %s\n", kv[i], err);
+                assert(r == 0);
+        }
+        return ps;
+}
+
+static void test_group_url(void)
+{
+        const char *kv[] = { "url=http://gw:9091/", "instance=host/a",
+                             "labels=dc=eu west, rack=,zone=a/b", NULL };
+        struct param_set *ps = options("pushgateway", kv);
+        char *url = NULL, *err = NULL;
+
+        CHECK(sink_pushgateway_group_url(ps, "root-disk", &url, &err) == 0);
+        CHECK(url && !strcmp(url, "http://gw:9091/metrics/job/benchwatch/"
+                             "instance@base64/aG9zdC9h/probe/root-disk/dc/eu%20west/"
+                             "rack@base64/=/zone@base64/YS9i"));
+        free(url);
+        CHECK(sink_pushgateway_group_url(ps, "", &url, &err) == 0);
+        CHECK(url && strstr(url, "/probe@base64/=/dc/"));
+        free(url);
+        param_set_free(ps);
+
+        const char *bad[] = { "url=http://gw", "labels=job=x", NULL };
+        ps = options("pushgateway", bad);
+        CHECK(sink_pushgateway_group_url(ps, "p", &url, &err) == -EINVAL);
+        CHECK(err && strstr(err, "'job'"));
+        free(err);
+        err = NULL;
+        param_set_free(ps);
+        const char *bad2[] = { "url=http://gw", "labels=a=1,oops", NULL };
+        ps = options("pushgateway", bad2);
+        CHECK(sink_pushgateway_group_url(ps, "p", &url, &err) == -EINVAL);
+        CHECK(err && strstr(err, "'oops' is not name=value"));
+        free(err);
+        param_set_free(ps);
+}
+
+static void test_fields(void)
+{
+        struct result *r = result_new("root", "disk");
+        const char *rd[] = { "op", "read", "bs", "4096", NULL };
+        const char *wr[] = { "op", "write", "bs", "4096", NULL };
+        struct bw_hist h;
+        char **f;
+        size_t n;
+
+        assert(r);
+        bw_hist_init(&h);
+        for (int i = 0; i < 100; i++)
+                bw_hist_record(&h, 810000); /* 0.81 ms */
+        r->success = true;
+        r->duration = 2.5;
+        assert(result_add(r, "benchwatch_disk_iops", "", METRIC_GAUGE, rd, 5000, NULL) == 0);
+        assert(result_add(r, "benchwatch_disk_iops", "", METRIC_GAUGE, wr, 1200, NULL) == 0);
+        assert(result_add(r, "benchwatch_disk_latency_seconds", "", METRIC_SUMMARY, rd, 0, &h) == 0);
+        assert(result_add_probe_families(r) == 0);
+        assert(sink_journal_fields(r, &f, &n) == 0);
+        const char *want[] = {
+                "MESSAGE=disk probe 'root': 5000 IOPS, p95 0.81 ms",
+                "PRIORITY=6", "SYSLOG_IDENTIFIER=benchwatch",
+                "BENCHWATCH_PROBE=root", "BENCHWATCH_PLUGIN=disk",
+                "BENCHWATCH_SUCCESS=1", "BENCHWATCH_DURATION=2.500000",
+                "BENCHWATCH_DISK_IOPS_OP_READ=5000",
+                "BENCHWATCH_DISK_IOPS_OP_WRITE=1200",
+                "BENCHWATCH_DISK_LATENCY_SECONDS_P50=",
+                "BENCHWATCH_DISK_LATENCY_SECONDS_P95=",
+                "BENCHWATCH_DISK_LATENCY_SECONDS_P99=",
+                "BENCHWATCH_DISK_LATENCY_SECONDS_MAX=0.00081",
+        };
+        CHECK(n == sizeof(want) / sizeof(want[0]));
+        for (size_t i = 0; i < n && i < sizeof(want) / sizeof(want[0]); i++) {
+                bool ok = !strncmp(f[i], want[i], strlen(want[i]));
+                if (!ok)
+                        fprintf(stderr, "field %zu: got '%s', want '%s'\n", i, f[i], want[i]);
+                CHECK(ok);
+        }
+        sink_journal_fields_free(f, n);
+        result_free(r);
+}
+
+static char *read_file(const char *path)
+{
+        FILE *f = fopen(path, "re");
+        char *buf = NULL;
+        size_t cap = 0;
+
+        if (!f)
+                return NULL;
+        if (getdelim(&buf, &cap, 0, f) < 0) {
+                free(buf);
+                buf = strdup("");
+        }
+        fclose(f);
+        return buf;
+}
+
+static size_t count_entries(const char *dir)
+{
+        DIR *d = opendir(dir);
+        struct dirent *e;
+        size_t n = 0;
+
+        while (d && (e = readdir(d)))
+                n += e->d_name[0] != '.' || (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."));
+        if (d)
+                closedir(d);
+        return n;
+}
+
+static void test_textfile(const char *tmp)
+{
+        char dir[512], path[600], kv[700];
+        struct sink_set *set;
+        char *err = NULL;
+
+        snprintf(dir, sizeof(dir), "%s/nd", tmp);
+        snprintf(path, sizeof(path), "%s/benchwatch.prom", dir);
+        snprintf(kv, sizeof(kv), "path=%s", path);
+        const char *kvs[] = { kv, NULL };
+        const struct param_set *opts[8] = { 0 };
+        struct param_set *ps = options("textfile", kvs);
+        for (size_t i = 0; sink_types[i]; i++)
+                if (!strcmp(sink_types[i]->section, "textfile"))
+                        opts[i] = ps;
+        assert(sink_set_new(opts, &set, &err) == 0);
+        CHECK(sink_set_count(set) == 2); /* textfile + journal (default on) */
+
+        /* The directory does not exist yet: the write fails, is retried. */
+        struct result *a = make_result("a", 100, false), *b = make_result("b", 7, true);
+        struct result *a2 = make_result("a", 250, false);
+        CHECK(sink_set_publish(set, a) == 0);
+        CHECK(sink_set_publish(set, b) == 0);
+        CHECK(sink_set_publish(set, a2) == 0);
+        usleep(200000);
+        CHECK(access(path, F_OK) < 0);
+        CHECK(mkdir(dir, 0755) == 0);
+        char *text = NULL;
+        for (int i = 0; i < 50 && !text; i++) {
+                usleep(100000); /* the first retry is due after 1 s */
+                text = read_file(path);
+        }
+        const struct result *latest[] = { a2, b };
+        char *want = NULL;
+        assert(expo_to_string(latest, 2, &want, NULL) == 0);
+        CHECK(text && !strcmp(text, want));
+        struct stat st;
+        CHECK(stat(path, &st) == 0 && (st.st_mode & 07777) == 0644);
+        CHECK(count_entries(dir) == 1); /* no temporary file left */
+        sink_set_free(set);
+        param_set_free(ps);
+        free(text);
+        free(want);
+        result_free(a);
+        result_free(a2);
+        result_free(b);
+        unlink(path);
+        rmdir(dir);
+}
+
+static void test_syslog_socket(const char *tmp)
+{
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        char kv[600], buf[4096];
+        struct sink_set *set;
+        char *err = NULL;
+        int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+        snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/log", tmp);
+        assert(fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+        snprintf(kv, sizeof(kv), "socket=%s", sa.sun_path);
+        const char *kvs[] = { kv, "facility=local3", "ident=bwtest", NULL };
+        const struct param_set *opts[8] = { 0 };
+        struct param_set *ps = options("syslog", kvs);
+        for (size_t i = 0; sink_types[i]; i++)
+                if (!strcmp(sink_types[i]->section, "syslog"))
+                        opts[i] = ps;
+        assert(sink_set_new(opts, &set, &err) == 0);
+        /* without journald, [journal] would log to syslog too: dropped */
+        if (access("/run/systemd/journal/socket", F_OK) < 0)
+                CHECK(sink_set_count(set) == 1);
+        struct result *ok = make_result("cpu", 1234.5, false);
+        struct result *bad = make_result("cpu", 1, true);
+        CHECK(sink_set_publish(set, ok) == 0);
+        CHECK(sink_set_publish(set, bad) == 0);
+        ssize_t n = recv(fd, buf, sizeof(buf) - 1, MSG_DONTWAIT);
+        CHECK(n > 0);
+        buf[n > 0 ? n : 0] = 0;
+        /* local3.info = 19*8+6 */
+        CHECK(!strncmp(buf, "<158>", 5) && strstr(buf, " bwtest["));
+        CHECK(strstr(buf, "]: cpu probe 'cpu': 1234.5 events/s, p95 "));
+        CHECK(strstr(buf, " BENCHWATCH_PROBE=cpu BENCHWATCH_PLUGIN=cpu BENCHWATCH_SUCCESS=1 "));
+        CHECK(strstr(buf, " BENCHWATCH_CPU_EVENTS_PER_SECOND=1234.5 "));
+        CHECK(strstr(buf, " BENCHWATCH_CPU_EVENTS_TOTAL=12345 "));
+        CHECK(strstr(buf, " BENCHWATCH_PARAM_MAX_PRIME=10000 "));
+        CHECK(strstr(buf, " BENCHWATCH_CPU_LATENCY_SECONDS_MAX=0.0012355 "));
+        n = recv(fd, buf, sizeof(buf) - 1, MSG_DONTWAIT);
+        CHECK(n > 0);
+        buf[n > 0 ? n : 0] = 0;
+        CHECK(!strncmp(buf, "<156>", 5)); /* local3.warning */
+        CHECK(strstr(buf, "]: cpu probe 'cpu' failed: cannot open '/x': No such \"file\" "));
+        CHECK(strstr(buf, " BENCHWATCH_SUCCESS=0 BENCHWATCH_ERROR=\"cannot open '/x': "
+                          "No such \\\"file\\\"\" "));
+        sink_set_free(set);
+        param_set_free(ps);
+        result_free(ok);
+        result_free(bad);
+        close(fd);
+        unlink(sa.sun_path);
+}
+
+/* A reload builds a new set: the textfile must still hold every probe. */
+static void test_carry_over(const char *tmp)
+{
+        char path[600], kv[700];
+        struct sink_set *old, *new;
+        char *err = NULL;
+
+        snprintf(path, sizeof(path), "%s/reload.prom", tmp);
+        snprintf(kv, sizeof(kv), "path=%s", path);
+        const char *kvs[] = { kv, NULL };
+        const char *off[] = { "enabled=no", NULL };
+        const struct param_set *opts[8] = { 0 };
+        struct param_set *ps = options("textfile", kvs), *j = options("journal", off);
+        for (size_t i = 0; sink_types[i]; i++) {
+                if (!strcmp(sink_types[i]->section, "textfile"))
+                        opts[i] = ps;
+                if (!strcmp(sink_types[i]->section, "journal"))
+                        opts[i] = j;
+        }
+        assert(sink_set_new(opts, &old, &err) == 0);
+        CHECK(sink_set_count(old) == 1); /* journal: enabled = no */
+        struct result *a = make_result("a", 1, false), *b = make_result("b", 2, false);
+        struct result *c = make_result("c", 3, false);
+        CHECK(sink_set_publish(old, a) == 0);
+        CHECK(sink_set_publish(old, b) == 0);
+        assert(sink_set_new(opts, &new, &err) == 0);
+        CHECK(sink_set_carry_over(new, old) == 0);
+        sink_set_free(old);
+        CHECK(sink_set_publish(new, c) == 0);
+        sink_set_free(new);
+        const struct result *all[] = { a, b, c };
+        char *want = NULL, *text = read_file(path);
+        assert(expo_to_string(all, 3, &want, NULL) == 0);
+        CHECK(text && !strcmp(text, want));
+        free(text);
+        free(want);
+        result_free(a);
+        result_free(b);
+        result_free(c);
+        param_set_free(ps);
+        param_set_free(j);
+        unlink(path);
+}
+
+/* ---- drive mode ------------------------------------------------------------ */
+
+static int drive(int argc, char **argv)
+{
+        struct param_set *ps[8] = { 0 };
+        struct sink_set *set;
+        struct result *latest[64];
+        size_t n_latest = 0;
+        char *err = NULL, line[512];
+
+        for (int a = 0; a < argc; a++) {
+                char *dot = strchr(argv[a], '.');
+                size_t i = 0;
+                if (!dot)
+                        return 2;
+                *dot = 0;
+                while (sink_types[i] && strcmp(sink_types[i]->section, argv[a]))
+                        i++;
+                if (!sink_types[i])
+                        return 2;
+                if (!ps[i] && param_set_new(sink_types[i]->options, &ps[i], &err) < 0)
+                        return 1;
+                if (param_set_assign_kv(ps[i], dot + 1, &err) < 0) {
+                        fprintf(stderr, "%s.%s: %s\n", argv[a], dot + 1, err);
+                        return 2;
+                }
+        }
+        if (sink_set_new((const struct param_set *const *)ps, &set, &err) < 0) {
+                fprintf(stderr, "drive: %s\n", err);
+                return 2;
+        }
+        while (fgets(line, sizeof(line), stdin)) {
+                char cmd[16] = "", a1[256] = "", a2[64] = "", a3[16] = "";
+                if (sscanf(line, "%15s %255s %63s %15s", cmd, a1, a2, a3) < 1)
+                        continue;
+                if (!strcmp(cmd, "quit")) {
+                        printf("ok quit\n");
+                        fflush(stdout);
+                        break;
+                }
+                if (!strcmp(cmd, "sleep")) {
+                        usleep((useconds_t)(strtod(a1, NULL) * 1e6));
+                } else if (!strcmp(cmd, "publish")) {
+                        struct result *r = make_result(a1, strtod(a2, NULL), !strcmp(a3, "fail"));
+                        size_t k = 0;
+                        while (k < n_latest && strcmp(latest[k]->probe, a1))
+                                k++;
+                        if (k == n_latest)
+                                n_latest++;
+                        else
+                                result_free(latest[k]);
+                        latest[k] = r;
+                        sink_set_publish(set, r);
+                } else if (!strcmp(cmd, "delete")) {
+                        const char *probes[] = { a1 };
+                        size_t pg = 0;
+                        while (strcmp(sink_types[pg]->section, "pushgateway"))
+                                pg++;
+                        if (sink_pushgateway_delete(ps[pg], probes, 1, &err) < 0) {
+                                printf("error %s\n", err);
+                                fflush(stdout);
+                                free(err);
+                                err = NULL;
+                                continue;
+                        }
+                } else if (!strcmp(cmd, "dump")) {
+                        FILE *f = fopen(a1, "we");
+                        if (!f || expo_write(f, (const struct result *const *)latest, n_latest) < 0)
+                                return 1;
+                        fclose(f);
+                }
+                printf("ok %s\n", cmd);
+                fflush(stdout);
+        }
+        sink_set_free(set);
+        for (size_t i = 0; i < n_latest; i++)
+                result_free(latest[i]);
+        for (size_t i = 0; i < 8; i++)
+                param_set_free(ps[i]);
+        return 0;
+}
+
+int main(int argc, char **argv)
+{
+        char tmp[] = "/tmp/test_sinks.XXXXXX";
+
+        if (argc > 1 && !strcmp(argv[1], "drive"))
+                return drive(argc - 2, argv + 2);
+        assert(mkdtemp(tmp));
+        test_group_url();
+        test_fields();
+        test_syslog_socket(tmp);
+        test_textfile(tmp);
+        test_carry_over(tmp);
+        rmdir(tmp);
+        if (failures)
+                fprintf(stderr, "%d check(s) failed\n", failures);
+        return failures ? 1 : 0;
+}
