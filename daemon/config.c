@@ -987,7 +987,11 @@ const char config_builtin_default[] =
         "[probe memory]\n"
         "plugin = memory\n"
         "interval = 5min\n"
-        "duration = 5s\n";
+        "duration = 5s\n"
+        "\n"
+        "# every probe's latest figures, for node_exporter's textfile collector\n"
+        "[textfile]\n"
+        "path = /var/lib/benchwatch/benchwatch.prom\n";
 
 /* Small enough to be written quickly and to fit in any cache_dir. */
 const char config_builtin_disk[] =

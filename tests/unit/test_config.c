@@ -116,10 +116,15 @@ static const struct bw_param_def journal_options[] = {
         { .name = "enabled", .type = BW_PARAM_BOOL, .default_value = "yes" },
         { .name = NULL },
 };
+static const struct bw_param_def textfile_options[] = {
+        { .name = "enabled", .type = BW_PARAM_BOOL, .default_value = "yes" },
+        { .name = "path", .type = BW_PARAM_STRING, .default_value = "" },
+        { .name = NULL },
+};
 static const struct cfg_section_type sections[] = {
         { "pushgateway", push_options },
         { "journal", journal_options },
-        { "textfile", journal_options },
+        { "textfile", textfile_options },
         { NULL, NULL },
 };
 
