@@ -2,7 +2,13 @@
  * and sinks, then runs the scheduler on an sd-event loop until SIGTERM;
  * SIGHUP reloads (a bad new configuration is reported and the old one
  * kept); talks sd_notify (READY, STATUS, RELOADING, STOPPING, WATCHDOG).
- * On a terminal it also prints each result as it arrives. */
+ * On a terminal it also prints each result as it arrives.
+ *
+ * The watchdog is fed by a timer on the same loop, at half of
+ * WATCHDOG_USEC, and only while the scheduler says it makes progress: a
+ * wedged loop stops feeding it because the timer never fires, and a loop
+ * that spins without progress because sched_stalled() says so.  Either
+ * way systemd kills and restarts the service. */
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -11,18 +17,24 @@
 #include <string.h>
 #include <unistd.h>
 #include <systemd/sd-daemon.h>
+#include <time.h>
 
 #include "commands.h"
 #include "format.h"
 #include "log.h"
 #include "scheduler.h"
 #include "sink.h"
+#include "tracker.h"
 
 struct daemon {
         struct app *app;
         sd_event *event;
         struct sched *sched;
         struct sink_set *sinks;
+        struct tracker *tracker;
+        sd_event_source *watchdog;
+        uint64_t watchdog_usec;
+        bool stalled;
         bool print;
 };
 
@@ -53,35 +65,102 @@ static void on_result(struct result *res, void *userdata)
                 format_line(stdout, res);
                 fflush(stdout);
         }
-        if (!res->success)
+        else if (!res->success)
                 log_warning("%s probe '%s' failed: %s", res->plugin, res->probe, res->error);
+        /* deferred runs never get here, so every result counts */
+        tracker_observe(d->tracker, d->app->cfg, res, true);
         sink_set_publish(d->sinks, res);
-        result_free(res);
         notify_status(d);
+}
+
+/* A deferral: the sinks show the probe's deferral count at once, so a host
+ * that is always busy is visible even though its probes never run. */
+static void on_deferred(const struct result *refresh, const char *why, void *userdata)
+{
+        struct daemon *d = userdata;
+        sink_set_publish(d->sinks, refresh);
+}
+
+static void on_changed(void *userdata)
+{
+        notify_status(userdata);
+}
+
+static int on_watchdog(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        struct daemon *d = userdata;
+        const char *why = sched_stalled(d->sched);
+        if (!why) {
+                if (d->stalled)
+                        log_notice("scheduler making progress again");
+                d->stalled = false;
+                sd_notify(false, "WATCHDOG=1");
+        } else if (!d->stalled) {
+                d->stalled = true;
+                log_error("%s: no longer feeding the watchdog", why);
+                sd_notifyf(false, "STATUS=stalled: %s", why);
+        }
+        return sd_event_source_set_time(s, usec + d->watchdog_usec / 2);
+}
+
+/* A timer at half of WATCHDOG_USEC when the service manager asks for one. */
+static int setup_watchdog(struct daemon *d)
+{
+        uint64_t now = 0;
+        if (sd_watchdog_enabled(false, &d->watchdog_usec) <= 0 || d->watchdog_usec < 2)
+                return 0;
+        int r = sd_event_now(d->event, CLOCK_MONOTONIC, &now);
+        if (r >= 0)
+                r = sd_event_add_time(d->event, &d->watchdog, CLOCK_MONOTONIC,
+                                      now + d->watchdog_usec / 2, d->watchdog_usec / 20,
+                                      on_watchdog, d);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(d->watchdog, SD_EVENT_ON);
+        return r;
+}
+
+/* Load and check the configuration whole, then swap it in; on any error
+ * the running configuration stays as it was. */
+static int reload_config(struct daemon *d, char **ret_why)
+{
+        struct config *cfg = NULL, *old = d->app->cfg;
+        struct sink_set *sinks = NULL;
+        int r = app_load_config(d->app, &cfg, ret_why);
+        if (r >= 0)
+                r = make_sinks(cfg, &sinks, ret_why);
+        if (r >= 0) {
+                d->app->cfg = cfg;
+                r = sched_reload(d->sched);
+        }
+        if (r < 0) {
+                d->app->cfg = old;
+                sink_set_free(sinks);
+                config_free(cfg);
+                return r;
+        }
+        config_free(old);
+        sink_set_carry_over(sinks, d->sinks);
+        sink_set_free(d->sinks);
+        d->sinks = sinks;
+        return 0;
 }
 
 static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
 {
         struct daemon *d = userdata;
-        struct config *cfg = NULL;
-        struct sink_set *sinks = NULL;
         char *why = NULL;
-        sd_notify(false, "RELOADING=1\nSTATUS=reloading configuration");
-        int r = app_load_config(d->app, &cfg, &why);
-        if (r >= 0)
-                r = make_sinks(cfg, &sinks, &why);
-        if (r < 0) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        sd_notifyf(false, "RELOADING=1\nMONOTONIC_USEC=%llu\nSTATUS=reloading configuration",
+                   (unsigned long long)ts.tv_sec * 1000000ULL +
+                           (unsigned long long)ts.tv_nsec / 1000);
+        int r = reload_config(d, &why);
+        if (r < 0)
                 log_error("reload failed, keeping the running configuration:\n%s",
                           why ? why : strerror(-r));
-                config_free(cfg);
-        } else {
-                config_free(d->app->cfg);
-                d->app->cfg = cfg;
-                sink_set_free(d->sinks);
-                d->sinks = sinks;
-                sched_reload(d->sched);
-                log_info("configuration reloaded from %s: %zu probe(s)", cfg->source, cfg->n_probes);
-        }
+        else
+                log_info("configuration reloaded from %s: %zu probe(s)", d->app->cfg->source,
+                         d->app->cfg->n_probes);
         free(why);
         sd_notify(false, "READY=1");
         notify_status(d);
@@ -103,7 +182,11 @@ static int on_term(sd_event_source *s, const struct signalfd_siginfo *si, void *
         return 0;
 }
 
-static int setup_loop(struct daemon *d)
+/* Before any thread exists (the sinks start workers), so that every thread
+ * inherits the mask and the signals reach the loop's signalfd only: a
+ * worker with SIGTERM unblocked would take the default action, killing
+ * the daemon without stopping its probe. */
+static void block_signals(void)
 {
         sigset_t mask;
         sigemptyset(&mask);
@@ -113,6 +196,10 @@ static int setup_loop(struct daemon *d)
         sigaddset(&mask, SIGHUP);
         sigprocmask(SIG_BLOCK, &mask, NULL);
         signal(SIGPIPE, SIG_IGN);
+}
+
+static int setup_loop(struct daemon *d)
+{
         int r = sd_event_default(&d->event);
         if (r >= 0)
                 r = sd_event_add_signal(d->event, NULL, SIGTERM, on_term, d);
@@ -120,9 +207,25 @@ static int setup_loop(struct daemon *d)
                 r = sd_event_add_signal(d->event, NULL, SIGINT, on_term, d);
         if (r >= 0)
                 r = sd_event_add_signal(d->event, NULL, SIGHUP, on_reload, d);
-        if (r >= 0)
-                r = sd_event_set_watchdog(d->event, true);
         return r;
+}
+
+/* The state and cache directories (systemd creates them for the unit; a
+ * hand-started daemon makes them), and the baseline tracker. */
+static int prepare_dirs(struct daemon *d)
+{
+        const char *dirs[] = { app_daemon_option(d->app, "state_dir")->s,
+                               app_daemon_option(d->app, "cache_dir")->s };
+        for (size_t i = 0; i < 2; i++) {
+                int r = app_ensure_dir(dirs[i]);
+                if (r < 0) {
+                        log_error("cannot create '%s': %s", dirs[i], strerror(-r));
+                        return EXIT_ENV;
+                }
+        }
+        if (tracker_new(dirs[0], &d->tracker) < 0)
+                return EXIT_ENV;
+        return EXIT_OK;
 }
 
 static void daemon_usage(FILE *f)
@@ -133,6 +236,32 @@ static void daemon_usage(FILE *f)
                    "configuration (a bad one is reported and the old one kept);\n"
                    "SIGTERM stops the running probe and exits.\n\n"
                    "  --print   print each result on stdout (default when stdout is a terminal)\n");
+}
+
+/* The loop, from READY=1 to the end of the stop. */
+static int run(struct daemon *d)
+{
+        static const struct sched_callbacks cb = {
+                .result = on_result, .deferred = on_deferred, .changed = on_changed,
+        };
+        int r = setup_loop(d);
+        if (r >= 0)
+                r = sched_new(d->event, d->app, &cb, d, &d->sched);
+        if (r >= 0)
+                r = setup_watchdog(d);
+        if (r < 0) {
+                log_error("cannot start the scheduler: %s", strerror(-r));
+                return EXIT_ENV;
+        }
+        log_info("benchwatch %s started: %zu probe(s) from %s, %zu sink(s)",
+                 PACKAGE_VERSION, d->app->cfg->n_probes, d->app->cfg->source,
+                 sink_set_count(d->sinks));
+        sd_notify(false, "READY=1");
+        notify_status(d);
+        r = sd_event_loop(d->event);
+        if (r < 0)
+                log_error("event loop failed: %s", strerror(-r));
+        return r < 0 ? EXIT_ENV : EXIT_OK;
 }
 
 int cmd_daemon(struct app *app, int argc, char **argv)
@@ -152,6 +281,7 @@ int cmd_daemon(struct app *app, int argc, char **argv)
                 daemon_usage(c == 'h' ? stdout : stderr);
                 return c == 'h' ? EXIT_OK : EXIT_USAGE;
         }
+        block_signals();
         int ex = app_init(app);
         if (ex != EXIT_OK)
                 return ex;
@@ -163,21 +293,11 @@ int cmd_daemon(struct app *app, int argc, char **argv)
                 app_done(app);
                 return EXIT_USAGE;
         }
-        r = setup_loop(&d);
-        if (r >= 0)
-                r = sched_new(d.event, app, on_result, &d, &d.sched);
-        if (r < 0) {
-                log_error("cannot start the scheduler: %s", strerror(-r));
-                ex = EXIT_ENV;
-        } else {
-                log_info("benchwatch %s started: %zu probe(s) from %s, %zu sink(s)",
-                         PACKAGE_VERSION, app->cfg->n_probes, app->cfg->source,
-                         sink_set_count(d.sinks));
-                sd_notify(false, "READY=1");
-                notify_status(&d);
-                r = sd_event_loop(d.event);
-                ex = r < 0 ? EXIT_ENV : EXIT_OK;
-        }
+        ex = prepare_dirs(&d);
+        if (ex == EXIT_OK)
+                ex = run(&d);
+        tracker_free(d.tracker);
+        sd_event_source_disable_unref(d.watchdog);
         sched_free(d.sched);
         sink_set_free(d.sinks);
         sd_event_unref(d.event);

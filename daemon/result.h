@@ -45,6 +45,10 @@ struct result {
         char *error;          /* why it failed; NULL on success */
         double started;       /* wall clock, seconds since the epoch */
         double duration;      /* seconds */
+        /* A re-send of the latest figures (e.g. to show a deferral count),
+         * not a new run: event sinks such as the journal skip it. Not sent
+         * over the runner's wire. */
+        bool refresh;
         struct label *params; /* every parameter as run (secrets omitted) */
         size_t n_params;
         struct family *families;

@@ -1,37 +1,60 @@
-/* scheduler.c — see scheduler.h. */
+/* scheduler.c — see scheduler.h.
+ *
+ * All times are CLOCK_MONOTONIC seconds.  The one timer is armed for the
+ * earliest of the slots' next times, but never before the duty-cycle quiet
+ * time ends; it is off while a run is in progress (the run's end re-arms
+ * it).  A slot is the schedule of one enabled probe and survives reloads
+ * by name, with its deferral count and latest result. */
 #include "scheduler.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 
+#include "load.h"
 #include "log.h"
+#include "parse.h"
 #include "strutil.h"
 #include "timeutil.h"
 
+#define STOP_GRACE 3.0          /* SIGTERM .. SIGKILL of a run on stop */
+#define STALL_SLACK 30.0        /* how late is "not making progress" */
+#define DEFER_RETRY_MAX 900.0   /* backoff cap of deferred runs */
+#define DEFERRED_FAMILY "benchwatch_probe_deferred_total"
+#define DEFERRED_HELP "runs of the probe deferred because the host was busy, " \
+        "since the daemon started"
+
 struct slot {
         char *name;
-        double next;        /* CLOCK_MONOTONIC seconds */
+        char *fingerprint;      /* plugin, timeout, parameters */
+        double next;
         double interval;
+        unsigned streak;        /* deferrals in a row */
+        double deferred;        /* deferrals since the daemon started */
+        struct result *last;    /* latest result, as published */
 };
 
 struct sched {
         sd_event *event;
         sd_event_source *timer;
         const struct app *app;
-        sched_result_fn fn;
+        struct sched_callbacks cb;
         void *userdata;
         struct slot *slots;
         size_t n;
         struct runner *running;
         struct param_set *running_params;
         char *running_name;
+        double run_started, run_timeout;
+        double quiet_until;     /* duty cycle: no run starts before */
         void (*idle)(void *userdata);
         void *idle_userdata;
         bool stopping;
         unsigned runs, failures;
+        double deferrals;
         char *last_probe;
         bool last_ok;
         double last_end;
@@ -45,37 +68,25 @@ static double random_unit(void)
         return v / 4294967296.0;
 }
 
-static double splay_of(const struct sched *s, double interval)
+static double daemon_opt(const struct sched *s, int i)
 {
-        double splay = s->app->cfg->daemon->values[CFG_D_SPLAY].d;
-        /* splay is a share of the interval; spread the first runs over it */
-        return random_unit() * fmin(splay, 1.0) * interval;
+        return s->app->cfg->daemon->values[i].d;
 }
 
-static void arm(struct sched *s);
-
-static void on_done(struct runner *rn, struct result *res, void *userdata)
+/* Each wait (and the first) is lengthened by 0..splay x interval. */
+static double splay_of(const struct sched *s, double interval)
 {
-        struct sched *s = userdata;
-        s->runs++;
-        s->failures += !res->success;
-        free(s->last_probe);
-        s->last_probe = strdup(res->probe);
-        s->last_ok = res->success;
-        s->last_end = now_mono();
-        s->running = NULL;
-        runner_free(rn); /* safe: the runner touches nothing after done() */
-        param_set_free(s->running_params);
-        s->running_params = NULL;
-        free(s->running_name);
-        s->running_name = NULL;
-        s->fn(res, s->userdata);
-        if (s->stopping) {
-                if (s->idle)
-                        s->idle(s->idle_userdata);
-                return;
-        }
-        arm(s);
+        return random_unit() * fmin(daemon_opt(s, CFG_D_SPLAY), 1.0) * interval;
+}
+
+static void slot_clear(struct slot *slot)
+{
+        if (slot->fingerprint)
+                explicit_bzero(slot->fingerprint, strlen(slot->fingerprint));
+        free(slot->fingerprint);
+        free(slot->name);
+        result_free(slot->last);
+        *slot = (struct slot){ 0 };
 }
 
 static struct slot *find_slot(struct sched *s, const char *name)
@@ -86,16 +97,144 @@ static struct slot *find_slot(struct sched *s, const char *name)
         return NULL;
 }
 
+static void arm(struct sched *s);
+
+/* ---- deferral count ------------------------------------------------------- */
+
+/* Sets the probe's deferral count on res (adding the family if missing). */
+static int set_deferred(struct result *res, double count)
+{
+        const struct family *f = result_find(res, DEFERRED_FAMILY);
+        if (f && f->n_samples) {
+                f->samples[0].value = count;
+                return 0;
+        }
+        return result_add(res, DEFERRED_FAMILY, DEFERRED_HELP, METRIC_COUNTER,
+                          (const char *const[]){ NULL }, count, NULL);
+}
+
+/* What the sinks get on a deferral: the latest result with the count
+ * brought up to date, or one holding only the count. */
+static struct result *refresh_of(const struct slot *slot, const char *plugin,
+                                 const char *why)
+{
+        struct result *res = NULL;
+        if (slot->last) {
+                res = result_copy(slot->last);
+        } else {
+                res = result_new(slot->name, plugin);
+                char *err = res ? str_printf("not run yet: deferred, host busy (%s)", why) : NULL;
+                if (!err || result_set_error(res, err) < 0) {
+                        result_free(res);
+                        res = NULL;
+                }
+                free(err);
+        }
+        if (res)
+                res->refresh = true;
+        if (res && set_deferred(res, slot->deferred) < 0) {
+                result_free(res);
+                res = NULL;
+        }
+        return res;
+}
+
+static double retry_delay(const struct slot *slot)
+{
+        double base = fmin(fmax(slot->interval / 4, 1), 60);
+        double cap = fmax(fmin(slot->interval, DEFER_RETRY_MAX), base);
+        double d = base * ldexp(1, (int)fmin(slot->streak, 20) - 1);
+        return fmin(d, cap);
+}
+
+static void defer(struct sched *s, struct slot *slot, const char *plugin,
+                  const char *why)
+{
+        char buf[32];
+        slot->deferred++;
+        slot->streak++;
+        s->deferrals++;
+        double delay = retry_delay(slot);
+        slot->next = now_mono() + delay;
+        /* once per streak: a host that stays busy does not flood the log */
+        log_msg(slot->streak == 1 ? LOG_NOTICE : LOG_DEBUG,
+                "%s probe '%s' deferred, host busy: %s; next try in %s", plugin,
+                slot->name, why, format_duration(delay, buf, sizeof(buf)));
+        struct result *refresh = s->cb.deferred ? refresh_of(slot, plugin, why) : NULL;
+        if (refresh)
+                s->cb.deferred(refresh, why, s->userdata);
+        result_free(refresh);
+}
+
+/* ---- runs ---------------------------------------------------------------------- */
+
+static void clear_running(struct sched *s)
+{
+        s->running = NULL;
+        param_set_free(s->running_params);
+        s->running_params = NULL;
+        free(s->running_name);
+        s->running_name = NULL;
+}
+
+/* After a run of d seconds, none for d x (1/duty_cycle - 1). */
+static void account_duty(struct sched *s, double end)
+{
+        double dc = daemon_opt(s, CFG_D_DUTY_CYCLE);
+        double d = fmax(end - s->run_started, 0);
+        s->quiet_until = dc > 0 && dc < 1 ? end + d * (1 / dc - 1) : end;
+}
+
+static void on_done(struct runner *rn, struct result *res, void *userdata)
+{
+        struct sched *s = userdata;
+        double end = now_mono();
+        s->runs++;
+        s->failures += !res->success;
+        free(s->last_probe);
+        s->last_probe = strdup(res->probe);
+        s->last_ok = res->success;
+        s->last_end = end;
+        account_duty(s, end);
+        runner_free(rn); /* safe: the runner touches nothing after done() */
+        clear_running(s);
+        struct slot *slot = find_slot(s, res->probe);
+        if (s->stopping) {
+                /* cut short by us: not a measurement, and not a failure */
+                log_info("%s probe '%s': run interrupted by the stop, result discarded",
+                         res->plugin, res->probe);
+                result_free(res);
+                if (s->idle)
+                        s->idle(s->idle_userdata);
+                return;
+        }
+        (void)set_deferred(res, slot ? slot->deferred : 0);
+        s->cb.result(res, s->userdata);
+        if (slot) {
+                result_free(slot->last);
+                slot->last = res;
+        } else {
+                result_free(res); /* the probe went away during its run */
+        }
+        arm(s);
+}
+
 static void start(struct sched *s, struct slot *slot)
 {
         const struct probe_cfg *pc = config_find_probe(s->app->cfg, slot->name);
         struct run_spec spec;
-        slot->next = now_mono() + slot->interval;
-        if (param_set_copy(pc->params, &s->running_params) < 0) {
+        double now = now_mono();
+        slot->next = now + slot->interval + splay_of(s, slot->interval);
+        if (slot->streak > 1)
+                log_info("%s probe '%s': running after %u deferrals", pc->plugin->name,
+                         pc->name, slot->streak);
+        slot->streak = 0;
+        s->running_name = strdup(pc->name);
+        if (!s->running_name || param_set_copy(pc->params, &s->running_params) < 0) {
                 log_error("%s probe '%s': out of memory", pc->plugin->name, pc->name);
+                clear_running(s);
                 return;
         }
-        s->running_name = strdup(pc->name);
         app_run_spec(s->app, s->running_name, pc->plugin, s->running_params, pc->timeout, &spec);
         int r = app_ensure_dir(spec.cache_dir);
         if (r >= 0)
@@ -103,16 +242,44 @@ static void start(struct sched *s, struct slot *slot)
         if (r < 0) {
                 log_error("%s probe '%s': cannot start a run: %s", pc->plugin->name,
                           pc->name, strerror(-r));
-                param_set_free(s->running_params);
-                s->running_params = NULL;
-                free(s->running_name);
-                s->running_name = NULL;
-                s->running = NULL;
+                clear_running(s);
                 s->failures++;
-        } else {
-                log_debug("%s probe '%s': started (pid %d)", pc->plugin->name, pc->name,
-                          (int)runner_pid(s->running));
+                return;
         }
+        s->run_started = now;
+        s->run_timeout = pc->timeout;
+        log_debug("%s probe '%s': started (pid %d)", pc->plugin->name, pc->name,
+                  (int)runner_pid(s->running));
+}
+
+/* The due slot runs unless the host is busy. */
+static void run_or_defer(struct sched *s, struct slot *slot)
+{
+        const struct probe_cfg *pc = config_find_probe(s->app->cfg, slot->name);
+        const struct load_limits lim = {
+                .max_load = daemon_opt(s, CFG_D_MAX_LOAD),
+                .max_psi_cpu = daemon_opt(s, CFG_D_MAX_PSI_CPU),
+                .max_psi_io = daemon_opt(s, CFG_D_MAX_PSI_IO),
+                .max_psi_memory = daemon_opt(s, CFG_D_MAX_PSI_MEMORY),
+        };
+        char *why = NULL;
+        int r = load_busy(&lim, &why);
+        if (r > 0)
+                defer(s, slot, pc->plugin->name, why);
+        else
+                start(s, slot);
+        free(why);
+        if (s->cb.changed)
+                s->cb.changed(s->userdata);
+}
+
+static struct slot *earliest(struct sched *s)
+{
+        struct slot *due = NULL;
+        for (size_t i = 0; i < s->n; i++)
+                if (!due || s->slots[i].next < due->next)
+                        due = &s->slots[i];
+        return due;
 }
 
 static int on_timer(sd_event_source *src, uint64_t usec, void *userdata)
@@ -120,30 +287,90 @@ static int on_timer(sd_event_source *src, uint64_t usec, void *userdata)
         struct sched *s = userdata;
         if (s->running || s->stopping)
                 return 0;
-        struct slot *due = NULL;
-        for (size_t i = 0; i < s->n; i++)
-                if (!due || s->slots[i].next < due->next)
-                        due = &s->slots[i];
-        if (due && due->next <= now_mono() + 0.001)
-                start(s, due);
+        double now = now_mono();
+        struct slot *due = earliest(s);
+        if (due && due->next <= now + 0.001 && s->quiet_until <= now + 0.001)
+                run_or_defer(s, due);
         if (!s->running)
                 arm(s);
         return 0;
 }
 
-/* Sleep until the earliest next run. */
+/* Sleep until the earliest next run, or the end of the quiet time. */
 static void arm(struct sched *s)
 {
-        double next = INFINITY;
-        for (size_t i = 0; i < s->n; i++)
-                next = fmin(next, s->slots[i].next);
-        if (s->running || s->stopping || !isfinite(next)) {
+        struct slot *due = earliest(s);
+        if (s->running || s->stopping || !due) {
                 sd_event_source_set_enabled(s->timer, SD_EVENT_OFF);
                 return;
         }
-        double at = fmax(next, now_mono());
-        sd_event_source_set_time(s->timer, (uint64_t)(at * 1e6));
+        double at = fmax(fmax(due->next, s->quiet_until), now_mono());
+        sd_event_source_set_time(s->timer, (uint64_t)ceil(at * 1e6));
         sd_event_source_set_enabled(s->timer, SD_EVENT_ONESHOT);
+}
+
+/* ---- configuration ---------------------------------------------------------------- */
+
+/* Everything of a probe that, when it changes, makes it a new probe. */
+static char *fingerprint(const struct probe_cfg *pc)
+{
+        char *buf = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&buf, &size);
+        if (!f)
+                return NULL;
+        fprintf(f, "%s\n%.17g\n%.17g\n", pc->plugin->name, pc->interval, pc->timeout);
+        const struct param_set *ps = pc->params;
+        for (size_t i = 0; i < ps->n; i++) {
+                const struct bw_param_value *v = &ps->values[i];
+                fprintf(f, "%s=", ps->defs[i].name);
+                if (ps->defs[i].flags & BW_PARAM_MULTI)
+                        for (size_t k = 0; k < v->n_list; k++)
+                                fprintf(f, "%s%s", k ? "," : "", v->list[k]);
+                else
+                        fputs(param_text(ps, i) ? param_text(ps, i) : "", f);
+                fputc('\n', f);
+        }
+        if (fclose(f) != 0) {
+                free(buf);
+                return NULL;
+        }
+        return buf;
+}
+
+/* The new slot for pc, taking over what old (same name) had. */
+static int make_slot(struct sched *s, const struct probe_cfg *pc,
+                     struct slot *old, struct slot *ret)
+{
+        ret->name = strdup(pc->name);
+        ret->fingerprint = fingerprint(pc);
+        if (!ret->name || !ret->fingerprint)
+                return -ENOMEM;
+        ret->interval = pc->interval;
+        bool same = old && !strcmp(old->fingerprint, ret->fingerprint);
+        ret->next = same ? old->next : now_mono() + splay_of(s, pc->interval);
+        if (old) {
+                ret->deferred = old->deferred;
+                ret->streak = same ? old->streak : 0;
+                ret->last = old->last;
+                old->last = NULL;
+        }
+        if (old && !same)
+                log_info("%s probe '%s' changed: scheduled afresh", pc->plugin->name, pc->name);
+        else if (!old && s->slots)
+                log_info("%s probe '%s' added", pc->plugin->name, pc->name);
+        return 0;
+}
+
+static void log_removed(struct sched *s, const struct slot *slots, size_t n)
+{
+        for (size_t i = 0; s->slots && i < s->n; i++) {
+                bool kept = false;
+                for (size_t k = 0; k < n && !kept; k++)
+                        kept = !strcmp(slots[k].name, s->slots[i].name);
+                if (!kept)
+                        log_info("probe '%s' removed", s->slots[i].name);
+        }
 }
 
 int sched_reload(struct sched *s)
@@ -151,28 +378,23 @@ int sched_reload(struct sched *s)
         const struct config *cfg = s->app->cfg;
         struct slot *slots = calloc(cfg->n_probes + 1, sizeof(*slots));
         size_t n = 0;
-        if (!slots)
-                return -ENOMEM;
-        for (size_t i = 0; i < cfg->n_probes; i++) {
+        int r = slots ? 0 : -ENOMEM;
+        for (size_t i = 0; r >= 0 && i < cfg->n_probes; i++) {
                 const struct probe_cfg *pc = &cfg->probes[i];
                 if (!pc->enabled)
                         continue;
-                struct slot *old = find_slot(s, pc->name);
-                slots[n].name = strdup(pc->name);
-                if (!slots[n].name) {
-                        for (size_t k = 0; k < n; k++)
-                                free(slots[k].name);
-                        free(slots);
-                        return -ENOMEM;
-                }
-                slots[n].interval = pc->interval;
-                slots[n].next = old && old->interval == pc->interval
-                                        ? old->next
-                                        : now_mono() + splay_of(s, pc->interval);
-                n++;
+                r = make_slot(s, pc, find_slot(s, pc->name), &slots[n++]);
         }
+        if (r < 0) {
+                /* results already taken over go with the half-built slots */
+                for (size_t k = 0; slots && k < n; k++)
+                        slot_clear(&slots[k]);
+                free(slots);
+                return r;
+        }
+        log_removed(s, slots, n);
         for (size_t i = 0; i < s->n; i++)
-                free(s->slots[i].name);
+                slot_clear(&s->slots[i]);
         free(s->slots);
         s->slots = slots;
         s->n = n;
@@ -180,7 +402,9 @@ int sched_reload(struct sched *s)
         return 0;
 }
 
-int sched_new(sd_event *e, const struct app *app, sched_result_fn fn,
+/* ---- the rest ---------------------------------------------------------------------- */
+
+int sched_new(sd_event *e, const struct app *app, const struct sched_callbacks *cb,
               void *userdata, struct sched **ret)
 {
         struct sched *s = calloc(1, sizeof(*s));
@@ -188,7 +412,7 @@ int sched_new(sd_event *e, const struct app *app, sched_result_fn fn,
                 return -ENOMEM;
         s->event = sd_event_ref(e);
         s->app = app;
-        s->fn = fn;
+        s->cb = *cb;
         s->userdata = userdata;
         int r = sd_event_add_time(e, &s->timer, CLOCK_MONOTONIC, 0, 0, on_timer, s);
         if (r >= 0)
@@ -210,7 +434,7 @@ void sched_stop(struct sched *s, void (*idle)(void *userdata), void *userdata)
         s->idle_userdata = userdata;
         arm(s);
         if (s->running)
-                runner_stop(s->running, 3);
+                runner_stop(s->running, STOP_GRACE);
         else if (idle)
                 idle(userdata);
 }
@@ -220,16 +444,39 @@ bool sched_busy(const struct sched *s)
         return s->running != NULL;
 }
 
+const char *sched_stalled(const struct sched *s)
+{
+        double now = now_mono();
+        if (s->running)
+                return now > s->run_started + s->run_timeout + STOP_GRACE + STALL_SLACK
+                               ? "a probe run outlived its deadline and was not reaped"
+                               : NULL;
+        const struct slot *due = earliest((struct sched *)s);
+        if (s->stopping || !due)
+                return NULL;
+        return now > fmax(due->next, s->quiet_until) + STALL_SLACK
+                       ? "a due probe run did not start" : NULL;
+}
+
 char *sched_status(const struct sched *s)
 {
+        char *deferred = s->deferrals ? str_printf(", %.0f deferred (host busy)", s->deferrals)
+                                      : strdup("");
+        char *st = NULL;
+        if (!deferred)
+                return NULL;
         if (!s->last_probe)
-                return str_printf("%zu probe(s) scheduled, none run yet%s", s->n,
-                                  s->running_name ? ", running one" : "");
-        return str_printf("%zu probe(s); %u run(s), %u failed; last: %s %s %.0fs ago%s%s",
-                          s->n, s->runs, s->failures, s->last_probe,
-                          s->last_ok ? "ok" : "FAILED", now_mono() - s->last_end,
-                          s->running_name ? "; running " : "",
-                          s->running_name ? s->running_name : "");
+                st = str_printf("%zu probe(s) scheduled, none run yet%s%s%s", s->n, deferred,
+                                s->running_name ? "; running " : "",
+                                s->running_name ? s->running_name : "");
+        else
+                st = str_printf("%zu probe(s); %u run(s), %u failed%s; last: %s %s %.0fs ago%s%s",
+                                s->n, s->runs, s->failures, deferred, s->last_probe,
+                                s->last_ok ? "ok" : "FAILED", now_mono() - s->last_end,
+                                s->running_name ? "; running " : "",
+                                s->running_name ? s->running_name : "");
+        free(deferred);
+        return st;
 }
 
 void sched_free(struct sched *s)
@@ -240,7 +487,7 @@ void sched_free(struct sched *s)
         param_set_free(s->running_params);
         free(s->running_name);
         for (size_t i = 0; i < s->n; i++)
-                free(s->slots[i].name);
+                slot_clear(&s->slots[i]);
         free(s->slots);
         free(s->last_probe);
         sd_event_source_disable_unref(s->timer);

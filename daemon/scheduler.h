@@ -4,8 +4,18 @@
  * started together does not measure in lockstep; never two runs at once
  * (a probe that is due while another runs waits its turn).  It lives on
  * the daemon's sd-event loop and sleeps on one timer until the next probe
- * is due, so an idle daemon costs nothing.  A new configuration (reload)
- * keeps the schedule of probes that did not change. */
+ * is due, so an idle daemon costs nothing.
+ *
+ * It keeps the daemon polite: a due run is deferred while the host is busy
+ * (load.h; retried after a backoff of a minute or less, doubling, capped at
+ * the probe's interval and 15 minutes) and every deferral is counted in
+ * benchwatch_probe_deferred_total{probe}; the duty cycle of [daemon] is a
+ * quiet time after each run (a run of d seconds is followed by at least
+ * d x (1/duty_cycle - 1) seconds without any).
+ *
+ * A new configuration (reload) keeps the schedule of probes that did not
+ * change; a probe whose plugin, parameters, interval or timeout changed is
+ * scheduled afresh, as a new one. */
 #ifndef BENCHWATCH_SCHED_H
 #define BENCHWATCH_SCHED_H
 
@@ -16,19 +26,39 @@
 #include "result.h"
 
 struct sched;
-/* Called with each finished run's result (owned by the callee). */
-typedef void (*sched_result_fn)(struct result *res, void *userdata);
 
-int sched_new(sd_event *e, const struct app *app, sched_result_fn fn,
-              void *userdata, struct sched **ret);
+struct sched_callbacks {
+        /* A run finished. res carries benchwatch_probe_deferred_total; the
+         * callee may add to it (verdicts) but does not free it: the
+         * scheduler keeps it as the probe's latest result. */
+        void (*result)(struct result *res, void *userdata);
+        /* A due run was deferred (host busy). refresh is the probe's latest
+         * result with the counter brought up to date (or, before its first
+         * run, a result holding only the counter), for the sinks to show;
+         * it is the scheduler's and only valid during the call. Optional. */
+        void (*deferred)(const struct result *refresh, const char *why,
+                         void *userdata);
+        /* The scheduler's state changed (a run started...): a chance to
+         * update STATUS=. Optional. */
+        void (*changed)(void *userdata);
+};
+
+int sched_new(sd_event *e, const struct app *app,
+              const struct sched_callbacks *cb, void *userdata,
+              struct sched **ret);
 /* Re-read app->cfg (after a reload): new probes are scheduled with splay,
- * removed ones dropped, unchanged ones keep their next time. */
+ * removed ones dropped, changed ones rescheduled, unchanged ones keep their
+ * next time.  A run in progress finishes with the settings it started with. */
 int sched_reload(struct sched *s);
-/* Stop: the running child (if any) is asked to stop; `idle` is called when
- * nothing runs any more. */
+/* Stop: the running child (if any) is asked to stop (SIGTERM, killed after
+ * a grace period); `idle` is called when nothing runs any more. */
 void sched_stop(struct sched *s, void (*idle)(void *userdata), void *userdata);
 bool sched_busy(const struct sched *s);
-/* One-line state for STATUS=: "3 probes, last cpu ok 12s ago, 0 failed" */
+/* NULL while the scheduler makes progress; else why not (a run outlived
+ * its deadline and could not be reaped, or a due run did not start). The
+ * daemon stops feeding the watchdog then. */
+const char *sched_stalled(const struct sched *s);
+/* One-line state for STATUS=: "3 probe(s); 12 run(s), 0 failed, ..." */
 char *sched_status(const struct sched *s);
 void sched_free(struct sched *s);
 

@@ -1,0 +1,137 @@
+/* load.c — see load.h. */
+#include "load.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "parse.h"
+#include "strutil.h"
+
+#define PROC_FILE_MAX 512 /* PSI and loadavg files are a line or two */
+
+/* The start of a small kernel file, NUL-terminated. */
+static int read_small(const char *path, char *buf, size_t size)
+{
+        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+        size_t len = 0;
+        while (len + 1 < size) {
+                ssize_t n = read(fd, buf + len, size - 1 - len);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0) {
+                        int r = -errno;
+                        close(fd);
+                        return r;
+                }
+                if (n == 0)
+                        break;
+                len += (size_t)n;
+        }
+        close(fd);
+        buf[len] = 0;
+        return 0;
+}
+
+/* The number that follows `key` in text, up to the next space or newline. */
+static int number_after(const char *text, const char *key, double *ret)
+{
+        const char *p = strstr(text, key);
+        if (!p)
+                return -EINVAL;
+        p += strlen(key);
+        size_t len = strcspn(p, " \n");
+        if (!len || len > 31)
+                return -EINVAL;
+        char num[32];
+        memcpy(num, p, len);
+        num[len] = 0;
+        return parse_double(num, ret);
+}
+
+int load_read_psi(const char *path, double *ret_avg10)
+{
+        char buf[PROC_FILE_MAX];
+        int r = read_small(path, buf, sizeof(buf));
+        if (r < 0)
+                return r;
+        if (strncmp(buf, "some ", 5))
+                return -EINVAL;
+        /* only the first line ("some"); "full" follows on the next */
+        buf[strcspn(buf, "\n")] = 0;
+        return number_after(buf, " avg10=", ret_avg10);
+}
+
+int load_read_loadavg(const char *path, double *ret_load1)
+{
+        char buf[PROC_FILE_MAX];
+        int r = read_small(path, buf, sizeof(buf));
+        if (r < 0)
+                return r;
+        buf[strcspn(buf, " \n")] = 0;
+        return parse_double(buf, ret_load1);
+}
+
+static const char *proc_dir(void)
+{
+        const char *d = getenv("BENCHWATCH_PROC_DIR");
+        return d && *d ? d : "/proc";
+}
+
+/* 1 and *ret_why when the PSI file `name` is above limit; 0 otherwise. */
+static int psi_over(const char *name, double limit, char **ret_why)
+{
+        if (limit <= 0)
+                return 0;
+        char *path = str_printf("%s/pressure/%s", proc_dir(), name);
+        if (!path)
+                return -ENOMEM;
+        double v = 0;
+        int r = load_read_psi(path, &v);
+        free(path);
+        if (r < 0 || v <= limit)
+                return 0; /* no PSI here: nothing to go by */
+        *ret_why = str_printf("%s pressure %.1f%% > %g%%", name, v, limit);
+        return *ret_why ? 1 : -ENOMEM;
+}
+
+static int load_over(double limit, char **ret_why)
+{
+        if (limit <= 0)
+                return 0;
+        char *path = str_printf("%s/loadavg", proc_dir());
+        if (!path)
+                return -ENOMEM;
+        double v = 0;
+        int r = load_read_loadavg(path, &v);
+        free(path);
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        if (r < 0)
+                return 0;
+        double per_cpu = v / (double)(cpus > 0 ? cpus : 1);
+        if (per_cpu <= limit)
+                return 0;
+        *ret_why = str_printf("load average %.2f (%.2f per CPU) > %g per CPU", v,
+                              per_cpu, limit);
+        return *ret_why ? 1 : -ENOMEM;
+}
+
+int load_busy(const struct load_limits *lim, char **ret_why)
+{
+        char *why = NULL;
+        int r = psi_over("cpu", lim->max_psi_cpu, &why);
+        if (r == 0)
+                r = psi_over("io", lim->max_psi_io, &why);
+        if (r == 0)
+                r = psi_over("memory", lim->max_psi_memory, &why);
+        if (r == 0)
+                r = load_over(lim->max_load, &why);
+        if (r > 0)
+                *ret_why = why;
+        return r;
+}

@@ -1,0 +1,225 @@
+/* test_scheduler.c — the scheduler on a real sd-event loop with real probe
+ * processes (the misbehave test plugin): probes run when due and one at a
+ * time; a reload leaves unchanged probes alone, runs changed and added ones
+ * at once and drops removed ones; a busy host defers a run with a backoff
+ * of 1 s, 2 s, then the interval, counting each deferral (in the refresh
+ * handed to the sinks and in the next result); a stop discards the run it
+ * cuts short. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "scheduler.h"
+#include "test.h"
+#include "timeutil.h"
+
+struct event {
+        char probe[32];
+        bool refresh;
+        double value, deferred, t;
+        char why[128];
+};
+
+static struct app app;
+static sd_event *loop;
+static char dir[] = "/tmp/bwtest-sched.XXXXXX";
+static char conf_path[128], psi_path[128];
+static struct event events[64];
+static size_t n_events;
+static bool idle_called;
+
+static double family_value(const struct result *res, const char *name)
+{
+        const struct sample *s = result_find_sample(res, name, NULL);
+        return s ? s->value : -1;
+}
+
+static void record(const struct result *res, bool refresh, const char *why)
+{
+        CHECK(n_events < sizeof(events) / sizeof(events[0]));
+        struct event *e = &events[n_events++];
+        snprintf(e->probe, sizeof(e->probe), "%s", res->probe);
+        e->refresh = refresh;
+        e->value = family_value(res, "benchwatch_misbehave_value");
+        e->deferred = family_value(res, "benchwatch_probe_deferred_total");
+        e->t = now_mono();
+        snprintf(e->why, sizeof(e->why), "%s", why ? why : "");
+}
+
+static void on_result(struct result *res, void *userdata)
+{
+        record(res, false, NULL);
+}
+
+static void on_deferred(const struct result *refresh, const char *why, void *userdata)
+{
+        record(refresh, true, why);
+}
+
+static void on_idle(void *userdata)
+{
+        idle_called = true;
+}
+
+static size_t count(const char *probe, bool refresh)
+{
+        size_t n = 0;
+        for (size_t i = 0; i < n_events; i++)
+                n += !strcmp(events[i].probe, probe) && events[i].refresh == refresh;
+        return n;
+}
+
+static void put(const char *path, const char *text)
+{
+        FILE *f = fopen(path, "we");
+        CHECK(f);
+        fputs(text, f);
+        CHECK(fclose(f) == 0);
+}
+
+static void set_psi(const char *avg10)
+{
+        char text[128];
+        snprintf(text, sizeof(text), "some avg10=%s avg60=0.00 avg300=0.00 total=1\n", avg10);
+        put(psi_path, text);
+}
+
+/* [daemon] that never waits for the duty cycle, then the probes. */
+static void configure(const char *probes)
+{
+        char text[2048];
+        snprintf(text, sizeof(text),
+                 "[daemon]\nsplay = 0\nduty_cycle = 1\nmax_psi_cpu = 25\n"
+                 "max_psi_io = 0\nmax_psi_memory = 0\ncache_dir = %s\nstate_dir = %s\n%s",
+                 dir, dir, probes);
+        put(conf_path, text);
+        struct config *cfg = NULL;
+        char *why = NULL;
+        int r = app_load_config(&app, &cfg, &why);
+        if (r < 0)
+                fprintf(stderr, "config: %s\n", why ? why : strerror(-r));
+        CHECK(r == 0);
+        config_free(app.cfg);
+        app.cfg = cfg;
+}
+
+/* Run the loop for `seconds`, or until `n` events have been seen. */
+static void run_loop(double seconds, size_t n)
+{
+        double end = now_mono() + seconds;
+        while (now_mono() < end && n_events < n)
+                CHECK(sd_event_run(loop, 50 * 1000) >= 0);
+}
+
+static void test_reload(struct sched *s)
+{
+        run_loop(10, 2);
+        CHECK(count("p1", false) == 1 && count("p2", false) == 1);
+        CHECK(events[0].deferred == 0 && events[1].deferred == 0);
+        CHECK(!sched_busy(s) && !sched_stalled(s));
+        /* p1 unchanged, p2 changed, p3 added: p2 and p3 run at once */
+        configure("[probe p1]\nplugin = misbehave\nvalue = 1\ninterval = 1h\n"
+                  "[probe p2]\nplugin = misbehave\nvalue = 2\ninterval = 1h\n"
+                  "[probe p3]\nplugin = misbehave\nvalue = 3\ninterval = 1h\n");
+        CHECK(sched_reload(s) == 0);
+        run_loop(10, 4);
+        run_loop(1, 99); /* and nothing else runs */
+        CHECK(n_events == 4);
+        CHECK(count("p1", false) == 1 && count("p2", false) == 2 && count("p3", false) == 1);
+        CHECK(!strcmp(events[2].probe, "p2") || !strcmp(events[3].probe, "p2"));
+        CHECK(events[2].value + events[3].value == 5);
+        char *st = sched_status(s);
+        CHECK_STR_CONTAINS(st, "3 probe(s); 4 run(s), 0 failed; last: p");
+        free(st);
+}
+
+static void test_defer(struct sched *s)
+{
+        set_psi("80.00");
+        n_events = 0;
+        /* p1..p3 removed; q defers at once, then after 1 s, 2 s, 2 s... */
+        configure("[probe q]\nplugin = misbehave\nvalue = 9\ninterval = 2s\n");
+        CHECK(sched_reload(s) == 0);
+        run_loop(3.5, 99);
+        CHECK(n_events == 3 && count("q", true) == 3);
+        for (size_t i = 0; i < 3; i++) {
+                CHECK(events[i].deferred == (double)(i + 1));
+                CHECK(events[i].value == -1); /* never ran: the count only */
+                CHECK_STR_CONTAINS(events[i].why, "cpu pressure 80.0% > 25%");
+        }
+        CHECK_NEAR(events[1].t - events[0].t, 1.0, 0.2);
+        CHECK_NEAR(events[2].t - events[1].t, 2.0, 0.1);
+        char *st = sched_status(s);
+        CHECK_STR_CONTAINS(st, "3 deferred (host busy)");
+        free(st);
+        CHECK(!sched_stalled(s));
+        set_psi("0.00");
+        run_loop(3, 4);
+        CHECK(n_events == 4 && !events[3].refresh && events[3].value == 9);
+        CHECK(events[3].deferred == 3); /* the run's result carries the count */
+}
+
+static void test_stop(struct sched *s)
+{
+        n_events = 0;
+        configure("[probe long]\nplugin = misbehave\naction = sleep\nsleep = 30s\n"
+                  "interval = 1h\n");
+        CHECK(sched_reload(s) == 0);
+        double end = now_mono() + 5;
+        while (!sched_busy(s) && now_mono() < end)
+                CHECK(sd_event_run(loop, 50 * 1000) >= 0);
+        CHECK(sched_busy(s));
+        run_loop(0.5, 99);
+        double t0 = now_mono();
+        sched_stop(s, on_idle, NULL);
+        while (!idle_called && now_mono() < t0 + 5)
+                CHECK(sd_event_run(loop, 50 * 1000) >= 0);
+        CHECK(idle_called && now_mono() - t0 < 2);
+        CHECK(n_events == 0); /* the run cut short is not a result */
+}
+
+int main(void)
+{
+        const char *exe = getenv("BENCHWATCH");
+        char *why = NULL;
+        CHECK(exe && getenv("TESTPLUGIN_DIR"));
+        runner_set_executable(exe);
+        CHECK(mkdtemp(dir));
+        char proc[160];
+        snprintf(proc, sizeof(proc), "%s/pressure", dir);
+        CHECK(mkdir(proc, 0700) == 0);
+        snprintf(psi_path, sizeof(psi_path), "%s/pressure/cpu", dir);
+        snprintf(conf_path, sizeof(conf_path), "%s/bw.conf", dir);
+        setenv("BENCHWATCH_PROC_DIR", dir, 1);
+        set_psi("0.00");
+        CHECK(loader_open(getenv("TESTPLUGIN_DIR"), &app.reg, &why) == 0);
+        app.config_path = conf_path;
+        configure("[probe p1]\nplugin = misbehave\nvalue = 1\ninterval = 1h\n"
+                  "[probe p2]\nplugin = misbehave\nvalue = 1\ninterval = 1h\n");
+        sigset_t mask;
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGCHLD);
+        sigprocmask(SIG_BLOCK, &mask, NULL);
+        CHECK(sd_event_new(&loop) >= 0);
+        struct sched *s = NULL;
+        const struct sched_callbacks cb = { .result = on_result, .deferred = on_deferred };
+        CHECK(sched_new(loop, &app, &cb, NULL, &s) == 0);
+        test_reload(s);
+        test_defer(s);
+        test_stop(s);
+        sched_free(s);
+        sd_event_unref(loop);
+        app_done(&app);
+        unlink(psi_path);
+        unlink(conf_path);
+        rmdir(proc);
+        char cmd[200];
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir); /* probes' scratch dirs */
+        CHECK(system(cmd) == 0);
+        return 0;
+}
