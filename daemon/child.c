@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "codec.h"
+#include "fdio.h"
 #include "loader.h"
 #include "params.h"
 #include "result.h"
@@ -130,48 +131,6 @@ static void host_progress(const struct bw_host *h, uint64_t n)
 static bool host_stopping(const struct bw_host *h)
 {
         return stop_requested;
-}
-
-static int read_all(int fd, uint8_t **ret, size_t *ret_size)
-{
-        size_t size = 0, cap = 4096;
-        uint8_t *buf = malloc(cap);
-        while (buf) {
-                if (size == cap) {
-                        uint8_t *nb = cap < MAX_REQUEST ? realloc(buf, cap * 2) : NULL;
-                        if (!nb)
-                                break;
-                        buf = nb;
-                        cap *= 2;
-                }
-                ssize_t n = read(fd, buf + size, cap - size);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        break;
-                if (n == 0) {
-                        *ret = buf;
-                        *ret_size = size;
-                        return 0;
-                }
-                size += (size_t)n;
-        }
-        free(buf);
-        return -EIO;
-}
-
-static int write_all(int fd, const uint8_t *buf, size_t size)
-{
-        while (size) {
-                ssize_t n = write(fd, buf, size);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return -errno;
-                buf += n;
-                size -= (size_t)n;
-        }
-        return 0;
 }
 
 #define IOPRIO_CLASS_SHIFT 13
@@ -324,7 +283,7 @@ int child_main(void)
         uint8_t *buf = NULL;
         size_t size = 0;
         struct run_request *req = NULL;
-        if (read_all(STDIN_FILENO, &buf, &size) < 0 ||
+        if (fd_read_all(STDIN_FILENO, MAX_REQUEST, &buf, &size) < 0 ||
             codec_decode_request(buf, size, &req) < 0) {
                 fprintf(stderr, "benchwatch %s: no valid run request on stdin "
                         "(this command is internal to the runner)\n", CHILD_SUBCOMMAND);
@@ -350,7 +309,7 @@ int child_main(void)
 
         int r = codec_encode_result(c.result, &buf, &size);
         if (r >= 0)
-                r = write_all(CHILD_RESULT_FD, buf, size);
+                r = fd_write_all(CHILD_RESULT_FD, buf, size);
         free(buf);
         result_free(c.result);
         run_request_free(req);

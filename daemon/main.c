@@ -2,6 +2,7 @@
  * subcommands in commands.h.  `__child` is the runner's internal entry
  * point (child.h) and deliberately undocumented. */
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +64,9 @@ int main(int argc, char **argv)
         int c;
         if (argc > 1 && !strcmp(argv[1], CHILD_SUBCOMMAND))
                 return child_main();
+        /* a probe process that dies early must not take us with it; every
+         * child gets default dispositions back (runner.c) */
+        signal(SIGPIPE, SIG_IGN);
         while ((c = getopt_long(argc, argv, "+c:vh", opts, NULL)) != -1) {
                 switch (c) {
                 case 'c':

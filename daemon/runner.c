@@ -14,6 +14,7 @@
 
 #include "child.h"
 #include "codec.h"
+#include "fdio.h"
 #include "strutil.h"
 #include "timeutil.h"
 
@@ -81,21 +82,6 @@ static int build_request(const struct run_spec *s, uint8_t **ret, size_t *ret_si
         free(names);
         free(values);
         return r;
-}
-
-/* The request is small; write it whole, then close so the child sees EOF. */
-static int send_request(int fd, const uint8_t *buf, size_t size)
-{
-        while (size) {
-                ssize_t n = write(fd, buf, size);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return -errno;
-                buf += n;
-                size -= (size_t)n;
-        }
-        return 0;
 }
 
 static int spawn_child(int req_fd, int res_fd, pid_t *ret_pid)
@@ -265,7 +251,7 @@ int runner_start(sd_event *e, const struct run_spec *spec, runner_done_fn done,
         if (res_pipe[1] >= 0)
                 close(res_pipe[1]);
         if (r >= 0) {
-                r = send_request(req_pipe[1], req, req_size);
+                r = fd_write_all(req_pipe[1], req, req_size); /* small: fits the pipe */
                 if (r == -EPIPE)
                         r = 0; /* the child died at once: its exit status tells */
         }

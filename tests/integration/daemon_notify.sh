@@ -19,16 +19,6 @@ CONF=$T/cfg/benchwatch.conf
 python3 "$top_srcdir/tests/integration/notify_listen.py" "$T/notify.sock" "$T/notify.log" &
 BW_PIDS="$BW_PIDS $!"
 
-# wait_for SECONDS COMMAND...: until COMMAND succeeds, or fail
-wait_for() {
-        local limit=$1 i=0
-        shift
-        while ! "$@"; do
-                i=$((i + 1))
-                [ $i -gt $((limit * 10)) ] && return 1
-                sleep 0.1
-        done
-}
 wait_for 5 test -S "$T/notify.sock" || fail "notify listener did not start"
 
 # The [daemon] section of every config: no splay, nothing deferred unless a

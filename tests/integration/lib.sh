@@ -13,6 +13,22 @@ cleanup_test() {
 trap cleanup_test EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "SKIP: $*" >&2; exit 77; }
+# wait_for SECONDS COMMAND...: poll until COMMAND succeeds; 1 on time-out.
+wait_for() {
+        local limit=$1 i=0
+        shift
+        while ! "$@"; do
+                i=$((i + 1))
+                [ $i -gt $((limit * 10)) ] && return 1
+                sleep 0.1
+        done
+}
+# A [daemon] section for tests that drive the daemon: private directories,
+# no splay, no deferral on a busy host, no duty-cycle pause.
+test_daemon_section() {
+        printf '[daemon]\nstate_dir = %s/state\ncache_dir = %s/cache\nsplay = 0\nnice = 0\n' "$1" "$1"
+        printf 'duty_cycle = 1\nmax_load = 0\nmax_psi_cpu = 0\nmax_psi_io = 0\nmax_psi_memory = 0\n'
+}
 # An empty configuration, so tests see only the probes they name.
 : > "$T/empty.conf"
 bw() { "$BENCHWATCH" -c "$T/empty.conf" "$@"; }

@@ -12,17 +12,8 @@ grp="$CG/bwtest-regression-$$"
 mkdir "$grp" || skip "cannot create $grp"
 trap 'cleanup_test; [ -d "$grp" ] && { cat "$grp/cgroup.procs" 2>/dev/null | while read -r p; do echo "$p" > "$CG/cgroup.procs"; done; rmdir "$grp"; }' EXIT
 
-cat > "$T/bw.conf" <<CONF
-[daemon]
-state_dir = $T/state
-cache_dir = $T/cache
-splay = 0
-nice = 0
-duty_cycle = 1
-max_load = 0
-max_psi_cpu = 0
-max_psi_io = 0
-max_psi_memory = 0
+test_daemon_section "$T" > "$T/bw.conf"
+cat >> "$T/bw.conf" <<CONF
 
 [regression]
 window = 10
@@ -47,10 +38,6 @@ CONF
 
 # value of a series in the textfile, or empty
 prom() { grep -F "$1" "$T/bw.prom" 2>/dev/null | grep -F "$2" | awk '{print $2}' | head -n 1; }
-wait_for() { # wait_for SECONDS COMMAND...: until COMMAND succeeds
-        local end=$((SECONDS + $1)); shift
-        until "$@"; do [ $SECONDS -ge $end ] && return 1; sleep 0.5; done
-}
 regression_is() { [ "$(prom 'benchwatch_regression{' 'metric="benchwatch_cpu_events_per_second"')" = "$1" ]; }
 has_baseline() { [ -n "$(prom 'benchwatch_baseline{' 'metric="benchwatch_cpu_events_per_second"')" ]; }
 
