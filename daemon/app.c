@@ -70,6 +70,7 @@ int app_init(struct app *app)
         if (r < 0) {
                 log_error("%s", why ? why : strerror(-r));
                 free(why);
+                app_done(app); /* callers return at once on failure */
                 return r == -ENOENT ? EXIT_ENV : EXIT_USAGE;
         }
         return EXIT_OK;

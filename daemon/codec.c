@@ -297,10 +297,55 @@ static int dec_hist(const Benchwatch__Histogram *m, struct bw_hist *h,
         return 0;
 }
 
+/* More labels than any plugin uses; also bounds the array below. */
+#define MAX_LABELS 32
+
+/* A Prometheus metric name ([a-zA-Z_:][a-zA-Z0-9_:]*) or, with label,
+ * label name (no ':').  The encoders write names as they are, and one bad
+ * name makes the Pushgateway or node_exporter refuse every figure. */
+static bool name_ok(const char *s, bool label)
+{
+        if (!s || !*s || (*s >= '0' && *s <= '9'))
+                return false;
+        for (; *s; s++)
+                if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+                      (*s >= '0' && *s <= '9') || *s == '_' ||
+                      (*s == ':' && !label)))
+                        return false;
+        return true;
+}
+
+/* Label names the encoders can add "probe" (and "quantile") to. */
+static int check_labels(const Benchwatch__Family *f,
+                        const Benchwatch__Sample *s, char **ret_error)
+{
+        if (s->n_labels > MAX_LABELS) {
+                *ret_error = str_printf("%s: more than %d labels", f->name,
+                                        MAX_LABELS);
+                return -EBADMSG;
+        }
+        for (size_t i = 0; i < s->n_labels; i++) {
+                const char *n = s->labels[i]->name;
+                bool dup = false;
+                for (size_t k = 0; k < i; k++)
+                        dup = dup || !strcmp(n, s->labels[k]->name);
+                if (!name_ok(n, true) || !strncmp(n, "__", 2) || dup ||
+                    !strcmp(n, "probe") || !strcmp(n, "quantile")) {
+                        *ret_error = str_printf("%s: invalid or repeated "
+                                                "label name", f->name);
+                        return -EBADMSG;
+                }
+        }
+        return 0;
+}
+
 static int dec_sample(struct result *r, const Benchwatch__Family *f,
                       const Benchwatch__Sample *s, char **ret_error)
 {
-        const char *lv[2 * s->n_labels + 1];
+        int lr = check_labels(f, s, ret_error);
+        if (lr < 0)
+                return lr;
+        const char *lv[2 * MAX_LABELS + 1];
         for (size_t i = 0; i < s->n_labels; i++) {
                 lv[2 * i] = s->labels[i]->name;
                 lv[2 * i + 1] = s->labels[i]->value;
@@ -351,7 +396,10 @@ int codec_decode_result(const uint8_t *buf, size_t size, struct result **ret_res
                 ret = result_add_param(r, m->params[i]->name, m->params[i]->value);
         for (size_t i = 0; ret >= 0 && i < m->n_families; i++) {
                 const Benchwatch__Family *f = m->families[i];
-                if (f->type > BENCHWATCH__FAMILY__TYPE__SUMMARY) {
+                if (!name_ok(f->name, false)) {
+                        *ret_error = str_printf("invalid metric name");
+                        ret = -EBADMSG;
+                } else if (f->type > BENCHWATCH__FAMILY__TYPE__SUMMARY) {
                         *ret_error = str_printf("family %s has unknown type", f->name);
                         ret = -EBADMSG;
                 }

@@ -99,9 +99,10 @@ const struct bw_param_def config_daemon_options[] = {
         [CFG_D_COUNT] = { .name = NULL },
 };
 
-/* The keys of a [probe NAME] section that belong to the core, not the
- * plugin (a plugin parameter of the same name would be unreachable). */
-enum { PO_INTERVAL, PO_TIMEOUT, PO_ENABLED };
+/* The keys of a [probe NAME] section that belong to the core.  A plugin
+ * parameter of the same name wins (http's per-request `timeout`); the run
+ * deadline of such a probe is then set with `run_timeout`. */
+enum { PO_INTERVAL, PO_TIMEOUT, PO_ENABLED, PO_RUN_TIMEOUT };
 static const struct bw_param_def probe_options[] = {
         [PO_INTERVAL] = OPT_INTERVAL("time between two runs of this probe"),
         [PO_TIMEOUT] = OPT_TIMEOUT("deadline of one run of this probe"),
@@ -109,6 +110,10 @@ static const struct bw_param_def probe_options[] = {
                          .default_value = "yes",
                          .help = "no: keep the section but do not schedule "
                                  "the probe" },
+        [PO_RUN_TIMEOUT] = { .name = "run_timeout", .type = BW_PARAM_DURATION,
+                             .default_value = "5min", .min = 0.1, .max = 86400,
+                             .unit = "s", .help = "deadline of one run, for "
+                             "plugins with a `timeout` parameter of their own" },
         { .name = NULL },
 };
 
@@ -571,10 +576,10 @@ static void apply_probe_keys(struct loader *l, const char *file,
                 const char *key = b->v[k].key;
                 if (!strcmp(key, "plugin"))
                         continue;
-                if (param_index(probe_options, key) >= 0)
-                        assign(l, file, b, k, p->opts);
-                else if (param_index(p->plugin->params, key) >= 0)
+                if (param_index(p->plugin->params, key) >= 0)
                         assign(l, file, b, k, p->params);
+                else if (param_index(probe_options, key) >= 0)
+                        assign(l, file, b, k, p->opts);
                 else
                         err_at(l, file, b->v[k].line, b->section,
                                "unknown parameter '%s' for plugin %s (see "
@@ -851,8 +856,9 @@ static void apply_defaults(struct config *cfg)
                 const struct bw_param_value *o = p->opts->values;
                 p->interval = o[PO_INTERVAL].is_set ? o[PO_INTERVAL].d
                                                     : d[CFG_D_INTERVAL].d;
-                p->timeout = o[PO_TIMEOUT].is_set ? o[PO_TIMEOUT].d
-                                                  : d[CFG_D_TIMEOUT].d;
+                p->timeout = o[PO_RUN_TIMEOUT].is_set ? o[PO_RUN_TIMEOUT].d
+                             : o[PO_TIMEOUT].is_set   ? o[PO_TIMEOUT].d
+                                                      : d[CFG_D_TIMEOUT].d;
                 p->enabled = o[PO_ENABLED].b;
         }
 }

@@ -228,6 +228,17 @@ int format_write(FILE *f, enum output_format fmt, const struct result *r)
         return ferror(f) ? -EIO : 0;
 }
 
+/* "events_per_second" of benchwatch_cpu_events_per_second; other names
+ * (benchwatch_regression, or anything a broken child sent) whole. */
+static const char *short_name(const char *name, const char *plugin)
+{
+        size_t n = strlen(plugin);
+        if (strncmp(name, "benchwatch_", 11) || strncmp(name + 11, plugin, n) ||
+            name[11 + n] != '_' || !name[12 + n])
+                return name;
+        return name + 12 + n;
+}
+
 void format_line(FILE *f, const struct result *r)
 {
         fprintf(f, "%s '%s': ", r->plugin, r->probe);
@@ -243,7 +254,7 @@ void format_line(FILE *f, const struct result *r)
                 if (!strncmp(fam->name, "benchwatch_probe_", 17) || !fam->n_samples ||
                     fam->type == METRIC_COUNTER)
                         continue;
-                const char *name = fam->name + strlen("benchwatch_") + strlen(r->plugin) + 1;
+                const char *name = short_name(fam->name, r->plugin);
                 const struct sample *s = &fam->samples[0];
                 if (s->hist)
                         fprintf(f, " %s p50=%.3gms p95=%.3gms", name,

@@ -46,6 +46,14 @@ static bool has_range(const struct bw_param_def *d)
         return d->min != 0 || d->max != 0;
 }
 
+/* Why text is not a `what`: too large (or small) for one, or not one. */
+static char *not_a(const char *text, int r, const char *what)
+{
+        if (r == -ERANGE)
+                return str_printf("'%s' is out of range", text);
+        return str_printf("'%s' is not %s", text, what);
+}
+
 static int check_range(const struct bw_param_def *d, const char *text,
                        double v, char **ret_error)
 {
@@ -86,14 +94,14 @@ static int parse_value(const struct bw_param_def *d, const char *text,
         case BW_PARAM_INT:
                 r = parse_int64(text, &v->i);
                 if (r < 0) {
-                        *ret_error = str_printf("'%s' is not an integer", text);
+                        *ret_error = not_a(text, r, "an integer");
                         return r;
                 }
                 return check_range(d, text, (double)v->i, ret_error);
         case BW_PARAM_DOUBLE:
                 r = parse_double(text, &v->d);
                 if (r < 0) {
-                        *ret_error = str_printf("'%s' is not a number", text);
+                        *ret_error = not_a(text, r, "a number");
                         return r;
                 }
                 return check_range(d, text, v->d, ret_error);
@@ -121,16 +129,16 @@ static int parse_value(const struct bw_param_def *d, const char *text,
         case BW_PARAM_DURATION:
                 r = parse_duration(text, &v->d);
                 if (r < 0) {
-                        *ret_error = str_printf("'%s' is not a duration (e.g. "
-                                            "500ms, 2s, 15min, 1h)", text);
+                        *ret_error = not_a(text, r, "a duration (e.g. "
+                                                  "500ms, 2s, 15min, 1h)");
                         return r;
                 }
                 return check_range(d, text, v->d, ret_error);
         case BW_PARAM_SIZE:
                 r = parse_size(text, &v->i);
                 if (r < 0) {
-                        *ret_error = str_printf("'%s' is not a size (e.g. 512, "
-                                            "16k, 1M, 4G)", text);
+                        *ret_error = not_a(text, r, "a size (e.g. 512, "
+                                                  "16k, 1M, 4G)");
                         return r;
                 }
                 return check_range(d, text, (double)v->i, ret_error);

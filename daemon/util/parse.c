@@ -36,14 +36,15 @@ static int strtod_c(const char *s, double *ret, const char **ret_end)
         if (!c_locale)
                 c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
         locale_t old = c_locale ? uselocale(c_locale) : (locale_t)0;
-        errno = 0;
         double v = strtod(s, &end);
-        int saved = errno;
         if (old)
                 uselocale(old);
         if (end == s)
                 return -EINVAL;
-        if (saved == ERANGE || !isfinite(v))
+        /* Overflow gives +-HUGE_VAL; underflow (ERANGE too) gives the
+         * nearest double, a subnormal or 0, which is kept so that every
+         * finite double written with %.17g reads back (baselines). */
+        if (!isfinite(v))
                 return -ERANGE;
         *ret = v;
         *ret_end = end;

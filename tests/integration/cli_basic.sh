@@ -69,4 +69,9 @@ json "$T/fast.json" 'r["probe"] == "fastcpu" and value("benchwatch_cpu_events_to
 printf '[probe broken]\nplugin = cpu\nmax_prime = lots\n' > "$T/bad.conf"
 "$BENCHWATCH" -c "$T/bad.conf" check-config 2> "$T/err"; [ $? = 2 ] || fail "bad config exit code"
 grep -q "$T/bad.conf:3: \[probe broken\] max_prime" "$T/err" || fail "bad config message: $(cat "$T/err")"
+# a plugin parameter named like a core key (http's per-request timeout) is
+# the plugin's; the run deadline is then run_timeout
+printf '[probe web]\nplugin = http\nurl = http://127.0.0.1:9/\ntimeout = 2s\nrun_timeout = 1min\n' > "$T/web.conf"
+"$BENCHWATCH" -c "$T/web.conf" check-config > "$T/out" || fail "run_timeout config: $(cat "$T/out")"
+grep -q "web .*plugin http .*timeout 1min" "$T/out" || fail "run_timeout not the deadline: $(cat "$T/out")"
 echo "cli_basic: ok"

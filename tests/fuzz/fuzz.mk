@@ -1,0 +1,69 @@
+# fuzz.mk — builds the libFuzzer targets with clang, beside (not inside) the
+# automake build: the fuzzers need every object compiled with
+# -fsanitize=fuzzer-no-link,address,undefined, which the normal build must
+# not be, and CC may be gcc.  Called by tests/fuzz/fuzz.sh:
+#   make -f tests/fuzz/fuzz.mk S=<srcdir> B=<builddir> O=<outdir>
+# B must be a configured and built tree (config.h, daemon/proto/*.pb-c.*).
+S ?= .
+B ?= .
+O ?= $(B)/tests/fuzz/build
+CLANG ?= clang
+
+PKGS = libsystemd inih libprotobuf-c libcurl
+SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+	-fno-omit-frame-pointer
+CFLAGS = -g -O1 $(SAN) -fsanitize=fuzzer-no-link -Wall -Wno-unused-parameter \
+	-Werror=implicit-function-declaration
+CPPFLAGS = -include $(B)/config.h -I$(S)/daemon -I$(S)/daemon/util \
+	-I$(S)/plugins -I$(B)/daemon/proto \
+	-DPLUGINDIR=\"/nonexistent\" -DSYSCONFDIR=\"/etc\" \
+	-DLOCALSTATEDIR=\"/var\" $(shell pkg-config --cflags $(PKGS))
+LIBS = $(shell pkg-config --libs $(PKGS)) -lm -ldl -pthread
+
+# Every library module of the core, not the command line's (an archive
+# member is only linked when a target needs it, so the list may be
+# generous, and it survives new modules).
+PG = daemon/sink_pushgateway.c
+NOT_CORE = daemon/main.c daemon/app.c daemon/cmd_%.c daemon/scheduler.c \
+	daemon/sweep.c daemon/tracker.c daemon/load.c $(PG)
+CORE = $(filter-out $(NOT_CORE), \
+	$(patsubst $(S)/%,%,$(wildcard $(S)/daemon/*.c $(S)/daemon/util/*.c)))
+PROTO = daemon/proto/run.pb-c.c daemon/proto/metrics.pb-c.c
+TARGETS = fuzz_config fuzz_params fuzz_codec fuzz_http fuzz_pushgateway
+
+core_objs = $(CORE:%.c=$(O)/%.o) $(PROTO:%.c=$(O)/%.o)
+
+all: $(TARGETS:%=$(O)/%)
+
+$(O)/%.o: $(S)/%.c
+	@mkdir -p $(dir $@)
+	$(CLANG) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+$(O)/daemon/proto/%.o: $(B)/daemon/proto/%.c
+	@mkdir -p $(dir $@)
+	$(CLANG) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+# Everything but the pushgateway sink, which fuzz_pushgateway compiles in
+# itself (#include) to reach its static answer handling.
+$(O)/libcore-nopg.a: $(core_objs)
+	rm -f $@ && ar rcs $@ $^
+$(O)/libcore.a: $(core_objs) $(O)/$(PG:.c=.o)
+	rm -f $@ && ar rcs $@ $^
+
+$(O)/fuzz_http: $(O)/tests/fuzz/fuzz_http.o $(O)/plugins/http.o \
+		$(O)/plugins/http_curl.o $(O)/libcore.a
+	$(CLANG) $(CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS)
+$(O)/fuzz_pushgateway: $(O)/tests/fuzz/fuzz_pushgateway.o $(O)/libcore-nopg.a
+	$(CLANG) $(CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS)
+$(O)/fuzz_%: $(O)/tests/fuzz/fuzz_%.o $(O)/libcore.a
+	$(CLANG) $(CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS)
+
+# A header change rebuilds everything (cheap enough, and always right).
+HEADERS = $(wildcard $(S)/daemon/*.h $(S)/daemon/util/*.h $(S)/plugins/*.h \
+	$(S)/tests/fuzz/*.h) $(B)/config.h
+$(core_objs) $(O)/$(PG:.c=.o) $(O)/plugins/http.o $(O)/plugins/http_curl.o \
+	$(TARGETS:%=$(O)/tests/fuzz/%.o): $(HEADERS)
+$(O)/tests/fuzz/fuzz_http.o: $(S)/plugins/http_raw.c
+$(O)/tests/fuzz/fuzz_pushgateway.o: $(S)/$(PG)
+
+.PHONY: all
+.SECONDARY:

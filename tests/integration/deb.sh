@@ -1,0 +1,116 @@
+#!/bin/sh
+# deb.sh — the Debian packaging works: `dpkg-buildpackage -us -uc -b` on a
+# copy of the tree (nothing is built in the source tree) gives benchwatch
+# and benchwatch-plugin-mysql; the core does not depend on the MySQL client
+# library; installed into a clean Debian root (an overlay on the cached
+# root of nspawn.sh, or on a minbase root cached here), the unit is there
+# but not enabled, the man pages are there, `benchwatch run cpu` works from
+# the chroot and the mysql plugin appears only with its package.
+# Needs root, dpkg-buildpackage and debhelper; debootstrap (and the Debian
+# mirror, once) when no cached root exists. Takes 2-3 minutes, mostly the
+# package build.
+. "${top_srcdir:?}/tests/integration/lib.sh"
+[ "$(id -u)" = 0 ] || skip "needs root (chroot, overlay mount)"
+for c in dpkg-buildpackage dh chroot; do
+        command -v $c > /dev/null || skip "$c not installed (debhelper, dpkg-dev)"
+done
+grep -qw overlay /proc/filesystems || modprobe overlay 2> /dev/null
+grep -qw overlay /proc/filesystems || skip "no overlay filesystem"
+
+NSPAWN_ROOT=${BENCHWATCH_NSPAWN_ROOT:-/var/cache/benchwatch-test/nspawn-root}
+CACHE=${BENCHWATCH_DEB_ROOT:-/var/cache/benchwatch-test/deb-root}
+MIRROR=$(sed -n 's/^URIs: *\([^ ]*\).*/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n 1)
+: "${MIRROR:=http://deb.debian.org/debian}"
+
+# ---- the package, built from a copy of the tree ------------------------------
+mkdir -p "$T/src"
+(cd "$top_srcdir" && tar --exclude=.git --exclude=autom4te.cache \
+        --exclude='./tests/fuzz/build' -cf - .) | tar -xf - -C "$T/src" || fail "copying the tree"
+chmod -R u+w "$T/src" # distcheck's tree is read-only
+# A configured source tree (in-tree build) must not leak into the package.
+[ -f "$T/src/config.status" ] && (cd "$T/src" && make -s distclean > /dev/null 2>&1)
+t0=$(date +%s)
+(cd "$T/src" && DEB_BUILD_OPTIONS="nocheck parallel=2" dpkg-buildpackage -us -uc -b) \
+        > "$T/build.log" 2>&1 || { tail -n 40 "$T/build.log"; fail "dpkg-buildpackage"; }
+echo "package built in $(( $(date +%s) - t0 ))s"
+core=$(ls "$T"/benchwatch_*.deb 2>/dev/null)
+my=$(ls "$T"/benchwatch-plugin-mysql_*.deb 2>/dev/null)
+[ -f "$core" ] && [ -f "$my" ] || { ls "$T"; fail "expected two packages"; }
+dpkg-deb -f "$core" Depends | grep -qi 'mysql\|mariadb' &&
+        fail "the core depends on the client library: $(dpkg-deb -f "$core" Depends)"
+dpkg-deb -c "$core" > "$T/core.list"
+dpkg-deb -c "$my" > "$T/my.list"
+for f in ./usr/bin/benchwatch /benchwatch/cpu.so /benchwatch/disk.so /benchwatch/http.so \
+         ./lib/systemd/system/benchwatch.service ./lib/systemd/system/benchwatch-verify.service \
+         ./usr/share/man/man8/benchwatch.8.gz ./usr/share/man/man5/benchwatch.conf.5.gz; do
+        grep -qF -- "$f" "$T/core.list" || fail "$f is not in $(basename "$core")"
+done
+grep -q 'mysql\.so' "$T/core.list" && fail "mysql.so is in the core package"
+grep -q '/benchwatch/mysql\.so' "$T/my.list" || fail "mysql.so is not in $(basename "$my")"
+grep -q '\.la$' "$T/core.list" && fail "libtool .la files in the package"
+
+# ---- a clean root: an overlay on a cached Debian root ----------------------------
+if [ -f "$NSPAWN_ROOT/.benchwatch-root" ]; then
+        base=$NSPAWN_ROOT
+        # shared: nspawn.sh takes it exclusively to rebuild the root
+        exec 8> "$NSPAWN_ROOT.lock"
+        flock -s 8 || fail "cannot lock $NSPAWN_ROOT.lock"
+elif [ -f "$CACHE/.benchwatch-root" ]; then
+        base=$CACHE
+else
+        command -v debootstrap > /dev/null || skip "no cached root and no debootstrap"
+        echo "building $CACHE (debootstrap --variant=minbase bookworm from $MIRROR)"
+        mkdir -p "$(dirname "$CACHE")"
+        rm -rf "$CACHE.tmp.$$"
+        debootstrap --variant=minbase bookworm "$CACHE.tmp.$$" "$MIRROR" > "$T/debootstrap.log" 2>&1 ||
+                { rm -rf "$CACHE.tmp.$$"; tail -n 5 "$T/debootstrap.log"; skip "debootstrap failed (mirror?)"; }
+        echo minbase > "$CACHE.tmp.$$/.benchwatch-root"
+        rm -rf "$CACHE" && mv "$CACHE.tmp.$$" "$CACHE"
+        base=$CACHE
+fi
+R="$T/root"
+mkdir -p "$T/upper" "$T/work" "$R"
+mount -t overlay overlay -o "lowerdir=$base,upperdir=$T/upper,workdir=$T/work" "$R" ||
+        fail "overlay mount"
+# lib.sh removes $T on exit: unmount first (lazily, whatever happens).
+cleanup_deb() {
+        umount "$R/proc" 2> /dev/null
+        umount "$R" 2> /dev/null || umount -l "$R" 2> /dev/null
+        cleanup_test
+}
+trap cleanup_deb EXIT
+mount -t proc proc "$R/proc" || fail "mounting /proc in the root"
+cp /etc/resolv.conf "$R/etc/resolv.conf" 2> /dev/null
+cp "$core" "$my" "$R/tmp/"
+in_root() { chroot "$R" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin "$@"; }
+
+# dpkg alone when the root has the dependencies (the nspawn root does);
+# otherwise apt fetches them from the mirror.
+if ! in_root dpkg -i "/tmp/$(basename "$core")" > "$T/install.log" 2>&1; then
+        in_root sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get -f install -y -qq --no-install-recommends' \
+                >> "$T/install.log" 2>&1 || { tail -n 20 "$T/install.log"; fail "installing $(basename "$core")"; }
+fi
+in_root dpkg -s benchwatch | grep -q '^Status: install ok installed' || fail "benchwatch is not installed"
+
+# Installed, not enabled.
+[ -f "$R/lib/systemd/system/benchwatch.service" ] || fail "the unit is not installed"
+ls "$R"/etc/systemd/system/*.wants/benchwatch*.service 2> /dev/null &&
+        fail "the unit was enabled by the package"
+
+# It runs, from the root.
+in_root benchwatch run cpu events=10 --format=json > "$T/run.json" 2> "$T/run.err" ||
+        { cat "$T/run.err"; fail "benchwatch run cpu in the root"; }
+json "$T/run.json" 'r["success"] is True and value("benchwatch_cpu_events_per_second") > 0'
+in_root benchwatch plugins > "$T/plugins" 2>&1 || fail "benchwatch plugins"
+grep -q '^mysql' "$T/plugins" && fail "mysql plugin present without its package"
+in_root man -w benchwatch.conf > /dev/null 2>&1 || [ -f "$R/usr/share/man/man5/benchwatch.conf.5.gz" ] ||
+        fail "benchwatch.conf(5) not installed"
+
+# The mysql plugin, as its own package.
+if ! in_root dpkg -i "/tmp/$(basename "$my")" >> "$T/install.log" 2>&1; then
+        in_root sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get -f install -y -qq --no-install-recommends' \
+                >> "$T/install.log" 2>&1 || { tail -n 20 "$T/install.log"; fail "installing $(basename "$my")"; }
+fi
+in_root benchwatch plugins mysql > "$T/plugins" 2>&1 || { cat "$T/plugins"; fail "benchwatch plugins mysql"; }
+grep -q '^mysql' "$T/plugins" || fail "mysql plugin missing after installing its package"
+echo "ok: $(basename "$core") $(basename "$my") installed into a clean root ($(basename "$base")); run cpu works"

@@ -1,0 +1,238 @@
+# http_servers.sh — real HTTP servers on 127.0.0.1 for the http plugin's
+# tests and bench (sourced, not run).
+#
+# The seed measured nginx and haproxy balancing two squids; this starts the
+# same shape from Debian's packages, each with a config written to a fresh
+# temporary directory and a pid file, and kills every process it started, by
+# PID, when the sourcing shell exits:
+#   front  nginx  :18080  /index.html (static), /big.bin, /404, /500,
+#                         /slow -> the slow backend, /private (basic auth
+#                         bw:pa55word)
+#   b1, b2 nginx  :18081, :18082  static files (the seed's two squids)
+#   slow   python :18083  answers every request after HTTP_SLOW_DELAY s
+#   silent python :18084  accepts connections, never answers
+#   haproxy       :18085  round robin over b1 and b2
+#   front  nginx  :18086  https (self-signed $HTTP_DIR/cert.pem), same files
+#   refused       :18089  nothing listens there
+# Each nginx has its own access log ($HTTP_DIR/<name>.access.log).
+#
+# Usage:  . "$top_srcdir/tests/integration/http_servers.sh"
+#         http_servers_start || exit 77
+#         ... http_stop_server b1 ...
+# Caller's EXIT trap: call http_servers_stop (installed here by default).
+
+HTTP_FRONT_PORT=18080
+HTTP_B1_PORT=18081
+HTTP_B2_PORT=18082
+HTTP_SLOW_PORT=18083
+HTTP_SILENT_PORT=18084
+HTTP_HAPROXY_PORT=18085
+HTTP_TLS_PORT=18086
+HTTP_REFUSED_PORT=18089
+HTTP_SLOW_DELAY=${HTTP_SLOW_DELAY:-0.2}
+HTTP_NGINX_WORKERS=${HTTP_NGINX_WORKERS:-1}
+HTTP_DIR=
+HTTP_PIDS=
+
+http_servers_stop() {
+	for p in $HTTP_PIDS; do
+		kill "$p" 2>/dev/null
+	done
+	for p in $HTTP_PIDS; do
+		wait "$p" 2>/dev/null
+	done
+	HTTP_PIDS=
+	if [ -n "$HTTP_DIR" ]; then
+		rm -rf "$HTTP_DIR" 2>/dev/null || { sleep 0.2; rm -rf "$HTTP_DIR"; }
+	fi
+	HTTP_DIR=
+}
+
+http__skip() {
+	echo "SKIP: $*" >&2
+	return 77
+}
+
+# http__nginx_conf NAME PORT EXTRA_LOCATIONS
+http__nginx_conf() {
+	cat > "$HTTP_DIR/$1.conf" <<EOF
+worker_processes $HTTP_NGINX_WORKERS;
+daemon off;
+master_process on;
+pid $HTTP_DIR/$1.pid;
+error_log $HTTP_DIR/$1.error.log warn;
+events { worker_connections 16384; }
+http {
+    access_log $HTTP_DIR/$1.access.log;
+    client_body_temp_path $HTTP_DIR/tmp-$1/body;
+    proxy_temp_path $HTTP_DIR/tmp-$1/proxy;
+    fastcgi_temp_path $HTTP_DIR/tmp-$1/fastcgi;
+    uwsgi_temp_path $HTTP_DIR/tmp-$1/uwsgi;
+    scgi_temp_path $HTTP_DIR/tmp-$1/scgi;
+    keepalive_requests 1000000;
+    keepalive_timeout 60s;
+    default_type application/octet-stream;
+    server {
+        listen 127.0.0.1:$2 backlog=4096;
+        root $HTTP_DIR/www;
+        location = /404 { return 404 "not here\n"; }
+        location = /500 { return 500 "broken\n"; }
+${3:-}
+    }
+${4:-}
+}
+EOF
+	mkdir -p "$HTTP_DIR/tmp-$1"
+}
+
+# http__start NAME CMD... : start in the background, remember the PID
+http__start() {
+	name=$1
+	shift
+	"$@" > "$HTTP_DIR/$name.out" 2>&1 9<&- &
+	HTTP_PIDS="$HTTP_PIDS $!"
+	eval "HTTP_PID_$name=$!"
+}
+
+http__python() {
+	cat > "$HTTP_DIR/pyserv.py" <<'EOF'
+import socket, sys, threading, time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+slow_port, silent_port, delay = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+silent = socket.socket()
+silent.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+silent.bind(("127.0.0.1", silent_port))
+silent.listen(1024)          # the kernel accepts; nobody ever reads
+class Slow(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def do_GET(self):
+        time.sleep(delay)
+        body = b"slow\n"
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *a):
+        pass
+ThreadingHTTPServer.daemon_threads = True
+ThreadingHTTPServer.request_queue_size = 1024
+ThreadingHTTPServer(("127.0.0.1", slow_port), Slow).serve_forever()
+EOF
+}
+
+http__wait_port() {
+	i=0
+	while [ $i -lt 100 ]; do
+		if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then
+			return 0
+		fi
+		sleep 0.05
+		i=$((i + 1))
+	done
+	echo "server on port $1 did not come up" >&2
+	return 1
+}
+
+http__haproxy_conf() {
+	cat > "$HTTP_DIR/haproxy.cfg" <<EOF
+global
+    maxconn 8000
+    pidfile $HTTP_DIR/haproxy.pid
+defaults
+    mode http
+    timeout connect 2s
+    timeout client 30s
+    timeout server 30s
+    retries 0
+frontend fe
+    bind 127.0.0.1:$HTTP_HAPROXY_PORT
+    default_backend squids
+backend squids
+    balance roundrobin
+    server b1 127.0.0.1:$HTTP_B1_PORT maxconn 4000
+    server b2 127.0.0.1:$HTTP_B2_PORT maxconn 4000
+EOF
+}
+
+http_servers_start() {
+	command -v nginx >/dev/null || PATH=$PATH:/usr/sbin
+	command -v nginx >/dev/null || { http__skip "nginx not installed"; return; }
+	command -v haproxy >/dev/null || { http__skip "haproxy not installed"; return; }
+	command -v python3 >/dev/null || { http__skip "python3 not installed"; return; }
+	command -v openssl >/dev/null || { http__skip "openssl not installed"; return; }
+	command -v flock >/dev/null || { http__skip "flock not installed"; return; }
+	# one user of these ports at a time (make -j check runs tests in
+	# parallel): a lock on this very file, released when the shell exits
+	exec 9<"${BASH_SOURCE[0]}"
+	flock -w 300 9 || { http__skip "ports 18080-18089 stayed busy (lock)"; return; }
+	for p in $HTTP_FRONT_PORT $HTTP_B1_PORT $HTTP_B2_PORT $HTTP_SLOW_PORT \
+	    $HTTP_SILENT_PORT $HTTP_HAPROXY_PORT $HTTP_TLS_PORT $HTTP_REFUSED_PORT; do
+		if (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+			http__skip "port $p on 127.0.0.1 is already in use"
+			return
+		fi
+	done
+	HTTP_DIR=$(mktemp -d "${TMPDIR:-/tmp}/bw-http.XXXXXX") || return 1
+	trap http_servers_stop EXIT
+	chmod 755 "$HTTP_DIR"
+	mkdir "$HTTP_DIR/www"
+	printf '<html><body>benchwatch test page</body></html>\n' > "$HTTP_DIR/www/index.html"
+	head -c 100000 /dev/zero > "$HTTP_DIR/www/big.bin"
+	# https on :18086 with a self-signed certificate for 127.0.0.1
+	openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 \
+	    -addext subjectAltName=IP:127.0.0.1 -keyout "$HTTP_DIR/key.pem" \
+	    -out "$HTTP_DIR/cert.pem" >/dev/null 2>&1 || return 1
+	# /private: basic authentication, user bw, password pa55word
+	printf 'bw:%s\n' "$(openssl passwd -apr1 pa55word)" > "$HTTP_DIR/htpasswd" || return 1
+	http__nginx_conf front $HTTP_FRONT_PORT "
+        location = /slow { proxy_pass http://127.0.0.1:$HTTP_SLOW_PORT; proxy_read_timeout 60s; }
+        location = /private { auth_basic bw; auth_basic_user_file $HTTP_DIR/htpasswd; try_files /index.html =404; }" "
+    server {
+        listen 127.0.0.1:$HTTP_TLS_PORT ssl;
+        ssl_certificate $HTTP_DIR/cert.pem;
+        ssl_certificate_key $HTTP_DIR/key.pem;
+        root $HTTP_DIR/www;
+        location = /404 { return 404 \"not here\n\"; }
+    }"
+	http__nginx_conf b1 $HTTP_B1_PORT ""
+	http__nginx_conf b2 $HTTP_B2_PORT ""
+	http__haproxy_conf
+	http__python
+	for n in front b1 b2; do
+		nginx -q -p "$HTTP_DIR" -c "$HTTP_DIR/$n.conf" -t >/dev/null 2>&1 || {
+			nginx -p "$HTTP_DIR" -c "$HTTP_DIR/$n.conf" -t; return 1; }
+		http__start $n nginx -p "$HTTP_DIR" -c "$HTTP_DIR/$n.conf"
+	done
+	http__start py python3 "$HTTP_DIR/pyserv.py" $HTTP_SLOW_PORT $HTTP_SILENT_PORT "$HTTP_SLOW_DELAY"
+	http__start haproxy haproxy -db -f "$HTTP_DIR/haproxy.cfg"
+	for p in $HTTP_FRONT_PORT $HTTP_B1_PORT $HTTP_B2_PORT $HTTP_SLOW_PORT \
+	    $HTTP_SILENT_PORT $HTTP_HAPROXY_PORT $HTTP_TLS_PORT; do
+		http__wait_port $p || return 1
+	done
+	: > "$HTTP_DIR/front.access.log"
+	: > "$HTTP_DIR/b1.access.log"
+	: > "$HTTP_DIR/b2.access.log"
+}
+
+# Stop one nginx (front, b1, b2) at once (SIGTERM: fast shutdown).
+http_stop_server() {
+	eval "pid=\$HTTP_PID_$1"
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+}
+
+# Requests an nginx logged so far.
+http_access_count() {
+	wc -l < "$HTTP_DIR/$1.access.log"
+}
+
+# Requests logged, once the log holds at least WANT lines or 2 s have
+# passed (nginx logs a request just after it sent the answer).
+http_settled_count() {
+	i=0
+	while [ "$(http_access_count "$1")" -lt "$2" ] && [ $i -lt 100 ]; do
+		sleep 0.02
+		i=$((i + 1))
+	done
+	http_access_count "$1"
+}
