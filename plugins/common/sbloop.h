@@ -1,0 +1,68 @@
+/* sbloop.h — sysbench 1.0's event loop, for the plugins that reproduce its
+ * built-in tests (cpu, threads, memory).
+ *
+ * What a sysbench figure means depends as much on the loop around an event
+ * as on the event itself: every worker checks the time limit and the shared
+ * event budget before each event, times each event on its own, and the rate
+ * is all events over the wall time from the moment every thread is ready to
+ * the moment the last one has finished.  Keeping that loop in one place makes
+ * the three plugins count the same way, and the same way sysbench does. */
+#ifndef BENCHWATCH_SBLOOP_H
+#define BENCHWATCH_SBLOOP_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hist.h"
+#include "plugin.h"
+
+struct sbloop_spec {
+        unsigned threads;
+        double duration;            /* seconds, > 0 (sysbench --time) */
+        uint64_t max_events;        /* shared budget, 0: none (--events) */
+        uint64_t per_thread_events; /* each thread's own quota, 0: none */
+        double deadline;            /* run->deadline; the loop ends before */
+        /* One event of worker `tid` (0..threads-1): 0 or -errno, which
+         * ends the whole run. Called concurrently from all workers. */
+        int (*event)(void *arg, unsigned tid);
+        void *arg;
+};
+
+struct sbloop_result {
+        uint64_t events;
+        double seconds;        /* start of all workers to end of the last */
+        bool stopped;          /* h->stopping() said so: cut short */
+        double sysbench_p95;   /* seconds, from sysbench's own histogram */
+        struct bw_hist hist;   /* latency of every event, all workers */
+};
+
+/* A start line for worker threads: they wait until it opens, and learn
+ * whether the run was called off meanwhile (a later thread could not be
+ * created), so no thread is ever left waiting on a barrier. */
+struct sbgate {
+        pthread_mutex_t lock;
+        pthread_cond_t cond;
+        bool open;
+        bool aborted;
+};
+
+void sbgate_init(struct sbgate *g);
+void sbgate_destroy(struct sbgate *g);
+/* Waits for sbgate_open(); true to go on, false if the run was aborted. */
+bool sbgate_wait(struct sbgate *g);
+void sbgate_open(struct sbgate *g, bool abort_run);
+
+/* Runs the loop. Returns 0 (also when stopped: see ret->stopped), the
+ * first -errno of an event, or -errno when threads cannot be started. */
+int sbloop_run(const struct sbloop_spec *spec, const struct bw_host *h,
+               struct sbloop_result *ret);
+
+/* The figures every sysbench-style plugin reports: events_per_second,
+ * events_total, latency_seconds, latency_sysbench_p95_seconds and
+ * total_time_seconds. `what` names the
+ * event for the help text ("sysbench cpu event"). */
+void sbloop_emit(const struct bw_host *h, const struct sbloop_result *res,
+                 const char *what);
+
+#endif

@@ -1,0 +1,124 @@
+/* threads.c — the threads plugin: sysbench 1.0's threads test.
+ *
+ * It measures the scheduler and the mutex implementation under contention,
+ * which is what a kernel upgrade or a noisy neighbour changes.  One event is
+ * sysbench's: `yields` rounds of lock, sched_yield(), unlock on one of
+ * `locks` mutexes, the mutex being chosen as sysbench's threads_next_event()
+ * does, from a global fetch-and-add counter modulo `locks` (so consecutive
+ * events of all threads walk the mutexes round robin).  The mutexes sit side
+ * by side in one array as in sysbench, sharing cache lines the same way. */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/sbloop.h"
+#include "plugin.h"
+
+enum { P_THREADS, P_YIELDS, P_LOCKS, P_DURATION, P_EVENTS, P_COUNT };
+
+static const struct bw_param_def threads_params[] = {
+        [P_THREADS] = {
+                .name = "threads", .type = BW_PARAM_INT, .default_value = "1",
+                .min = 1, .max = 1024,
+                .help = "Worker threads running events concurrently",
+                .flags = BW_PARAM_LABEL,
+        },
+        [P_YIELDS] = {
+                .name = "yields", .type = BW_PARAM_INT, .default_value = "1000",
+                .min = 0, .max = 1000000,
+                .help = "Lock/yield/unlock rounds per event "
+                        "(sysbench --thread-yields)",
+                .flags = BW_PARAM_LABEL,
+        },
+        [P_LOCKS] = {
+                .name = "locks", .type = BW_PARAM_INT, .default_value = "8",
+                .min = 1, .max = 65536,
+                .help = "Mutexes the events spread over (sysbench --thread-locks)",
+                .flags = BW_PARAM_LABEL,
+        },
+        [P_DURATION] = {
+                .name = "duration", .type = BW_PARAM_DURATION,
+                .default_value = "10s", .min = 0.001, .max = 86400, .unit = "s",
+                .help = "Run length (sysbench --time)",
+        },
+        [P_EVENTS] = {
+                .name = "events", .type = BW_PARAM_INT, .default_value = "0",
+                .min = 0, .max = 1e15,
+                .help = "Stop after this many events if the duration has not "
+                        "ended first; 0: no limit (sysbench --events)",
+        },
+        [P_COUNT] = { .name = NULL },
+};
+
+struct threads_job {
+        pthread_mutex_t *mutexes;
+        unsigned locks;
+        unsigned yields;
+        unsigned next;  /* atomic: sysbench's req_performed */
+};
+
+static int threads_event(void *arg, unsigned tid)
+{
+        struct threads_job *job = arg;
+        unsigned k = __atomic_fetch_add(&job->next, 1, __ATOMIC_RELAXED) %
+                     job->locks;
+        pthread_mutex_t *m = &job->mutexes[k];
+
+        for (unsigned i = 0; i < job->yields; i++) {
+                pthread_mutex_lock(m);
+                sched_yield();
+                pthread_mutex_unlock(m);
+        }
+        return 0;
+}
+
+static int threads_run(const struct bw_run *run, const struct bw_host *h)
+{
+        const struct bw_param_value *v = run->values;
+        struct threads_job job = {
+                .locks = (unsigned)v[P_LOCKS].i,
+                .yields = (unsigned)v[P_YIELDS].i,
+        };
+        struct sbloop_spec spec = {
+                .threads = (unsigned)v[P_THREADS].i,
+                .duration = v[P_DURATION].d,
+                .max_events = (uint64_t)v[P_EVENTS].i,
+                .deadline = run->deadline,
+                .event = threads_event, .arg = &job,
+        };
+        struct sbloop_result res;
+        int r;
+
+        job.mutexes = calloc(job.locks, sizeof(*job.mutexes));
+        if (!job.mutexes)
+                return h->fail(h, -ENOMEM, "cannot allocate %u mutexes", job.locks);
+        for (unsigned i = 0; i < job.locks; i++)
+                pthread_mutex_init(&job.mutexes[i], NULL);
+
+        r = sbloop_run(&spec, h, &res);
+
+        for (unsigned i = 0; i < job.locks; i++)
+                pthread_mutex_destroy(&job.mutexes[i]);
+        free(job.mutexes);
+        if (r < 0)
+                return h->fail(h, r, "cannot run %u worker threads: %s",
+                               spec.threads, strerror(-r));
+        if (res.stopped)
+                return h->fail(h, -ECANCELED, "stopped before the end of the run");
+        sbloop_emit(h, &res, "sysbench threads event");
+        return 0;
+}
+
+BW_PLUGIN_DEFINE = {
+        .abi_version = BW_PLUGIN_ABI_VERSION,
+        .name = "threads",
+        .description = "sysbench threads: mutex lock/yield/unlock rounds under "
+                       "contention, events/s and event latency",
+        .params = threads_params,
+        .concurrency_param = "threads",
+        .throughput_metric = "events_per_second",
+        .run = threads_run,
+};

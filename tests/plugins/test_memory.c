@@ -1,0 +1,261 @@
+/* test_memory.c — the memory plugin against the recording fake host.
+ *
+ * Block mode: what one event leaves in the block, sysbench's byte and
+ * event accounting (total_size split per thread with integer division),
+ * the figures per operation, and the checks on block_size.  DRAM mode: the
+ * cache-size reading from a fake sysfs tree, the array sizing rules
+ * (refusing sizes the cache could hold), and a short real run. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../fakehost.h"
+
+extern const struct bw_plugin benchwatch_plugin;
+void memory_block_once(unsigned oper, unsigned access, uint64_t *buf,
+                       size_t bytes, uint64_t rng[2]);
+int memory_parse_cache_size(const char *s, uint64_t *ret);
+int memory_count_cpu_list(const char *s, unsigned *ret);
+int memory_llc_bytes(const char *cache_dir, unsigned online, uint64_t *ret);
+int memory_dram_array_bytes(uint64_t llc, uint64_t avail, uint64_t *ret);
+
+enum { READ, WRITE, NONE }; /* oper choices, in table order */
+enum { SEQ, RND };
+#define MIB (UINT64_C(1) << 20)
+
+static void test_block_event(void)
+{
+        uint64_t buf[128] = { 0 }, rng[2] = { 1, 2 };
+        unsigned touched = 0;
+
+        /* sequential write: each word gets its distance to the end */
+        memory_block_once(WRITE, SEQ, buf, sizeof(buf), rng);
+        for (unsigned i = 0; i < 128; i++)
+                CHECK(buf[i] == 128 - i);
+        memory_block_once(READ, SEQ, buf, sizeof(buf), rng);
+        memory_block_once(NONE, SEQ, buf, sizeof(buf), rng);
+        memory_block_once(READ, RND, buf, sizeof(buf), rng);
+        memory_block_once(NONE, RND, buf, sizeof(buf), rng);
+        for (unsigned i = 0; i < 128; i++)
+                CHECK(buf[i] == 128 - i);
+
+        /* random write: 128 stores of byte offsets 0, 8, ... at uniform
+         * word positions hit about 1 - 1/e of the words */
+        memset(buf, 0xff, sizeof(buf));
+        memory_block_once(WRITE, RND, buf, sizeof(buf), rng);
+        for (unsigned i = 0; i < 128; i++)
+                if (buf[i] != UINT64_MAX) {
+                        CHECK(buf[i] % 8 == 0 && buf[i] < sizeof(buf));
+                        touched++;
+                }
+        CHECK(touched > 60 && touched < 105);
+}
+
+static void run_ok(struct fakehost *fh, const char *const *params)
+{
+        fakehost_init(fh);
+        CHECK(fakehost_run(fh, &benchwatch_plugin, params) == 0);
+        CHECK(fh->error == NULL);
+}
+
+static void test_total_size(void)
+{
+        struct fakehost fh;
+        double secs, bytes, rate;
+
+        run_ok(&fh, (const char *const[]){ "block_size=1k", "total_size=64M",
+                                            "duration=60s", NULL });
+        CHECK(fakehost_value(&fh, "events_total", "") == 65536);
+        bytes = fakehost_value(&fh, "bytes_total", "operation=write");
+        CHECK(bytes == 64.0 * MIB);
+        secs = fakehost_value(&fh, "total_time_seconds", "");
+        rate = fakehost_value(&fh, "bytes_per_second", "operation=write");
+        CHECK(rate * secs > 0.999 * bytes && rate * secs < 1.001 * bytes);
+        CHECK(fakehost_find(&fh, "latency_seconds", "")->hist.count == 65536);
+        CHECK(fh.progress == 65536);
+        fakehost_done(&fh);
+
+        /* sysbench: each thread does total / block / threads events */
+        run_ok(&fh, (const char *const[]){ "block_size=4k", "total_size=1M",
+                                            "threads=3", "scope=local",
+                                            "duration=60s", NULL });
+        CHECK(fakehost_value(&fh, "events_total", "") == 255);
+        CHECK(fakehost_value(&fh, "bytes_total", "operation=write") ==
+              255.0 * 4096);
+        fakehost_done(&fh);
+}
+
+static void test_operations(void)
+{
+        struct fakehost fh;
+
+        run_ok(&fh, (const char *const[]){ "oper=read", "access=rnd",
+                                            "duration=100ms", NULL });
+        CHECK(fakehost_value(&fh, "bytes_per_second", "operation=read") > 1e6);
+        CHECK(fakehost_find(&fh, "bytes_per_second", "operation=write") == NULL);
+        fakehost_done(&fh);
+
+        run_ok(&fh, (const char *const[]){ "oper=none", "duration=100ms", NULL });
+        CHECK(fakehost_value(&fh, "events_per_second", "") > 1000);
+        CHECK(fakehost_find(&fh, "bytes_per_second", NULL) == NULL);
+        fakehost_done(&fh);
+}
+
+static void refused_by_check(const char *const *params, const char *why)
+{
+        struct fakehost fh;
+
+        fakehost_init(&fh);
+        CHECK(fakehost_run(&fh, &benchwatch_plugin, params) < 0);
+        CHECK(fh.error && strstr(fh.error, why));
+        CHECK(fakehost_find(&fh, "events_total", NULL) == NULL);
+        fakehost_done(&fh);
+}
+
+static void bad(const char *param)
+{
+        char *why = fakehost_param_error(&benchwatch_plugin,
+                                         (const char *const[]){ param, NULL });
+        if (!why) {
+                fprintf(stderr, "'%s' was accepted\n", param);
+                exit(1);
+        }
+        free(why);
+}
+
+static void test_bad_params(void)
+{
+        bad("block_size=4");
+        bad("block_size=1x");
+        bad("oper=copy");
+        bad("access=random");
+        bad("scope=world");
+        bad("mode=cache");
+        bad("threads=0");
+        refused_by_check((const char *const[]){ "block_size=1000", NULL },
+                         "power of two");
+        refused_by_check((const char *const[]){ "total_size=1k", "threads=2",
+                                                 NULL }, "no event would run");
+}
+
+static void put(const char *dir, const char *name, const char *text)
+{
+        char path[512];
+        int fd;
+
+        snprintf(path, sizeof(path), "%s/%s", dir, name);
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        CHECK(fd >= 0);
+        CHECK(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+        close(fd);
+}
+
+static void fake_index(const char *base, int k, const char *level,
+                       const char *type, const char *size, const char *shared)
+{
+        char dir[400];
+
+        snprintf(dir, sizeof(dir), "%s/index%d", base, k);
+        CHECK(mkdir(dir, 0755) == 0);
+        put(dir, "level", level);
+        put(dir, "type", type);
+        put(dir, "size", size);
+        put(dir, "shared_cpu_list", shared);
+}
+
+static void test_llc(void)
+{
+        struct fakehost fh;
+        uint64_t v;
+        unsigned n;
+
+        CHECK(memory_parse_cache_size("32768K\n", &v) == 0 && v == 32 * MIB);
+        CHECK(memory_parse_cache_size("2M", &v) == 0 && v == 2 * MIB);
+        CHECK(memory_parse_cache_size("512\n", &v) == 0 && v == 512);
+        CHECK(memory_parse_cache_size("big", &v) < 0);
+        CHECK(memory_count_cpu_list("0-3,8,10-11\n", &n) == 0 && n == 7);
+        CHECK(memory_count_cpu_list("5", &n) == 0 && n == 1);
+        CHECK(memory_count_cpu_list("", &n) < 0);
+        CHECK(memory_count_cpu_list("3-1", &n) < 0);
+
+        /* 16 CPUs, one 32 MiB L3 per 8 of them: 64 MiB of LLC. */
+        fakehost_init(&fh);
+        fake_index(fh.cache_dir, 0, "1\n", "Data\n", "32K\n", "0\n");
+        fake_index(fh.cache_dir, 1, "1\n", "Instruction\n", "32K\n", "0\n");
+        fake_index(fh.cache_dir, 2, "2\n", "Unified\n", "1024K\n", "0\n");
+        fake_index(fh.cache_dir, 3, "3\n", "Unified\n", "32768K\n", "0-7\n");
+        CHECK(memory_llc_bytes(fh.cache_dir, 16, &v) == 0 && v == 64 * MIB);
+        CHECK(memory_llc_bytes(fh.cache_dir, 8, &v) == 0 && v == 32 * MIB);
+        fakehost_done(&fh);
+        CHECK(memory_llc_bytes("/nonexistent", 4, &v) < 0);
+}
+
+static void test_sizing(void)
+{
+        uint64_t v = 0;
+
+        CHECK(memory_dram_array_bytes(32 * MIB, 24576 * MIB, &v) == 0);
+        CHECK(v == 256 * MIB);                       /* 8 x 32 MiB */
+        CHECK(memory_dram_array_bytes(64 * MIB, 24576 * MIB, &v) == 0);
+        CHECK(v == 512 * MIB);                       /* 8 x 64 MiB */
+        CHECK(memory_dram_array_bytes(4 * MIB, 24576 * MIB, &v) == 0);
+        CHECK(v == 256 * MIB);                       /* the floor */
+        CHECK(memory_dram_array_bytes(4 * MIB, 1024 * MIB, &v) == 0);
+        CHECK(v == 84 * MIB);                        /* a twelfth of 1 GiB */
+        CHECK(memory_dram_array_bytes(1024 * MIB, 1024 * 1024 * MIB, &v) == 0);
+        CHECK(v == 8192 * MIB);                      /* the cap */
+        /* too little memory for arrays the cache cannot hold: refused */
+        CHECK(memory_dram_array_bytes(32 * MIB, 1024 * MIB, &v) < 0);
+        CHECK(memory_dram_array_bytes(4096 * MIB, 1024 * 1024 * MIB, &v) < 0);
+        CHECK(memory_dram_array_bytes(0, 24576 * MIB, &v) < 0);
+}
+
+static void test_dram_run(void)
+{
+        struct fakehost fh;
+        double copy, triad, ws;
+        uint64_t llc;
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+        fakehost_init(&fh);
+        if (fakehost_run(&fh, &benchwatch_plugin, (const char *const[]){
+                        "mode=dram", "duration=300ms", NULL }) < 0) {
+                /* refusing is right where arrays would fit in the cache */
+                CHECK(fh.error && strstr(fh.error, "last-level cache"));
+                fprintf(stderr, "dram run refused here: %s\n", fh.error);
+                fakehost_done(&fh);
+                return;
+        }
+        copy = fakehost_value(&fh, "bytes_per_second", "operation=copy");
+        triad = fakehost_value(&fh, "bytes_per_second", "operation=triad");
+        ws = fakehost_value(&fh, "working_set_bytes", "");
+        fprintf(stderr, "dram: copy %.0f MB/s, triad %.0f MB/s, %.0f MiB\n",
+                copy / 1e6, triad / 1e6, ws / MIB);
+        CHECK(copy > 1e8 && copy < 1e13);
+        CHECK(triad > 1e8 && triad < 1e13);
+        /* STREAM counting: per pass copy moves 2 arrays, triad 3 */
+        CHECK(fakehost_value(&fh, "bytes_total", "operation=copy") * 3 ==
+              fakehost_value(&fh, "bytes_total", "operation=triad") * 2);
+        CHECK(fakehost_value(&fh, "bytes_total", "operation=copy") >= 2 * 2 * ws / 3);
+        if (memory_llc_bytes("/sys/devices/system/cpu/cpu0/cache",
+                             cpus > 0 ? (unsigned)cpus : 1, &llc) == 0)
+                CHECK(ws >= 3 * 4.0 * (double)llc);
+        fakehost_done(&fh);
+}
+
+int main(void)
+{
+        CHECK(strcmp(benchwatch_plugin.name, "memory") == 0);
+        test_block_event();
+        test_bad_params();
+        test_llc();
+        test_sizing();
+        test_total_size();
+        test_operations();
+        test_dram_run();
+        printf("test_memory: all passed\n");
+        return 0;
+}

@@ -1,0 +1,142 @@
+/* test_threads.c — the threads plugin against the recording fake host.
+ *
+ * Checks that the figures agree with each other, that --events ends a run
+ * at exactly that many events, that `yields` sets the work of an event
+ * (the fastest event grows with it), that contended locks still make
+ * progress, and that the parameter table rejects nonsense. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../fakehost.h"
+
+extern const struct bw_plugin benchwatch_plugin;
+
+struct figures {
+        double rate, events, seconds;
+        const struct fake_metric *lat;
+};
+
+static void run_ok(struct fakehost *fh, const char *const *params,
+                   struct figures *f)
+{
+        fakehost_init(fh);
+        CHECK(fakehost_run(fh, &benchwatch_plugin, params) == 0);
+        CHECK(fh->error == NULL);
+        f->rate = fakehost_value(fh, "events_per_second", "");
+        f->events = fakehost_value(fh, "events_total", "");
+        f->seconds = fakehost_value(fh, "total_time_seconds", "");
+        f->lat = fakehost_find(fh, "latency_seconds", "");
+        CHECK(f->lat && f->lat->kind == FAKE_LATENCY);
+}
+
+static void test_figures_agree(void)
+{
+        struct fakehost fh;
+        struct figures f;
+
+        run_ok(&fh, (const char *const[]){ "duration=300ms", NULL }, &f);
+        CHECK(f.events > 10);
+        CHECK(f.rate * f.seconds > 0.999 * f.events);
+        CHECK(f.rate * f.seconds < 1.001 * f.events);
+        CHECK(f.seconds >= 0.3 && f.seconds < 3);
+        CHECK(f.lat->hist.count == (uint64_t)f.events);
+        CHECK(fh.progress == (uint64_t)f.events);
+        CHECK(f.lat->hist.sum_ns / 1e9 <= f.seconds);
+        fakehost_done(&fh);
+}
+
+static void test_events_limit(void)
+{
+        struct fakehost fh;
+        struct figures f;
+
+        run_ok(&fh, (const char *const[]){ "events=20", "yields=100",
+                                            "duration=60s", NULL }, &f);
+        CHECK(f.events == 20);
+        CHECK(f.lat->hist.count == 20);
+        CHECK(f.seconds < 10);
+        fakehost_done(&fh);
+
+        /* Four threads fighting over one mutex: no deadlock, exact count. */
+        run_ok(&fh, (const char *const[]){ "events=40", "threads=4", "locks=1",
+                                            "yields=200", "duration=60s",
+                                            NULL }, &f);
+        CHECK(f.events == 40);
+        fakehost_done(&fh);
+}
+
+static double fastest_event(const char *yields)
+{
+        struct fakehost fh;
+        struct figures f;
+        double ns;
+
+        run_ok(&fh, (const char *const[]){ yields, "duration=200ms", NULL },
+               &f);
+        ns = (double)f.lat->hist.min_ns;
+        fakehost_done(&fh);
+        return ns;
+}
+
+/* An event is `yields` rounds: 400 take about four times as long as 100.
+ * The fastest event is compared, the one nothing else interrupted; on a
+ * busy machine a yield hands the CPU away, so only the lower bound holds
+ * for sure (an event that ignored `yields` would give 1). */
+static void test_yields_scale(void)
+{
+        double t1 = fastest_event("yields=100");
+        double t2 = fastest_event("yields=400");
+
+        fprintf(stderr, "fastest event, 100 yields: %.0f ns, 400: %.0f ns\n",
+                t1, t2);
+        CHECK(t2 / t1 > 2.5);
+}
+
+static void test_stop(void)
+{
+        struct fakehost fh;
+
+        fakehost_init(&fh);
+        fh.stop = true;
+        CHECK(fakehost_run(&fh, &benchwatch_plugin,
+                           (const char *const[]){ "duration=5s", NULL }) < 0);
+        CHECK(fh.error != NULL);
+        fakehost_done(&fh);
+}
+
+static void bad(const char *param)
+{
+        char *why = fakehost_param_error(&benchwatch_plugin,
+                                         (const char *const[]){ param, NULL });
+        if (!why) {
+                fprintf(stderr, "'%s' was accepted\n", param);
+                exit(1);
+        }
+        free(why);
+}
+
+static void test_bad_params(void)
+{
+        bad("threads=0");
+        bad("threads=2000");
+        bad("locks=0");
+        bad("locks=abc");
+        bad("yields=-1");
+        bad("duration=-1s");
+        bad("events=1.5");
+        CHECK(fakehost_param_error(&benchwatch_plugin, (const char *const[]){
+                "threads=64", "locks=1", "yields=0", NULL }) == NULL);
+}
+
+int main(void)
+{
+        CHECK(strcmp(benchwatch_plugin.name, "threads") == 0);
+        test_bad_params();
+        test_figures_agree();
+        test_events_limit();
+        test_yields_scale();
+        test_stop();
+        printf("test_threads: all passed\n");
+        return 0;
+}
