@@ -115,7 +115,7 @@ int cmd_run(struct app *app, int argc, char **argv)
                 ex = EXIT_ENV;
         } else {
                 struct result *res = runner_run_sync(&spec);
-                if (!res || format_write(stdout, fmt, res) < 0)
+                if (!res || format_write(stdout, fmt, res, plugin->report) < 0)
                         ex = EXIT_ENV;
                 else
                         ex = res->success ? EXIT_OK : EXIT_FAILED;

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "expo.h"
@@ -213,11 +214,92 @@ void format_json(FILE *f, const struct result *r)
         fputs("]}\n", f);
 }
 
-int format_write(FILE *f, enum output_format fmt, const struct result *r)
+/* ---- a plugin's own layout ------------------------------------------------- */
+
+static const struct family *report_family(const struct result *r, const char *figure)
+{
+        char name[256];
+        snprintf(name, sizeof(name), "benchwatch_%s_%s", r->plugin, figure);
+        return result_find(r, name);
+}
+
+static bool report_number(const struct result *r, const struct bw_report_line *l,
+                          double *ret)
+{
+        const struct family *fam = report_family(r, l->figure);
+        struct bw_hist h;
+        double v = 0;
+        if (!fam || !fam->n_samples)
+                return false;
+        bw_hist_init(&h);
+        for (size_t i = 0; i < fam->n_samples; i++) {
+                v += fam->samples[i].value;
+                if (fam->samples[i].hist)
+                        bw_hist_merge(&h, fam->samples[i].hist);
+        }
+        if (l->show == BW_SHOW_MEAN)
+                v = bw_hist_mean_ns(&h) / 1e9;
+        else if (l->show == BW_SHOW_RECIPROCAL)
+                v = v ? 1 / v : 0;
+        v *= l->scale ? l->scale : 1;
+        for (size_t i = 0; l->times_param && i < r->n_params; i++)
+                if (!strcmp(r->params[i].name, l->times_param))
+                        v *= strtod(r->params[i].value, NULL);
+        *ret = v;
+        return true;
+}
+
+/* ab's block: the share of requests served within a time, in ms. */
+static void report_percentiles(FILE *f, const struct result *r, const char *figure)
+{
+        static const int pct[] = { 50, 66, 75, 80, 90, 95, 98, 99, 100 };
+        const struct family *fam = report_family(r, figure);
+        struct bw_hist h;
+        bw_hist_init(&h);
+        for (size_t i = 0; fam && i < fam->n_samples; i++)
+                if (fam->samples[i].hist)
+                        bw_hist_merge(&h, fam->samples[i].hist);
+        for (size_t i = 0; i < sizeof(pct) / sizeof(pct[0]); i++)
+                fprintf(f, " %3d%% %8.0f%s\n", pct[i], bw_hist_quantile_ns(&h, pct[i] / 100.0) / 1e6,
+                        pct[i] == 100 ? " (longest request)" : "");
+}
+
+static void report_param(FILE *f, const struct result *r, const struct bw_report_line *l)
+{
+        for (size_t i = 0; i < r->n_params; i++)
+                if (!strcmp(r->params[i].name, l->figure))
+                        fprintf(f, "%-24s%s\n", l->label, r->params[i].value);
+}
+
+void format_report(FILE *f, const struct result *r, const struct bw_report_line *report)
+{
+        for (const struct bw_report_line *l = report; l->label; l++) {
+                double v;
+                if (l->show == BW_SHOW_HEADING || l->show == BW_SHOW_PERCENTILES)
+                        fprintf(f, "%s\n", l->label);
+                if (l->show == BW_SHOW_PERCENTILES)
+                        report_percentiles(f, r, l->figure);
+                else if (l->show == BW_SHOW_PARAM)
+                        report_param(f, r, l);
+                else if (l->show != BW_SHOW_HEADING && report_number(r, l, &v)) {
+                        fprintf(f, "%-24s", l->label);
+                        fprintf(f, "%.*f", l->decimals, v);
+                        fprintf(f, "%s%s\n", l->unit ? " " : "", l->unit ? l->unit : "");
+                }
+        }
+        if (!r->success)
+                fprintf(f, "\nRun: FAILED in %.2fs: %s\n", r->duration, r->error ? r->error : "");
+}
+
+int format_write(FILE *f, enum output_format fmt, const struct result *r,
+                 const struct bw_report_line *report)
 {
         switch (fmt) {
         case FORMAT_TABLE:
-                format_table(f, r);
+                if (report)
+                        format_report(f, r, report);
+                else
+                        format_table(f, r);
                 break;
         case FORMAT_JSON:
                 format_json(f, r);

@@ -9,13 +9,19 @@
 
 #include <stdio.h>
 
+#include "plugin.h"
 #include "result.h"
 
 enum output_format { FORMAT_TABLE, FORMAT_PROMETHEUS, FORMAT_JSON };
 
 int format_parse(const char *s, enum output_format *ret);
-int format_write(FILE *f, enum output_format fmt, const struct result *r);
+/* report: the plugin's layout for the table format, or NULL. */
+int format_write(FILE *f, enum output_format fmt, const struct result *r,
+                 const struct bw_report_line *report);
 void format_table(FILE *f, const struct result *r);
+/* The table in the plugin's own layout (ab's summary for http). */
+void format_report(FILE *f, const struct result *r,
+                   const struct bw_report_line *report);
 void format_json(FILE *f, const struct result *r);
 /* "cpu 'cpu': ok in 10.0s: events_per_second=1234.5 latency p95=0.81ms" */
 void format_line(FILE *f, const struct result *r);

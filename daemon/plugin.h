@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define BW_PLUGIN_ABI_VERSION 1
+#define BW_PLUGIN_ABI_VERSION 2
 #define BW_PLUGIN_SYMBOL "benchwatch_plugin"
 
 struct bw_hist; /* latency histogram, daemon/util/hist.h */
@@ -112,6 +112,29 @@ struct bw_host {
         bool (*stopping)(const struct bw_host *h);
 };
 
+/* One line of the plugin's terminal report (`run`'s table format), so the
+ * report can read like the classic tool's summary (ab's for http).  Figures
+ * are named as emitted (short names); an array ends with { .label = NULL }. */
+enum bw_report_show {
+        BW_SHOW_HEADING,     /* the label alone */
+        BW_SHOW_VALUE,       /* the figure (summed over its samples) */
+        BW_SHOW_PARAM,       /* the text of parameter `figure` */
+        BW_SHOW_MEAN,        /* mean of a latency figure */
+        BW_SHOW_RECIPROCAL,  /* 1 / figure, e.g. time per request from RPS */
+        BW_SHOW_PERCENTILES, /* ab's "Percentage of the requests served
+                                within a certain time" block (ms) */
+};
+
+struct bw_report_line {
+        const char *label;
+        enum bw_report_show show;
+        const char *figure;
+        double scale;            /* applied to the number; 0 means 1 */
+        const char *times_param; /* and multiplied by this numeric param */
+        const char *unit;        /* printed after the number */
+        int decimals;            /* digits after the decimal point */
+};
+
 struct bw_plugin {
         uint32_t abi_version;   /* BW_PLUGIN_ABI_VERSION */
         const char *name;       /* [a-z][a-z0-9_]*, the metric prefix */
@@ -131,6 +154,9 @@ struct bw_plugin {
         /* Remove what the plugin left on disk or in a server (test files,
          * tables) for `benchwatch cleanup`. Optional. */
         int (*cleanup)(const struct bw_run *run, const struct bw_host *h);
+        /* How `run` shows the figures at the terminal; NULL: a generic
+         * sysbench-like list. */
+        const struct bw_report_line *report;
 };
 
 /* Declares the exported descriptor: BW_PLUGIN_DEFINE(cpu) = { ... }; */

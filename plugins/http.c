@@ -577,6 +577,33 @@ out:
         return r;
 }
 
+/* `benchwatch run http` reads like ab's summary; the figures mean what
+ * ab's do (ab's "Time per request (mean)" is concurrency x time / done). */
+#define LINE(l, sh, fig, ...) { .label = l, .show = sh, .figure = fig, __VA_ARGS__ }
+static const struct bw_report_line ab_report[] = {
+        LINE("Concurrency Level:", BW_SHOW_PARAM, "concurrency"),
+        LINE("Time taken for tests:", BW_SHOW_VALUE, "time_taken_seconds",
+             .unit = "seconds", .decimals = 3),
+        LINE("Complete requests:", BW_SHOW_VALUE, "complete_requests"),
+        LINE("Failed requests:", BW_SHOW_VALUE, "failed_requests"),
+        LINE("Non-2xx responses:", BW_SHOW_VALUE, "non_2xx_responses"),
+        LINE("Total transferred:", BW_SHOW_VALUE, "total_transferred_bytes", .unit = "bytes"),
+        LINE("Requests per second:", BW_SHOW_VALUE, "requests_per_second",
+             .unit = "[#/sec] (mean)", .decimals = 2),
+        LINE("Time per request:", BW_SHOW_RECIPROCAL, "requests_per_second", .scale = 1e3,
+             .times_param = "concurrency", .unit = "[ms] (mean)", .decimals = 3),
+        LINE("Time per request:", BW_SHOW_RECIPROCAL, "requests_per_second", .scale = 1e3,
+             .unit = "[ms] (mean, across all concurrent requests)", .decimals = 3),
+        LINE("Transfer rate:", BW_SHOW_VALUE, "transfer_bytes_per_second", .scale = 1.0 / 1024,
+             .unit = "[Kbytes/sec] received", .decimals = 2),
+        LINE("", BW_SHOW_HEADING, NULL),
+        LINE("Percentage of the requests served within a certain time (ms)",
+             BW_SHOW_PERCENTILES, "latency_seconds"),
+        { .label = NULL },
+};
+#undef LINE
+
+
 BW_PLUGIN_DEFINE = {
         .abi_version = BW_PLUGIN_ABI_VERSION,
         .name = "http",
@@ -585,6 +612,7 @@ BW_PLUGIN_DEFINE = {
         .caps = BW_CAP_NETWORK,
         .params = params,
         .concurrency_param = "concurrency",
+        .report = ab_report,
         .throughput_metric = "requests_per_second",
         .check = check,
         .run = run_http,

@@ -126,5 +126,24 @@ s=$(get stop failed_requests reason=status)
 [ "$rc" = 0 ] && [ "$s" -gt 0 ] && [ "$s" = "$(get stop non_2xx_responses)" ] ||
     bad "stopped backend: $s status failures"
 
+# the table reads like ab's summary, with the same figures as the JSON
+"$BENCHWATCH" run http url=http://127.0.0.1:$HTTP_FRONT_PORT/index.html requests=300 \
+	concurrency=3 > "$HTTP_DIR/table.txt" 2>&1 || bad "table run failed"
+for want in "Concurrency Level:      3" "Complete requests:      300" \
+	"Failed requests:        0" "Requests per second:" "[ms] (mean, across all concurrent requests)" \
+	"Transfer rate:" "Percentage of the requests served within a certain time (ms)" \
+	"(longest request)"; do
+	grep -qF -- "$want" "$HTTP_DIR/table.txt" || bad "ab-like table lacks '$want': $(cat "$HTTP_DIR/table.txt")"
+done
+# ab: Time per request (mean) = concurrency x the time per request across all
+python3 - "$HTTP_DIR/table.txt" <<'PY' || bad "time per request lines disagree"
+import re, sys
+t = open(sys.argv[1]).read()
+rps = float(re.search(r"Requests per second:\s+([\d.]+)", t).group(1))
+per = [float(x) for x in re.findall(r"Time per request:\s+([\d.]+)", t)]
+assert abs(per[1] - 1000 / rps) <= 0.002 * per[1] + 0.001, per
+assert abs(per[0] - 3 * per[1]) <= 0.002 * per[0] + 0.003, per
+PY
+
 [ $fail = 0 ] && echo "http.sh: all checks passed"
 exit $fail
