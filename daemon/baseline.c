@@ -500,9 +500,12 @@ static int add_series_metrics(const struct baseline_series *s, struct result *re
         lv[0] = "metric";
         lv[1] = s->metric;
         for (size_t i = 0; i < s->n_labels; i++) {
-                /* "metric" is ours here; Prometheus' way out of a clash. */
-                bool clash = !strcmp(s->labels[i].name, "metric");
-                lv[2 + 2 * i] = clash ? "exported_metric" : s->labels[i].name;
+                /* "metric" is ours here (Prometheus' way out of a clash),
+                 * and "quantile" is reserved to summaries: these are gauges */
+                const char *n = s->labels[i].name;
+                lv[2 + 2 * i] = !strcmp(n, "metric")     ? "exported_metric"
+                                : !strcmp(n, "quantile") ? "metric_quantile"
+                                                         : n;
                 lv[3 + 2 * i] = s->labels[i].value;
         }
         lv[2 + 2 * s->n_labels] = NULL;

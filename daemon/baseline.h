@@ -11,6 +11,8 @@
  * Tracked: gauges named *_per_second or *iops* (higher is better) or
  * *latency*_seconds (lower is better), and of every summary named
  * *_seconds (a latency) the quantiles 0.5, 0.95 and 0.99 (lower is better).
+ * In the exported gauges (benchwatch_baseline...) a series' quantile label
+ * is called metric_quantile: `quantile` is reserved to summaries.
  * Not tracked: counters, benchwatch_probe_*, benchwatch_baseline and
  * benchwatch_regression*, and gauges with no clear "worse" (error counts,
  * durations, timestamps).

@@ -423,7 +423,7 @@ static double sample_value(const struct result *r, const char *family, const cha
                            const char *op, const char *q)
 {
         const struct sample *s = result_find_sample(r, family,
-                (const char *const[]){ "metric", metric, "op", op, q ? "quantile" : NULL, q, NULL });
+                (const char *const[]){ "metric", metric, "op", op, q ? "metric_quantile" : NULL, q, NULL });
         return s ? s->value : NAN;
 }
 
