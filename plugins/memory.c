@@ -87,16 +87,8 @@ static const struct bw_param_def memory_params[] = {
                 .help = "One block shared by all threads, or one per thread "
                         "(sysbench --memory-scope)",
         },
-        [P_THREADS] = {
-                .name = "threads", .type = BW_PARAM_INT, .default_value = "1",
-                .min = 1, .max = 1024, .flags = BW_PARAM_LABEL,
-                .help = "Worker threads",
-        },
-        [P_DURATION] = {
-                .name = "duration", .type = BW_PARAM_DURATION,
-                .default_value = "10s", .min = 0.001, .max = 86400, .unit = "s",
-                .help = "Run length (sysbench --time)",
-        },
+        [P_THREADS] = SBLOOP_PARAM_THREADS,
+        [P_DURATION] = SBLOOP_PARAM_DURATION,
         [P_COUNT] = { .name = NULL },
 };
 

@@ -20,12 +20,7 @@
 enum { P_THREADS, P_YIELDS, P_LOCKS, P_DURATION, P_EVENTS, P_COUNT };
 
 static const struct bw_param_def threads_params[] = {
-        [P_THREADS] = {
-                .name = "threads", .type = BW_PARAM_INT, .default_value = "1",
-                .min = 1, .max = 1024,
-                .help = "Worker threads running events concurrently",
-                .flags = BW_PARAM_LABEL,
-        },
+        [P_THREADS] = SBLOOP_PARAM_THREADS,
         [P_YIELDS] = {
                 .name = "yields", .type = BW_PARAM_INT, .default_value = "1000",
                 .min = 0, .max = 1000000,
@@ -39,17 +34,8 @@ static const struct bw_param_def threads_params[] = {
                 .help = "Mutexes the events spread over (sysbench --thread-locks)",
                 .flags = BW_PARAM_LABEL,
         },
-        [P_DURATION] = {
-                .name = "duration", .type = BW_PARAM_DURATION,
-                .default_value = "10s", .min = 0.001, .max = 86400, .unit = "s",
-                .help = "Run length (sysbench --time)",
-        },
-        [P_EVENTS] = {
-                .name = "events", .type = BW_PARAM_INT, .default_value = "0",
-                .min = 0, .max = 1e15,
-                .help = "Stop after this many events if the duration has not "
-                        "ended first; 0: no limit (sysbench --events)",
-        },
+        [P_DURATION] = SBLOOP_PARAM_DURATION,
+        [P_EVENTS] = SBLOOP_PARAM_EVENTS,
         [P_COUNT] = { .name = NULL },
 };
 

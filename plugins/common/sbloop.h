@@ -17,6 +17,23 @@
 #include "hist.h"
 #include "plugin.h"
 
+/* The parameters every sysbench-style plugin shares, as sysbench spells
+ * them (--threads, --time, --events). */
+#define SBLOOP_PARAM_THREADS { \
+        .name = "threads", .type = BW_PARAM_INT, .default_value = "1", \
+        .min = 1, .max = 1024, \
+        .help = "Worker threads running events concurrently", \
+        .flags = BW_PARAM_LABEL }
+#define SBLOOP_PARAM_DURATION { \
+        .name = "duration", .type = BW_PARAM_DURATION, \
+        .default_value = "10s", .min = 0.001, .max = 86400, .unit = "s", \
+        .help = "Run length (sysbench --time)" }
+#define SBLOOP_PARAM_EVENTS { \
+        .name = "events", .type = BW_PARAM_INT, .default_value = "0", \
+        .min = 0, .max = 1e15, \
+        .help = "Stop after this many events if the duration has not " \
+                "ended first; 0: no limit (sysbench --events)" }
+
 struct sbloop_spec {
         unsigned threads;
         double duration;            /* seconds, > 0 (sysbench --time) */
