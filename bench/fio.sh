@@ -36,7 +36,8 @@ for c in fio sysbench hdparm python3 /usr/bin/time; do
 done
 mkdir -p "$DIR/sb" "$DIR/out" || exit 1
 rm -f "$DIR/out/results" "$DIR/out/seq"
-: > "$DIR/empty.conf"
+# the same CPU and I/O priority as fio and sysbench get (nice 0, best-effort 4)
+printf '[daemon]\nnice = 0\nioprio_level = 4\n' > "$DIR/empty.conf"
 cleanup() {
         [ -n "$LOOP" ] && losetup -d "$LOOP"
         (cd "$DIR/sb" && sysbench fileio --file-num=1 --file-total-size="$SIZE" cleanup > /dev/null)

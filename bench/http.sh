@@ -30,12 +30,14 @@ done
 . "$here/../tests/integration/http_servers.sh"
 http_servers_start || exit 1
 work=$HTTP_DIR
+# benchwatch at the priority wrk and ab run at (the daemon's default is nice 10)
+printf '[daemon]\nnice = 0\n' > "$work/bench.conf"
 
 # Each runner prints "rps requests p50_ms p99_ms cpu_seconds".
 cpu_of() { awk '{ printf "%.3f", $1 + $2 }' "$work/time"; }
 
 run_bw() { # url conc ka
-	/usr/bin/time -f '%U %S' -o "$work/time" "$BENCHWATCH" run http url="$1" \
+	/usr/bin/time -f '%U %S' -o "$work/time" "$BENCHWATCH" -c "$work/bench.conf" run http url="$1" \
 	    concurrency="$2" keepalive="$3" duration="${secs}s" timeout=30s \
 	    threads=$(( $2 < threads ? $2 : threads )) \
 	    --format=json > "$work/bw.json" 2> "$work/bw.err"
