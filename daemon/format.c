@@ -28,14 +28,21 @@ static bool is_param_label(const struct result *r, const char *name)
 }
 
 /* "benchwatch_disk_iops" -> "iops", labels that are not parameters. */
+/* "events_per_second" of benchwatch_cpu_events_per_second; other names
+ * (benchwatch_regression, or anything a broken child sent) whole. */
+static const char *short_name(const char *name, const char *plugin)
+{
+        size_t n = strlen(plugin);
+        if (strncmp(name, "benchwatch_", 11) || strncmp(name + 11, plugin, n) ||
+            name[11 + n] != '_' || !name[12 + n])
+                return name;
+        return name + 12 + n;
+}
+
 static void figure_name(FILE *f, const struct result *r, const struct family *fam,
                         const struct sample *s)
 {
-        size_t prefix = strlen("benchwatch_") + strlen(r->plugin) + 1;
-        const char *short_name = strlen(fam->name) > prefix &&
-                                 !strncmp(fam->name + strlen("benchwatch_"), r->plugin, strlen(r->plugin))
-                                 ? fam->name + prefix : fam->name;
-        int n = fprintf(f, "    %s", short_name);
+        int n = fprintf(f, "    %s", short_name(fam->name, r->plugin));
         bool first = true;
         for (size_t i = 0; i < s->n_labels; i++) {
                 if (is_param_label(r, s->labels[i].name))
@@ -218,9 +225,10 @@ void format_json(FILE *f, const struct result *r)
 
 static const struct family *report_family(const struct result *r, const char *figure)
 {
-        char name[256];
-        snprintf(name, sizeof(name), "benchwatch_%s_%s", r->plugin, figure);
-        return result_find(r, name);
+        for (size_t i = 0; i < r->n_families; i++)
+                if (!strcmp(short_name(r->families[i].name, r->plugin), figure))
+                        return &r->families[i];
+        return NULL;
 }
 
 static bool report_number(const struct result *r, const struct bw_report_line *l,
@@ -310,16 +318,6 @@ int format_write(FILE *f, enum output_format fmt, const struct result *r,
         return ferror(f) ? -EIO : 0;
 }
 
-/* "events_per_second" of benchwatch_cpu_events_per_second; other names
- * (benchwatch_regression, or anything a broken child sent) whole. */
-static const char *short_name(const char *name, const char *plugin)
-{
-        size_t n = strlen(plugin);
-        if (strncmp(name, "benchwatch_", 11) || strncmp(name + 11, plugin, n) ||
-            name[11 + n] != '_' || !name[12 + n])
-                return name;
-        return name + 12 + n;
-}
 
 void format_line(FILE *f, const struct result *r)
 {
