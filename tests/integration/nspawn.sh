@@ -52,6 +52,9 @@ make -s -C "$top_builddir" install DESTDIR="$ROOT" > "$T/install.log" 2>&1 \
         || fail "make install: $(tail -5 "$T/install.log")"
 bin=$(cd "$ROOT" && find . -path '*/bin/benchwatch' -type f | head -n 1 | cut -c2-)
 [ -n "$bin" ] || fail "make install put no bin/benchwatch in the root"
+case $bin in
+/tmp/*|/var/tmp/*) skip "this build's prefix ($bin) lies under a temporary directory, which a booted container mounts over (make distcheck); the test runs in the ordinary build" ;;
+esac
 for u in benchwatch.service benchwatch-verify.service; do
         path=$(cd "$ROOT" && find . -name "$u" -type f | head -n 1 | cut -c2-)
         [ -n "$path" ] || fail "make install put no $u in the root"
