@@ -28,13 +28,12 @@ static struct fake_metric *add(const struct bw_host *h, enum fake_kind kind,
         for (size_t i = 0; labels && labels[i]; i++)
                 len += strlen(labels[i]) + 1;
         m->labels = calloc(1, len);
-        for (size_t i = 0; labels && labels[i] && labels[i + 1]; i += 2) {
-                if (i)
-                        strcat(m->labels, ",");
-                strcat(m->labels, labels[i]);
-                strcat(m->labels, "=");
-                strcat(m->labels, labels[i + 1]);
-        }
+        if (!m->labels)
+                abort();
+        size_t at = 0;
+        for (size_t i = 0; labels && labels[i] && labels[i + 1]; i += 2)
+                at += (size_t)snprintf(m->labels + at, len - at, "%s%s=%s",
+                                       i ? "," : "", labels[i], labels[i + 1]);
         return m;
 }
 
@@ -160,6 +159,16 @@ char *fakehost_param_error(const struct bw_plugin *p,
                 param_set_assign_kv(ps, params[i], &why);
         param_set_free(ps);
         return why;
+}
+
+void fakehost_expect_param_error(const struct bw_plugin *p, const char *param)
+{
+        char *why = fakehost_param_error(p, (const char *const[]){ param, NULL });
+        if (!why) {
+                fprintf(stderr, "%s: '%s' was accepted\n", p->name, param);
+                exit(1);
+        }
+        free(why);
 }
 
 static int call(struct fakehost *fh, const struct bw_plugin *p,

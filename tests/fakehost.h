@@ -45,6 +45,8 @@ int fakehost_cleanup(struct fakehost *fh, const struct bw_plugin *p,
 /* Parameter parsing error for a bad value, or NULL if it parses. */
 char *fakehost_param_error(const struct bw_plugin *p,
                            const char *const *params);
+/* Aborts the test unless the parameter assignment is refused. */
+void fakehost_expect_param_error(const struct bw_plugin *p, const char *param);
 const struct fake_metric *fakehost_find(const struct fakehost *fh,
                                         const char *name, const char *labels);
 double fakehost_value(const struct fakehost *fh, const char *name,
