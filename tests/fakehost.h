@@ -9,6 +9,7 @@
 
 #include "hist.h"
 #include "plugin.h"
+#include "unit/test.h"
 
 enum fake_kind { FAKE_GAUGE, FAKE_COUNTER, FAKE_LATENCY };
 
@@ -52,9 +53,5 @@ const struct fake_metric *fakehost_find(const struct fakehost *fh,
 double fakehost_value(const struct fakehost *fh, const char *name,
                       const char *labels); /* aborts if missing */
 
-/* Test assertions that print what differed. */
-#define CHECK(cond) do { if (!(cond)) { \
-        fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-        exit(1); } } while (0)
 
 #endif

@@ -1,5 +1,7 @@
-/* test.h — the few assertion macros the C unit tests share: each failure
- * prints file, line, the expression and (for numbers) both values. */
+/* test.h — the assertion macros the C tests share: each failure prints
+ * file, line, the expression and (for numbers) both values.  CHECK* stop the
+ * test at the first failure; EXPECT* count it in test_failures and go on, so
+ * one run reports every broken case (main returns test_failures != 0). */
 #ifndef BENCHWATCH_TEST_H
 #define BENCHWATCH_TEST_H
 
@@ -19,5 +21,16 @@
         if (!s_ || !strstr(s_, (sub))) { \
         fprintf(stderr, "%s:%d: '%s' does not contain '%s'\n", __FILE__, __LINE__, \
                 s_ ? s_ : "(null)", (sub)); exit(1); } } while (0)
+
+static unsigned test_failures __attribute__((unused));
+
+#define EXPECT(cond) do { if (!(cond)) { \
+        fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+        test_failures++; } } while (0)
+#define EXPECT_NEAR_ABS(a, b, tol) do { double a_ = (a), b_ = (b); \
+        if (!(fabs(a_ - b_) <= (tol))) { \
+        fprintf(stderr, "%s:%d: %s = %.9g, want %.9g (+-%g)\n", \
+                __FILE__, __LINE__, #a, a_, b_, (double)(tol)); \
+        test_failures++; } } while (0)
 
 #endif

@@ -13,19 +13,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "test.h"
 #include "baseline.h"
 #include "baseline_store.h"
 
-static unsigned failures;
 
-#define CHECK(cond)                                                           \
-        do {                                                                  \
-                if (!(cond)) {                                                \
-                        fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, \
-                                __LINE__, #cond);                             \
-                        failures++;                                           \
-                }                                                             \
-        } while (0)
 
 static char dir[] = "/tmp/test_baseline.XXXXXX";
 
@@ -59,16 +51,16 @@ static struct result *disk_result(double iops, double lat_s, const char *odd)
 
 static void test_directions(void)
 {
-        CHECK(baseline_direction("benchwatch_disk_iops", METRIC_GAUGE) == DETECTOR_HIGHER_IS_BETTER);
-        CHECK(baseline_direction("benchwatch_cpu_events_per_second", METRIC_GAUGE) == DETECTOR_HIGHER_IS_BETTER);
-        CHECK(baseline_direction("benchwatch_memory_bytes_per_second", METRIC_GAUGE) == DETECTOR_HIGHER_IS_BETTER);
-        CHECK(baseline_direction("benchwatch_mysql_latency_seconds", METRIC_SUMMARY) == DETECTOR_LOWER_IS_BETTER);
-        CHECK(baseline_direction("benchwatch_cpu_total_time_seconds", METRIC_GAUGE) == DETECTOR_NONE);
-        CHECK(baseline_direction("benchwatch_cpu_events_total", METRIC_COUNTER) == DETECTOR_NONE);
-        CHECK(baseline_direction("benchwatch_http_failed_requests", METRIC_GAUGE) == DETECTOR_NONE);
-        CHECK(baseline_direction("benchwatch_probe_duration_seconds", METRIC_GAUGE) == DETECTOR_NONE);
-        CHECK(baseline_direction("benchwatch_regression_ratio", METRIC_GAUGE) == DETECTOR_NONE);
-        CHECK(baseline_direction("benchwatch_baseline", METRIC_GAUGE) == DETECTOR_NONE);
+        EXPECT(baseline_direction("benchwatch_disk_iops", METRIC_GAUGE) == DETECTOR_HIGHER_IS_BETTER);
+        EXPECT(baseline_direction("benchwatch_cpu_events_per_second", METRIC_GAUGE) == DETECTOR_HIGHER_IS_BETTER);
+        EXPECT(baseline_direction("benchwatch_memory_bytes_per_second", METRIC_GAUGE) == DETECTOR_HIGHER_IS_BETTER);
+        EXPECT(baseline_direction("benchwatch_mysql_latency_seconds", METRIC_SUMMARY) == DETECTOR_LOWER_IS_BETTER);
+        EXPECT(baseline_direction("benchwatch_cpu_total_time_seconds", METRIC_GAUGE) == DETECTOR_NONE);
+        EXPECT(baseline_direction("benchwatch_cpu_events_total", METRIC_COUNTER) == DETECTOR_NONE);
+        EXPECT(baseline_direction("benchwatch_http_failed_requests", METRIC_GAUGE) == DETECTOR_NONE);
+        EXPECT(baseline_direction("benchwatch_probe_duration_seconds", METRIC_GAUGE) == DETECTOR_NONE);
+        EXPECT(baseline_direction("benchwatch_regression_ratio", METRIC_GAUGE) == DETECTOR_NONE);
+        EXPECT(baseline_direction("benchwatch_baseline", METRIC_GAUGE) == DETECTOR_NONE);
 }
 
 static struct baseline *fed_baseline(unsigned runs, double iops)
@@ -78,7 +70,7 @@ static struct baseline *fed_baseline(unsigned runs, double iops)
         detector_config_default(&c);
         for (unsigned i = 0; i < runs; i++) {
                 struct result *r = disk_result(iops + i % 3, 0.001, MODE);
-                CHECK(baseline_update(b, r, &c, true) == 0);
+                EXPECT(baseline_update(b, r, &c, true) == 0);
                 result_free(r);
         }
         return b;
@@ -88,24 +80,24 @@ static void test_tracked_series(void)
 {
         struct baseline *b = fed_baseline(1, 1000);
         /* 2 IOPS + 3 latency quantiles; counters, probe_*, no-direction out. */
-        CHECK(b->n_series == 5);
+        EXPECT(b->n_series == 5);
         const struct baseline_series *s = baseline_find(b, KEY_READ);
-        CHECK(s && s->seen && s->direction == DETECTOR_HIGHER_IS_BETTER);
-        CHECK(s && s->n_labels == 2 && !strcmp(s->labels[0].name, "mode") &&
+        EXPECT(s && s->seen && s->direction == DETECTOR_HIGHER_IS_BETTER);
+        EXPECT(s && s->n_labels == 2 && !strcmp(s->labels[0].name, "mode") &&
               !strcmp(s->labels[0].value, MODE) && !strcmp(s->metric, "benchwatch_disk_iops"));
         s = baseline_find(b, KEY_P99);
-        CHECK(s && s->direction == DETECTOR_LOWER_IS_BETTER && s->det.n_values == 1);
-        CHECK(s && fabs(s->det.values[0] - 0.001485) < 0.001485 * 0.01);
+        EXPECT(s && s->direction == DETECTOR_LOWER_IS_BETTER && s->det.n_values == 1);
+        EXPECT(s && fabs(s->det.values[0] - 0.001485) < 0.001485 * 0.01);
         for (size_t i = 0; i < b->n_series; i++)
-                CHECK(strncmp(b->series[i].key, "benchwatch_probe_", 17) &&
+                EXPECT(strncmp(b->series[i].key, "benchwatch_probe_", 17) &&
                       !strstr(b->series[i].key, "errors") && !strstr(b->series[i].key, "non_2xx"));
         /* A failed run changes nothing and sees nothing. */
         struct detector_config c;
         detector_config_default(&c);
         struct result *r = disk_result(1, 1, MODE);
         r->success = false;
-        CHECK(baseline_update(b, r, &c, true) == 0);
-        CHECK(b->n_series == 5 && !b->series[0].seen && b->series[0].det.n_values == 1);
+        EXPECT(baseline_update(b, r, &c, true) == 0);
+        EXPECT(b->n_series == 5 && !b->series[0].seen && b->series[0].det.n_values == 1);
         result_free(r);
 
         /* What the store reads back goes through the same key rules. */
@@ -113,16 +105,16 @@ static void test_tracked_series(void)
         detector_init(&det);
         det.n_values = 1;
         det.values[0] = 7;
-        CHECK(baseline_add_series(b, KEY_READ, DETECTOR_HIGHER_IS_BETTER, &det) == -EEXIST);
-        CHECK(baseline_add_series(b, "m{b=\"1\",a=\"2\"}", DETECTOR_HIGHER_IS_BETTER, &det) == -EINVAL);
-        CHECK(baseline_add_series(b, "m{a=\"1\",a=\"2\"}", DETECTOR_HIGHER_IS_BETTER, &det) == -EINVAL);
-        CHECK(baseline_add_series(b, "m{a=\"\\x\"}", DETECTOR_HIGHER_IS_BETTER, &det) == -EINVAL);
-        CHECK(baseline_add_series(b, "m{a=1}", DETECTOR_HIGHER_IS_BETTER, &det) == -EINVAL);
-        CHECK(baseline_add_series(b, "m", DETECTOR_NONE, &det) == -EINVAL);
-        CHECK(b->n_series == 5);
-        CHECK(baseline_add_series(b, "m{a=\"x\\ny\"}", DETECTOR_LOWER_IS_BETTER, &det) == 0);
+        EXPECT(baseline_add_series(b, KEY_READ, DETECTOR_HIGHER_IS_BETTER, &det) == -EEXIST);
+        EXPECT(baseline_add_series(b, "m{b=\"1\",a=\"2\"}", DETECTOR_HIGHER_IS_BETTER, &det) == -EINVAL);
+        EXPECT(baseline_add_series(b, "m{a=\"1\",a=\"2\"}", DETECTOR_HIGHER_IS_BETTER, &det) == -EINVAL);
+        EXPECT(baseline_add_series(b, "m{a=\"\\x\"}", DETECTOR_HIGHER_IS_BETTER, &det) == -EINVAL);
+        EXPECT(baseline_add_series(b, "m{a=1}", DETECTOR_HIGHER_IS_BETTER, &det) == -EINVAL);
+        EXPECT(baseline_add_series(b, "m", DETECTOR_NONE, &det) == -EINVAL);
+        EXPECT(b->n_series == 5);
+        EXPECT(baseline_add_series(b, "m{a=\"x\\ny\"}", DETECTOR_LOWER_IS_BETTER, &det) == 0);
         s = baseline_find(b, "m{a=\"x\\ny\"}");
-        CHECK(s && !strcmp(s->metric, "m") && s->n_labels == 1 &&
+        EXPECT(s && !strcmp(s->metric, "m") && s->n_labels == 1 &&
               !strcmp(s->labels[0].value, "x\ny") && s->det.values[0] == 7);
         baseline_free(b);
 }
@@ -140,7 +132,7 @@ static char *slurp(const char *path, size_t *len)
 static void spit(const char *path, const char *data, size_t len)
 {
         FILE *f = fopen(path, "we");
-        CHECK(f && fwrite(data, 1, len, f) == len);
+        EXPECT(f && fwrite(data, 1, len, f) == len);
         if (f)
                 fclose(f);
 }
@@ -195,24 +187,24 @@ static void test_roundtrip(void)
         b->series[1].det.regression = true;
         b->series[1].det.bad_runs = 3;
         b->series[2].det.values[0] = 1.0 / 3; /* needs all 17 digits */
-        CHECK(baseline_save(b, dir, &err) == 0 && !err);
-        CHECK(sweep_others(&corrupt) == 0); /* no temporary left behind */
-        CHECK(baseline_load(dir, "root", &back, &err) == 0 && !err);
-        CHECK(back && same_baseline(b, back));
-        CHECK(back && back->series[0].det.n_values == 20);
+        EXPECT(baseline_save(b, dir, &err) == 0 && !err);
+        EXPECT(sweep_others(&corrupt) == 0); /* no temporary left behind */
+        EXPECT(baseline_load(dir, "root", &back, &err) == 0 && !err);
+        EXPECT(back && same_baseline(b, back));
+        EXPECT(back && back->series[0].det.n_values == 20);
         baseline_free(back);
 
         /* Saving again replaces, and the file is readable by others. */
         struct stat st;
-        CHECK(baseline_save(b, dir, NULL) == 0);
-        CHECK(baseline_path(dir, "root", &path) == 0);
-        CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0644);
+        EXPECT(baseline_save(b, dir, NULL) == 0);
+        EXPECT(baseline_path(dir, "root", &path) == 0);
+        EXPECT(stat(path, &st) == 0 && (st.st_mode & 0777) == 0644);
         /* No file yet: an empty baseline, no error. */
-        CHECK(baseline_load(dir, "other", &back, &err) == 0 && back && back->n_series == 0);
+        EXPECT(baseline_load(dir, "other", &back, &err) == 0 && back && back->n_series == 0);
         baseline_free(back);
         /* Not writable: an error naming the file. */
-        CHECK(baseline_save(b, "/nonexistent/dir", &err) == -ENOENT);
-        CHECK(err && strstr(err, "/nonexistent/dir/baseline-root.txt"));
+        EXPECT(baseline_save(b, "/nonexistent/dir", &err) == -ENOENT);
+        EXPECT(err && strstr(err, "/nonexistent/dir/baseline-root.txt"));
         free(err);
         free(path);
         baseline_free(b);
@@ -230,13 +222,13 @@ static void expect_rejected(const char *data, size_t len, int want, const char *
         int r = baseline_load(dir, "root", &back, &err);
         if (r != want && !(want == 0 && r < 0)) {
                 fprintf(stderr, "%s: load returned %d, want %d\n", what, r, want);
-                failures++;
+                test_failures++;
         }
-        CHECK(!back);
-        CHECK(err && strstr(err, path) && strstr(err, "moved aside to"));
-        CHECK(access(path, F_OK) < 0 && errno == ENOENT);
-        CHECK(sweep_others(&corrupt) == 1 && corrupt == 1);
-        CHECK(baseline_load(dir, "root", &back, NULL) == 0 && back->n_series == 0);
+        EXPECT(!back);
+        EXPECT(err && strstr(err, path) && strstr(err, "moved aside to"));
+        EXPECT(access(path, F_OK) < 0 && errno == ENOENT);
+        EXPECT(sweep_others(&corrupt) == 1 && corrupt == 1);
+        EXPECT(baseline_load(dir, "root", &back, NULL) == 0 && back->n_series == 0);
         baseline_free(back);
         free(err);
         free(path);
@@ -252,7 +244,7 @@ static void test_damaged_files(void)
         baseline_save(b, dir, NULL);
         baseline_path(dir, "root", &path);
         good = slurp(path, &len);
-        CHECK(len > 200 && !strncmp(good, "benchwatch-baseline 1\nprobe root\n", 33));
+        EXPECT(len > 200 && !strncmp(good, "benchwatch-baseline 1\nprobe root\n", 33));
 
         /* Every truncation (a crash while writing without the rename). */
         for (size_t cut = 0; cut < len; cut++, n_trunc++)
@@ -288,30 +280,30 @@ static void test_damaged_files(void)
         char *err = NULL;
         unsigned corrupt;
         spit(path, future, strlen(future));
-        CHECK(baseline_load(dir, "root", &back, &err) == -EPROTONOSUPPORT && !back);
-        CHECK(err && strstr(err, "format version 2"));
-        CHECK(sweep_others(&corrupt) == 1 && corrupt == 1);
+        EXPECT(baseline_load(dir, "root", &back, &err) == -EPROTONOSUPPORT && !back);
+        EXPECT(err && strstr(err, "format version 2"));
+        EXPECT(sweep_others(&corrupt) == 1 && corrupt == 1);
         free(err);
 
         /* Bigger than any baseline (a sparse file): not ours. */
-        CHECK(truncate(path, 0) == 0 || errno == ENOENT);
+        EXPECT(truncate(path, 0) == 0 || errno == ENOENT);
         int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-        CHECK(fd >= 0 && ftruncate(fd, 17 << 20) == 0);
+        EXPECT(fd >= 0 && ftruncate(fd, 17 << 20) == 0);
         close(fd);
-        CHECK(baseline_load(dir, "root", &back, &err) == -EBADMSG && !back);
-        CHECK(err && strstr(err, "larger than"));
-        CHECK(sweep_others(&corrupt) == 1 && corrupt == 1);
+        EXPECT(baseline_load(dir, "root", &back, &err) == -EBADMSG && !back);
+        EXPECT(err && strstr(err, "larger than"));
+        EXPECT(sweep_others(&corrupt) == 1 && corrupt == 1);
         free(err);
         /* Not a file at all: an error, and nothing is moved. */
-        CHECK(mkdir(path, 0755) == 0);
-        CHECK(baseline_load(dir, "root", &back, &err) == -EINVAL && !back);
-        CHECK(err && strstr(err, "cannot read"));
-        CHECK(rmdir(path) == 0);
+        EXPECT(mkdir(path, 0755) == 0);
+        EXPECT(baseline_load(dir, "root", &back, &err) == -EINVAL && !back);
+        EXPECT(err && strstr(err, "cannot read"));
+        EXPECT(rmdir(path) == 0);
         free(err);
 
         /* The intact file still loads (the test data was right). */
         spit(path, good, len);
-        CHECK(baseline_load(dir, "root", &back, NULL) == 0 && same_baseline(b, back));
+        EXPECT(baseline_load(dir, "root", &back, NULL) == 0 && same_baseline(b, back));
         baseline_free(back);
         unlink(path);
         free(good);
@@ -353,10 +345,10 @@ static void test_strict_parser(void)
                  (unsigned long long)fnv1a(buf, (size_t)n));
         baseline_path(dir, "root", &path);
         spit(path, buf, strlen(buf));
-        CHECK(baseline_load(dir, "root", &back, NULL) == 0 && back->n_series == 1);
-        CHECK(back->series[0].det.regression && back->series[0].det.bad_runs == 2 &&
+        EXPECT(baseline_load(dir, "root", &back, NULL) == 0 && back->n_series == 1);
+        EXPECT(back->series[0].det.regression && back->series[0].det.bad_runs == 2 &&
               back->series[0].det.n_values == 3 && back->series[0].det.values[2] == -3e-7);
-        CHECK(back->n_series == 1 && !strcmp(back->series[0].labels[1].value, "x\"y"));
+        EXPECT(back->n_series == 1 && !strcmp(back->series[0].labels[1].value, "x\"y"));
         baseline_free(back);
         unlink(path);
         free(path);
@@ -390,30 +382,30 @@ static void test_reset_and_list(void)
         char junk[512];
         unsigned corrupt;
 
-        CHECK(baseline_save(a, dir, NULL) == 0 && baseline_save(b, dir, NULL) == 0);
+        EXPECT(baseline_save(a, dir, NULL) == 0 && baseline_save(b, dir, NULL) == 0);
         snprintf(junk, sizeof(junk), "%s/baseline-x.txt.corrupt-20260101T000000Z", dir);
         spit(junk, "x", 1);
-        CHECK(baseline_list(dir, &probes) == 0);
-        CHECK(probes && probes[0] && !strcmp(probes[0], "root") && probes[1] &&
+        EXPECT(baseline_list(dir, &probes) == 0);
+        EXPECT(probes && probes[0] && !strcmp(probes[0], "root") && probes[1] &&
               !strcmp(probes[1], "web-1") && !probes[2]);
         baseline_strv_free(probes);
 
-        CHECK(baseline_reset(dir, "root") == 0);
-        CHECK(baseline_reset(dir, "root") == -ENOENT);
-        CHECK(baseline_list(dir, &probes) == 0 && !strcmp(probes[0], "web-1") && !probes[1]);
+        EXPECT(baseline_reset(dir, "root") == 0);
+        EXPECT(baseline_reset(dir, "root") == -ENOENT);
+        EXPECT(baseline_list(dir, &probes) == 0 && !strcmp(probes[0], "web-1") && !probes[1]);
         baseline_strv_free(probes);
-        CHECK(baseline_load(dir, "root", &back, NULL) == 0 && back->n_series == 0);
+        EXPECT(baseline_load(dir, "root", &back, NULL) == 0 && back->n_series == 0);
         baseline_free(back);
-        CHECK(baseline_load(dir, "web-1", &back, NULL) == 0);
+        EXPECT(baseline_load(dir, "web-1", &back, NULL) == 0);
         baseline_free(back);
-        CHECK(baseline_reset(dir, "web-1") == 0);
-        CHECK(baseline_list("/nonexistent", &probes) == 0 && !probes[0]);
+        EXPECT(baseline_reset(dir, "web-1") == 0);
+        EXPECT(baseline_list("/nonexistent", &probes) == 0 && !probes[0]);
         baseline_strv_free(probes);
 
-        CHECK(!baseline_new("") && !baseline_new("../etc") && !baseline_new("a/b") &&
+        EXPECT(!baseline_new("") && !baseline_new("../etc") && !baseline_new("a/b") &&
               !baseline_new(".hidden") && !baseline_new("a\nb"));
         char *p = NULL;
-        CHECK(baseline_path(dir, "../x", &p) == -EINVAL && !p);
+        EXPECT(baseline_path(dir, "../x", &p) == -EINVAL && !p);
         sweep_others(&corrupt);
         baseline_free(a);
         baseline_free(b);
@@ -436,10 +428,10 @@ static void test_metrics(void)
         /* During warm-up: only the regression state. */
         struct result *r = disk_result(1000, 0.001, "seq");
         baseline_update(b, r, &c, true);
-        CHECK(baseline_add_metrics(b, r) == 0);
-        CHECK(result_find(r, "benchwatch_regression") &&
+        EXPECT(baseline_add_metrics(b, r) == 0);
+        EXPECT(result_find(r, "benchwatch_regression") &&
               result_find(r, "benchwatch_regression")->n_samples == 5);
-        CHECK(!result_find(r, "benchwatch_baseline") && !result_find(r, "benchwatch_regression_ratio"));
+        EXPECT(!result_find(r, "benchwatch_baseline") && !result_find(r, "benchwatch_regression_ratio"));
         result_free(r);
         for (int i = 0; i < 6; i++) {
                 r = disk_result(1000, 0.001, "seq");
@@ -453,22 +445,22 @@ static void test_metrics(void)
                 if (i < 2)
                         result_free(r);
         }
-        CHECK(baseline_add_metrics(b, r) == 0);
+        EXPECT(baseline_add_metrics(b, r) == 0);
         const struct baseline_series *rs = baseline_find(b, "benchwatch_disk_iops{mode=\"seq\",op=\"read\"}");
         char *msg = rs ? baseline_transition_message(b, rs) : NULL;
-        CHECK(msg && !strcmp(msg, "probe 'root': benchwatch_disk_iops{mode=\"seq\",op=\"read\"} entered "
+        EXPECT(msg && !strcmp(msg, "probe 'root': benchwatch_disk_iops{mode=\"seq\",op=\"read\"} entered "
                              "a regression: 500 against a baseline of 1000 (-50.0%; noise 0, lower is worse)"));
         free(msg);
-        CHECK(sample_value(r, "benchwatch_baseline", "benchwatch_disk_iops", "read", NULL) == 1000);
-        CHECK(sample_value(r, "benchwatch_regression_ratio", "benchwatch_disk_iops", "read", NULL) == 0.5);
-        CHECK(sample_value(r, "benchwatch_regression", "benchwatch_disk_iops", "write", NULL) == 1);
-        CHECK(fabs(sample_value(r, "benchwatch_regression_ratio", "benchwatch_disk_latency_seconds",
+        EXPECT(sample_value(r, "benchwatch_baseline", "benchwatch_disk_iops", "read", NULL) == 1000);
+        EXPECT(sample_value(r, "benchwatch_regression_ratio", "benchwatch_disk_iops", "read", NULL) == 0.5);
+        EXPECT(sample_value(r, "benchwatch_regression", "benchwatch_disk_iops", "write", NULL) == 1);
+        EXPECT(fabs(sample_value(r, "benchwatch_regression_ratio", "benchwatch_disk_latency_seconds",
                                 "read", "0.95") - 2) < 0.03);
-        CHECK(sample_value(r, "benchwatch_regression", "benchwatch_disk_latency_seconds", "read", "0.5") == 1);
+        EXPECT(sample_value(r, "benchwatch_regression", "benchwatch_disk_latency_seconds", "read", "0.5") == 1);
         const struct sample *s = result_find_sample(r, "benchwatch_baseline",
                 (const char *const[]){ "metric", "benchwatch_disk_iops", "op", "read", NULL });
-        CHECK(s && s->n_labels == 3 && !strcmp(sample_label(s, "mode"), "seq"));
-        CHECK(result_find(r, "benchwatch_regression")->type == METRIC_GAUGE);
+        EXPECT(s && s->n_labels == 3 && !strcmp(sample_label(s, "mode"), "seq"));
+        EXPECT(result_find(r, "benchwatch_regression")->type == METRIC_GAUGE);
         result_free(r);
         baseline_free(b);
 }
@@ -486,25 +478,25 @@ static void test_compare(void)
         runs[0] = disk_result(700, 0.001, MODE);
         runs[1] = disk_result(2000, 0.001, MODE);
         runs[2] = disk_result(720, 0.001, "another mode"); /* a new series */
-        CHECK(baseline_compare(b, (const struct result *const *)runs, 3, &c) == 0);
+        EXPECT(baseline_compare(b, (const struct result *const *)runs, 3, &c) == 0);
         const struct baseline_series *s = baseline_find(b, KEY_READ);
         /* The median of 700 and 2000 (the third run is another series):
          * not worse. */
-        CHECK(s && s->seen && s->verdict.valid && !s->verdict.bad && s->verdict.value == 1350);
-        CHECK(!memcmp(&b->series[0].det, &before, sizeof(before)));
-        CHECK(b->n_series == 10);
+        EXPECT(s && s->seen && s->verdict.valid && !s->verdict.bad && s->verdict.value == 1350);
+        EXPECT(!memcmp(&b->series[0].det, &before, sizeof(before)));
+        EXPECT(b->n_series == 10);
         s = baseline_find(b, "benchwatch_disk_iops{mode=\"another mode\",op=\"read\"}");
-        CHECK(s && s->seen && !s->verdict.valid && s->verdict.value == 720);
+        EXPECT(s && s->seen && !s->verdict.valid && s->verdict.value == 720);
 
         result_free(runs[2]);
         runs[2] = disk_result(720, 0.001, MODE);
-        CHECK(baseline_compare(b, (const struct result *const *)runs, 3, &c) == 0);
+        EXPECT(baseline_compare(b, (const struct result *const *)runs, 3, &c) == 0);
         s = baseline_find(b, KEY_READ);
-        CHECK(s && s->verdict.value == 720 && s->verdict.bad && !s->verdict.regression);
+        EXPECT(s && s->verdict.value == 720 && s->verdict.bad && !s->verdict.regression);
         s = baseline_find(b, "benchwatch_disk_iops{mode=\"another mode\",op=\"read\"}");
-        CHECK(s && !s->seen);
+        EXPECT(s && !s->seen);
         s = baseline_find(b, KEY_P99);
-        CHECK(s && s->seen && s->verdict.valid && !s->verdict.bad);
+        EXPECT(s && s->seen && s->verdict.valid && !s->verdict.bad);
         for (int i = 0; i < 3; i++)
                 result_free(runs[i]);
         baseline_free(b);
@@ -526,9 +518,9 @@ int main(void)
         test_compare();
         if (rmdir(dir) < 0) {
                 fprintf(stderr, "%s not empty after the test\n", dir);
-                failures++;
+                test_failures++;
         }
-        if (failures)
-                fprintf(stderr, "%u check(s) failed\n", failures);
-        return failures ? 1 : 0;
+        if (test_failures)
+                fprintf(stderr, "%u check(s) failed\n", test_failures);
+        return test_failures ? 1 : 0;
 }

@@ -10,28 +10,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "test.h"
 #include "detector.h"
 
-static unsigned failures;
 
-#define CHECK(cond)                                                           \
-        do {                                                                  \
-                if (!(cond)) {                                                \
-                        fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, \
-                                __LINE__, #cond);                             \
-                        failures++;                                           \
-                }                                                             \
-        } while (0)
 
-#define CHECK_NEAR(a, b, tol)                                                 \
-        do {                                                                  \
-                double a_ = (a), b_ = (b);                                    \
-                if (!(fabs(a_ - b_) <= (tol))) {                              \
-                        fprintf(stderr, "%s:%d: %s = %.9g, want %.9g (+-%g)\n", \
-                                __FILE__, __LINE__, #a, a_, b_, (double)(tol)); \
-                        failures++;                                           \
-                }                                                             \
-        } while (0)
 
 /* splitmix64 and Box-Muller: deterministic gaussian noise. */
 static uint64_t rng_state;
@@ -75,7 +58,7 @@ static struct tally feed(struct detector *d, const struct detector_config *c,
         for (unsigned i = 0; i < n; i++) {
                 struct detector_verdict v;
                 int r = detector_update(d, c, dir, noisy(level, sigma), true, &v);
-                CHECK(r == 0);
+                EXPECT(r == 0);
                 t.bad += v.bad;
                 if (v.transition == DETECTOR_ENTERED && t.entered++ == 0)
                         t.first_entered = (int)i;
@@ -99,39 +82,39 @@ static void test_statistics(void)
         struct detector_verdict v;
 
         detector_config_default(&c);
-        CHECK(detector_median((const double[]){ 5, 1, 3 }, 3) == 3);
-        CHECK(detector_median((const double[]){ 4, 1, 3, 2 }, 4) == 2.5);
-        CHECK(isnan(detector_median(NULL, 0)));
+        EXPECT(detector_median((const double[]){ 5, 1, 3 }, 3) == 3);
+        EXPECT(detector_median((const double[]){ 4, 1, 3, 2 }, 4) == 2.5);
+        EXPECT(isnan(detector_median(NULL, 0)));
 
         /* median 3, |dev| {2,1,0,1,97} -> MAD 1: the 100 moves neither. */
         fill(&d, (const double[]){ 1, 2, 3, 4, 100 }, 5);
-        CHECK(detector_evaluate(&d, &c, DETECTOR_HIGHER_IS_BETTER, 3, &v) == 0);
-        CHECK(v.valid && v.baseline == 3);
-        CHECK_NEAR(v.noise, DETECTOR_MAD_SCALE, 1e-12);
-        CHECK_NEAR(v.ratio, 1, 1e-12);
+        EXPECT(detector_evaluate(&d, &c, DETECTOR_HIGHER_IS_BETTER, 3, &v) == 0);
+        EXPECT(v.valid && v.baseline == 3);
+        EXPECT_NEAR_ABS(v.noise, DETECTOR_MAD_SCALE, 1e-12);
+        EXPECT_NEAR_ABS(v.ratio, 1, 1e-12);
 
         /* No noise at all: the 10% threshold alone decides. */
         fill(&d, (const double[]){ 100, 100, 100, 100, 100 }, 5);
         detector_evaluate(&d, &c, DETECTOR_HIGHER_IS_BETTER, 89, &v);
-        CHECK(v.bad && v.noise == 0);
-        CHECK_NEAR(v.ratio, 0.89, 1e-12);
+        EXPECT(v.bad && v.noise == 0);
+        EXPECT_NEAR_ABS(v.ratio, 0.89, 1e-12);
         detector_evaluate(&d, &c, DETECTOR_HIGHER_IS_BETTER, 91, &v);
-        CHECK(!v.bad);
+        EXPECT(!v.bad);
         detector_evaluate(&d, &c, DETECTOR_LOWER_IS_BETTER, 111, &v);
-        CHECK(v.bad);
+        EXPECT(v.bad);
         detector_evaluate(&d, &c, DETECTOR_LOWER_IS_BETTER, 109, &v);
-        CHECK(!v.bad);
+        EXPECT(!v.bad);
         detector_evaluate(&d, &c, DETECTOR_LOWER_IS_BETTER, 50, &v);
-        CHECK(!v.bad); /* faster is never bad */
+        EXPECT(!v.bad); /* faster is never bad */
 
         /* Noisy window: median 100, MAD 5, noise 7.413, 3x = 22.24. A 20%
          * drop is beyond the threshold but inside the host's noise. */
         fill(&d, (const double[]){ 90, 100, 110, 95, 105 }, 5);
         detector_evaluate(&d, &c, DETECTOR_HIGHER_IS_BETTER, 80, &v);
-        CHECK(v.baseline == 100 && !v.bad);
-        CHECK_NEAR(v.noise, 5 * DETECTOR_MAD_SCALE, 1e-9);
+        EXPECT(v.baseline == 100 && !v.bad);
+        EXPECT_NEAR_ABS(v.noise, 5 * DETECTOR_MAD_SCALE, 1e-9);
         detector_evaluate(&d, &c, DETECTOR_HIGHER_IS_BETTER, 77, &v);
-        CHECK(v.bad);
+        EXPECT(v.bad);
 }
 
 static void test_errors_and_window(void)
@@ -141,35 +124,35 @@ static void test_errors_and_window(void)
         struct detector_verdict v;
 
         detector_config_default(&c);
-        CHECK(detector_config_check(&c) == 0);
+        EXPECT(detector_config_check(&c) == 0);
         c.warmup = c.window + 1;
-        CHECK(detector_config_check(&c) == -EINVAL);
+        EXPECT(detector_config_check(&c) == -EINVAL);
         detector_config_default(&c);
         c.window = DETECTOR_WINDOW_MAX + 1;
-        CHECK(detector_config_check(&c) == -EINVAL);
+        EXPECT(detector_config_check(&c) == -EINVAL);
         detector_config_default(&c);
         c.debounce = 0;
-        CHECK(detector_config_check(&c) == -EINVAL);
+        EXPECT(detector_config_check(&c) == -EINVAL);
         detector_config_default(&c);
         c.threshold = NAN;
-        CHECK(detector_config_check(&c) == -EINVAL);
+        EXPECT(detector_config_check(&c) == -EINVAL);
         detector_config_default(&c);
 
         detector_init(&d);
         before = d;
-        CHECK(detector_update(&d, &c, DETECTOR_HIGHER_IS_BETTER, NAN, true, &v) == -EINVAL);
-        CHECK(detector_update(&d, &c, DETECTOR_NONE, 1, true, &v) == -EINVAL);
-        CHECK(!memcmp(&d, &before, sizeof(d)));
+        EXPECT(detector_update(&d, &c, DETECTOR_HIGHER_IS_BETTER, NAN, true, &v) == -EINVAL);
+        EXPECT(detector_update(&d, &c, DETECTOR_NONE, 1, true, &v) == -EINVAL);
+        EXPECT(!memcmp(&d, &before, sizeof(d)));
 
         /* The window keeps the most recent `window` values, oldest first. */
         for (unsigned i = 1; i <= 100; i++)
                 detector_update(&d, &c, DETECTOR_HIGHER_IS_BETTER, 1000 + i, true, &v);
-        CHECK(d.n_values == 20);
-        CHECK(d.values[0] == 1081 && d.values[19] == 1100);
+        EXPECT(d.n_values == 20);
+        EXPECT(d.values[0] == 1081 && d.values[19] == 1100);
         /* A smaller window looks at the newest values only. */
         c.window = 5;
         detector_evaluate(&d, &c, DETECTOR_HIGHER_IS_BETTER, 1000, &v);
-        CHECK(v.baseline == 1098);
+        EXPECT(v.baseline == 1098);
 }
 
 static void test_warmup(void)
@@ -183,12 +166,12 @@ static void test_warmup(void)
         /* Wildly different values: no verdict before 5 accepted ones. */
         const double vals[] = { 1000, 10, 5000, 1, 700 };
         for (unsigned i = 0; i < 5; i++) {
-                CHECK(detector_update(&d, &c, DETECTOR_HIGHER_IS_BETTER, vals[i], true, &v) == 0);
-                CHECK(!v.valid && !v.bad && !v.regression);
+                EXPECT(detector_update(&d, &c, DETECTOR_HIGHER_IS_BETTER, vals[i], true, &v) == 0);
+                EXPECT(!v.valid && !v.bad && !v.regression);
         }
-        CHECK(d.n_values == 5);
+        EXPECT(d.n_values == 5);
         detector_update(&d, &c, DETECTOR_HIGHER_IS_BETTER, 1, true, &v);
-        CHECK(v.valid && v.baseline == 700);
+        EXPECT(v.valid && v.baseline == 700);
 }
 
 static void test_noise_only(void)
@@ -204,8 +187,8 @@ static void test_noise_only(void)
                 printf("noise only (sigma 3%%, %s): %u bad runs of 10000, %u alarms\n",
                        dir == DETECTOR_HIGHER_IS_BETTER ? "higher" : "lower",
                        t.bad, t.entered);
-                CHECK(t.entered == 0 && !d.regression);
-                CHECK(t.bad < 50); /* expected ~4: P(z > 3.3) */
+                EXPECT(t.entered == 0 && !d.regression);
+                EXPECT(t.bad < 50); /* expected ~4: P(z > 3.3) */
         }
 }
 
@@ -219,25 +202,25 @@ static void step_and_back(enum detector_direction dir, double factor)
         detector_config_default(&c);
         detector_init(&d);
         struct tally t = feed(&d, &c, dir, 1000, 0.03, 50);
-        CHECK(t.entered == 0);
+        EXPECT(t.entered == 0);
 
         t = feed(&d, &c, dir, 1000 * factor, 0.03, 30);
         printf("step x%.2f: regression entered at run %d of the step\n", factor,
                t.first_entered);
-        CHECK(t.entered == 1 && t.left == 0);
-        CHECK(t.first_entered >= (int)c.debounce - 1 &&
+        EXPECT(t.entered == 1 && t.left == 0);
+        EXPECT(t.first_entered >= (int)c.debounce - 1 &&
               t.first_entered <= (int)c.debounce + 1);
-        CHECK(d.regression);
+        EXPECT(d.regression);
         /* The degraded values did not become the baseline. */
         detector_evaluate(&d, &c, dir, 1000 * factor, &v);
-        CHECK_NEAR(v.baseline, 1000, 20);
-        CHECK_NEAR(v.ratio, factor, 0.03);
+        EXPECT_NEAR_ABS(v.baseline, 1000, 20);
+        EXPECT_NEAR_ABS(v.ratio, factor, 0.03);
 
         t = feed(&d, &c, dir, 1000, 0.03, 30);
         printf("step removed: regression left at run %d\n", t.first_left);
-        CHECK(t.left == 1 && t.entered == 0);
-        CHECK(t.first_left >= (int)c.debounce - 1 && t.first_left <= (int)c.debounce + 1);
-        CHECK(!d.regression);
+        EXPECT(t.left == 1 && t.entered == 0);
+        EXPECT(t.first_left >= (int)c.debounce - 1 && t.first_left <= (int)c.debounce + 1);
+        EXPECT(!d.regression);
 }
 
 static void test_steps(void)
@@ -259,18 +242,18 @@ static void test_good_direction(void)
         detector_init(&d);
         feed(&d, &c, DETECTOR_HIGHER_IS_BETTER, 1000, 0.03, 30);
         struct tally t = feed(&d, &c, DETECTOR_HIGHER_IS_BETTER, 1200, 0.03, 40);
-        CHECK(t.entered == 0 && t.bad == 0);
+        EXPECT(t.entered == 0 && t.bad == 0);
         /* The improvement is the new normal... */
         detector_evaluate(&d, &c, DETECTOR_HIGHER_IS_BETTER, 1200, &v);
-        CHECK_NEAR(v.baseline, 1200, 24);
+        EXPECT_NEAR_ABS(v.baseline, 1200, 24);
 
         detector_init(&d);
         feed(&d, &c, DETECTOR_LOWER_IS_BETTER, 0.001, 0.03, 30);
         t = feed(&d, &c, DETECTOR_LOWER_IS_BETTER, 0.0008, 0.03, 40);
-        CHECK(t.entered == 0 && t.bad == 0); /* latency fell: good */
+        EXPECT(t.entered == 0 && t.bad == 0); /* latency fell: good */
         /* ...and rising back up the 20% is judged against it. */
         t = feed(&d, &c, DETECTOR_LOWER_IS_BETTER, 0.001, 0.03, 10);
-        CHECK(t.entered == 1);
+        EXPECT(t.entered == 1);
 }
 
 static void test_outliers(void)
@@ -295,9 +278,9 @@ static void test_outliers(void)
                 bad += v.bad;
         }
         printf("outliers: %u bad runs, %u alarms\n", bad, alarms);
-        CHECK(alarms == 0 && bad == 600);
+        EXPECT(alarms == 0 && bad == 600);
         detector_evaluate(&d, &c, DETECTOR_HIGHER_IS_BETTER, 1000, &v);
-        CHECK_NEAR(v.baseline, 1000, 20); /* outliers never entered the window */
+        EXPECT_NEAR_ABS(v.baseline, 1000, 20); /* outliers never entered the window */
 }
 
 static void test_noisy_host(void)
@@ -312,12 +295,12 @@ static void test_noisy_host(void)
         feed(&d, &c, DETECTOR_HIGHER_IS_BETTER, 1000, 0.10, 40);
         struct tally t = feed(&d, &c, DETECTOR_HIGHER_IS_BETTER, 880, 0.10, 100);
         printf("noisy host, 12%% step: %u bad runs of 100, %u alarms\n", t.bad, t.entered);
-        CHECK(t.entered == 0);
+        EXPECT(t.entered == 0);
         /* The same step on a quiet host is a regression. */
         detector_init(&d);
         feed(&d, &c, DETECTOR_HIGHER_IS_BETTER, 1000, 0.01, 40);
         t = feed(&d, &c, DETECTOR_HIGHER_IS_BETTER, 880, 0.01, 10);
-        CHECK(t.entered == 1 && t.first_entered == (int)c.debounce - 1);
+        EXPECT(t.entered == 1 && t.first_entered == (int)c.debounce - 1);
 }
 
 static void test_busy_runs(void)
@@ -332,19 +315,19 @@ static void test_busy_runs(void)
         feed(&d, &c, DETECTOR_HIGHER_IS_BETTER, 1000, 0.03, 30);
         before = d;
         for (unsigned i = 0; i < 10; i++) {
-                CHECK(detector_update(&d, &c, DETECTOR_HIGHER_IS_BETTER, 500, false, &v) == 0);
-                CHECK(v.valid && v.bad && !v.regression && v.transition == DETECTOR_STEADY);
+                EXPECT(detector_update(&d, &c, DETECTOR_HIGHER_IS_BETTER, 500, false, &v) == 0);
+                EXPECT(v.valid && v.bad && !v.regression && v.transition == DETECTOR_STEADY);
         }
-        CHECK(!memcmp(&d, &before, sizeof(d)));
+        EXPECT(!memcmp(&d, &before, sizeof(d)));
 
         /* Two bad, a busy one in between does not break nor extend the streak. */
         detector_update(&d, &c, DETECTOR_HIGHER_IS_BETTER, 500, true, &v);
         detector_update(&d, &c, DETECTOR_HIGHER_IS_BETTER, 500, true, &v);
         detector_update(&d, &c, DETECTOR_HIGHER_IS_BETTER, 1000, false, &v);
-        CHECK(!v.regression && d.bad_runs == 2);
+        EXPECT(!v.regression && d.bad_runs == 2);
         detector_update(&d, &c, DETECTOR_HIGHER_IS_BETTER, 500, true, &v);
-        CHECK(v.regression && v.transition == DETECTOR_ENTERED);
-        CHECK_NEAR(v.ratio, 0.5, 0.02);
+        EXPECT(v.regression && v.transition == DETECTOR_ENTERED);
+        EXPECT_NEAR_ABS(v.ratio, 0.5, 0.02);
 }
 
 int main(void)
@@ -358,7 +341,7 @@ int main(void)
         test_outliers();
         test_noisy_host();
         test_busy_runs();
-        if (failures)
-                fprintf(stderr, "%u check(s) failed\n", failures);
-        return failures ? 1 : 0;
+        if (test_failures)
+                fprintf(stderr, "%u check(s) failed\n", test_failures);
+        return test_failures ? 1 : 0;
 }

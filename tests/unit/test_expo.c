@@ -5,15 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test.h"
 #include "expo.h"
 #include "hist.h"
 #include "result.h"
 
-static int failures;
 
-#define CHECK(cond) do { if (!(cond)) { \
-        fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-        failures++; } } while (0)
 
 static char *render(const struct result *const *rs, size_t n)
 {
@@ -28,16 +25,16 @@ static char *render(const struct result *const *rs, size_t n)
 static void test_numbers(void)
 {
         char b[40];
-        CHECK(!strcmp(expo_format_double(0.95, b, sizeof(b)), "0.95"));
-        CHECK(!strcmp(expo_format_double(1, b, sizeof(b)), "1"));
-        CHECK(!strcmp(expo_format_double(1234.5, b, sizeof(b)), "1234.5"));
-        CHECK(!strcmp(expo_format_double(0.1 + 0.2, b, sizeof(b)),
+        EXPECT(!strcmp(expo_format_double(0.95, b, sizeof(b)), "0.95"));
+        EXPECT(!strcmp(expo_format_double(1, b, sizeof(b)), "1"));
+        EXPECT(!strcmp(expo_format_double(1234.5, b, sizeof(b)), "1234.5"));
+        EXPECT(!strcmp(expo_format_double(0.1 + 0.2, b, sizeof(b)),
                       "0.30000000000000004"));
-        CHECK(!strcmp(expo_format_double(1e-7, b, sizeof(b)), "9.9999999999999995e-08") ||
+        EXPECT(!strcmp(expo_format_double(1e-7, b, sizeof(b)), "9.9999999999999995e-08") ||
               !strcmp(b, "1e-07"));
-        CHECK(!strcmp(expo_format_double(NAN, b, sizeof(b)), "NaN"));
-        CHECK(!strcmp(expo_format_double(INFINITY, b, sizeof(b)), "+Inf"));
-        CHECK(!strcmp(expo_format_double(-INFINITY, b, sizeof(b)), "-Inf"));
+        EXPECT(!strcmp(expo_format_double(NAN, b, sizeof(b)), "NaN"));
+        EXPECT(!strcmp(expo_format_double(INFINITY, b, sizeof(b)), "+Inf"));
+        EXPECT(!strcmp(expo_format_double(-INFINITY, b, sizeof(b)), "-Inf"));
 }
 
 static void test_gauge_counter_escaping(void)
@@ -62,7 +59,7 @@ static void test_gauge_counter_escaping(void)
                 "benchwatch_http_failed_requests_total{probe=\"web \\\"front\\\"\"} 3\n";
         if (strcmp(t, want))
                 fprintf(stderr, "got:\n%s\nwant:\n%s\n", t, want);
-        CHECK(!strcmp(t, want));
+        EXPECT(!strcmp(t, want));
         free(t);
         result_free(r);
 }
@@ -89,16 +86,16 @@ static void test_summary(void)
                          expo_format_double(result_quantiles[i], q, sizeof(q)),
                          expo_format_double(bw_hist_quantile_ns(&h, result_quantiles[i]) / 1e9,
                                             v, sizeof(v)));
-                CHECK(strstr(t, line) != NULL);
+                EXPECT(strstr(t, line) != NULL);
         }
-        CHECK(strstr(t, "{probe=\"cpu\",max_prime=\"10000\",quantile=\"1\"} 0.0001\n"));
-        CHECK(strstr(t, "{probe=\"cpu\",max_prime=\"10000\",quantile=\"0.999\"} "));
-        CHECK(strstr(t, "benchwatch_cpu_latency_seconds_sum{probe=\"cpu\",max_prime=\"10000\"} 0.00505\n"));
-        CHECK(strstr(t, "benchwatch_cpu_latency_seconds_count{probe=\"cpu\",max_prime=\"10000\"} 100\n"));
-        CHECK(strstr(t, "# TYPE benchwatch_cpu_latency_seconds summary\n") == strchr(t, '\n') + 1);
+        EXPECT(strstr(t, "{probe=\"cpu\",max_prime=\"10000\",quantile=\"1\"} 0.0001\n"));
+        EXPECT(strstr(t, "{probe=\"cpu\",max_prime=\"10000\",quantile=\"0.999\"} "));
+        EXPECT(strstr(t, "benchwatch_cpu_latency_seconds_sum{probe=\"cpu\",max_prime=\"10000\"} 0.00505\n"));
+        EXPECT(strstr(t, "benchwatch_cpu_latency_seconds_count{probe=\"cpu\",max_prime=\"10000\"} 100\n"));
+        EXPECT(strstr(t, "# TYPE benchwatch_cpu_latency_seconds summary\n") == strchr(t, '\n') + 1);
         /* p50 within the histogram's 0.8% of 50 µs */
         const char *p = strstr(t, "quantile=\"0.5\"} ");
-        CHECK(p && fabs(strtod(p + 16, NULL) - 50e-6) < 50e-6 * 0.008);
+        EXPECT(p && fabs(strtod(p + 16, NULL) - 50e-6) < 50e-6 * 0.008);
         free(t);
         result_free(r);
 }
@@ -142,7 +139,7 @@ static void test_grouping(void)
                 "benchwatch_disk_iops{probe=\"b\"} 7\n";
         if (strcmp(t, want))
                 fprintf(stderr, "got:\n%s\nwant:\n%s\n", t, want);
-        CHECK(!strcmp(t, want));
+        EXPECT(!strcmp(t, want));
         free(t);
         result_free(a);
         result_free(b);
@@ -156,14 +153,14 @@ static void test_empty_summary_and_write_error(void)
                           NULL, 0, NULL) == 0);
         const struct result *rs[] = { r };
         char *t = render(rs, 1);
-        CHECK(strstr(t, "benchwatch_x_latency_seconds{probe=\"p\",quantile=\"0.5\"} NaN\n"));
-        CHECK(strstr(t, "benchwatch_x_latency_seconds_count{probe=\"p\"} 0\n"));
-        CHECK(!strstr(t, "# HELP"));
-        CHECK(!strncmp(t, "# TYPE benchwatch_x_latency_seconds summary\n", 44));
+        EXPECT(strstr(t, "benchwatch_x_latency_seconds{probe=\"p\",quantile=\"0.5\"} NaN\n"));
+        EXPECT(strstr(t, "benchwatch_x_latency_seconds_count{probe=\"p\"} 0\n"));
+        EXPECT(!strstr(t, "# HELP"));
+        EXPECT(!strncmp(t, "# TYPE benchwatch_x_latency_seconds summary\n", 44));
         free(t);
         FILE *full = fopen("/dev/full", "we");
         if (full) {
-                CHECK(expo_write(full, rs, 1) < 0);
+                EXPECT(expo_write(full, rs, 1) < 0);
                 fclose(full);
         }
         result_free(r);
@@ -176,7 +173,7 @@ int main(void)
         test_summary();
         test_grouping();
         test_empty_summary_and_write_error();
-        if (failures)
-                fprintf(stderr, "%d check(s) failed\n", failures);
-        return failures ? 1 : 0;
+        if (test_failures)
+                fprintf(stderr, "%u check(s) failed\n", test_failures);
+        return test_failures ? 1 : 0;
 }

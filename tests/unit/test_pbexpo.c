@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test.h"
 #include "hist.h"
 #include "metrics.pb-c.h"
 #include "pbexpo.h"
@@ -13,11 +14,7 @@
 
 typedef Io__Prometheus__Client__MetricFamily PbFamily;
 
-static int failures;
 
-#define CHECK(cond) do { if (!(cond)) { \
-        fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-        failures++; } } while (0)
 
 static size_t get_varint(const uint8_t *p, size_t len, uint64_t *v)
 {
@@ -44,7 +41,7 @@ static size_t decode(const uint8_t *buf, size_t len, PbFamily **out, size_t max)
                 n++;
                 at += h + sz;
         }
-        CHECK(at == len);
+        EXPECT(at == len);
         return n;
 }
 
@@ -80,41 +77,41 @@ int main(void)
         assert(pbexpo_encode(r, &buf, &len) == 0);
         PbFamily *f[8];
         size_t n = decode(buf, len, f, 8);
-        CHECK(n == 3);
+        EXPECT(n == 3);
         if (n != 3)
                 return 1;
 
         const char *v;
-        CHECK(!strcmp(f[0]->name, "benchwatch_disk_iops"));
-        CHECK(!strcmp(f[0]->help, "I/O per second"));
-        CHECK(f[0]->has_type && f[0]->type == IO__PROMETHEUS__CLIENT__METRIC_TYPE__GAUGE);
-        CHECK(f[0]->n_metric == 2);
-        CHECK(f[0]->metric[0]->n_label == 3);
-        CHECK(!strcmp(label(f[0]->metric[0], 0, &v), "probe") && !strcmp(v, "root-disk"));
-        CHECK(!strcmp(label(f[0]->metric[0], 1, &v), "op") && !strcmp(v, "read"));
-        CHECK(!strcmp(label(f[0]->metric[0], 2, &v), "block_size") && !strcmp(v, "4096"));
-        CHECK(f[0]->metric[0]->gauge && f[0]->metric[0]->gauge->value == 5000.25);
-        CHECK(!strcmp(label(f[0]->metric[1], 1, &v), "op") && !strcmp(v, "write"));
-        CHECK(f[0]->metric[1]->gauge && f[0]->metric[1]->gauge->value == 1200);
-        CHECK(!f[0]->metric[0]->has_timestamp_ms);
+        EXPECT(!strcmp(f[0]->name, "benchwatch_disk_iops"));
+        EXPECT(!strcmp(f[0]->help, "I/O per second"));
+        EXPECT(f[0]->has_type && f[0]->type == IO__PROMETHEUS__CLIENT__METRIC_TYPE__GAUGE);
+        EXPECT(f[0]->n_metric == 2);
+        EXPECT(f[0]->metric[0]->n_label == 3);
+        EXPECT(!strcmp(label(f[0]->metric[0], 0, &v), "probe") && !strcmp(v, "root-disk"));
+        EXPECT(!strcmp(label(f[0]->metric[0], 1, &v), "op") && !strcmp(v, "read"));
+        EXPECT(!strcmp(label(f[0]->metric[0], 2, &v), "block_size") && !strcmp(v, "4096"));
+        EXPECT(f[0]->metric[0]->gauge && f[0]->metric[0]->gauge->value == 5000.25);
+        EXPECT(!strcmp(label(f[0]->metric[1], 1, &v), "op") && !strcmp(v, "write"));
+        EXPECT(f[0]->metric[1]->gauge && f[0]->metric[1]->gauge->value == 1200);
+        EXPECT(!f[0]->metric[0]->has_timestamp_ms);
 
-        CHECK(f[1]->type == IO__PROMETHEUS__CLIENT__METRIC_TYPE__COUNTER);
-        CHECK(f[1]->n_metric == 1 && f[1]->metric[0]->counter &&
+        EXPECT(f[1]->type == IO__PROMETHEUS__CLIENT__METRIC_TYPE__COUNTER);
+        EXPECT(f[1]->n_metric == 1 && f[1]->metric[0]->counter &&
               f[1]->metric[0]->counter->value == 2);
-        CHECK(f[1]->metric[0]->n_label == 1);
+        EXPECT(f[1]->metric[0]->n_label == 1);
 
-        CHECK(f[2]->type == IO__PROMETHEUS__CLIENT__METRIC_TYPE__SUMMARY);
+        EXPECT(f[2]->type == IO__PROMETHEUS__CLIENT__METRIC_TYPE__SUMMARY);
         const Io__Prometheus__Client__Summary *s = f[2]->metric[0]->summary;
-        CHECK(s && s->sample_count == 1000);
-        CHECK(s && fabs(s->sample_sum - (double)h.sum_ns / 1e9) < 1e-12);
-        CHECK(s && s->n_quantile == result_n_quantiles);
+        EXPECT(s && s->sample_count == 1000);
+        EXPECT(s && fabs(s->sample_sum - (double)h.sum_ns / 1e9) < 1e-12);
+        EXPECT(s && s->n_quantile == result_n_quantiles);
         for (size_t i = 0; s && i < s->n_quantile; i++) {
-                CHECK(s->quantile[i]->quantile == result_quantiles[i]);
-                CHECK(s->quantile[i]->value ==
+                EXPECT(s->quantile[i]->quantile == result_quantiles[i]);
+                EXPECT(s->quantile[i]->value ==
                       bw_hist_quantile_ns(&h, result_quantiles[i]) / 1e9);
         }
-        CHECK(s && s->quantile[result_n_quantiles - 1]->value == 199900e-9);
-        CHECK(s && fabs(s->quantile[0]->value - 150e-6) < 150e-6 * 0.008);
+        EXPECT(s && s->quantile[result_n_quantiles - 1]->value == 199900e-9);
+        EXPECT(s && fabs(s->quantile[0]->value - 150e-6) < 150e-6 * 0.008);
 
         for (size_t i = 0; i < n; i++)
                 io__prometheus__client__metric_family__free_unpacked(f[i], NULL);
@@ -123,11 +120,11 @@ int main(void)
         /* An empty result is an empty (but valid) body. */
         struct result *e = result_new("x", "y");
         assert(e && pbexpo_encode(e, &buf, &len) == 0);
-        CHECK(len == 0);
+        EXPECT(len == 0);
         free(buf);
         result_free(e);
         result_free(r);
-        if (failures)
-                fprintf(stderr, "%d check(s) failed\n", failures);
-        return failures ? 1 : 0;
+        if (test_failures)
+                fprintf(stderr, "%u check(s) failed\n", test_failures);
+        return test_failures ? 1 : 0;
 }

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "test.h"
 #include "expo.h"
 #include "hist.h"
 #include "result.h"
@@ -31,11 +32,7 @@
 #include "sink_textfile.h"
 #include "timeutil.h"
 
-static int failures;
 
-#define CHECK(cond) do { if (!(cond)) { \
-        fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-        failures++; } } while (0)
 
 /* A cpu-like result whose every figure derives from v. */
 static struct result *make_result(const char *probe, double v, bool fail)
@@ -92,27 +89,27 @@ static void test_group_url(void)
         struct param_set *ps = options("pushgateway", kv);
         char *url = NULL, *err = NULL;
 
-        CHECK(sink_pushgateway_group_url(ps, "root-disk", &url, &err) == 0);
-        CHECK(url && !strcmp(url, "http://gw:9091/metrics/job/benchwatch/"
+        EXPECT(sink_pushgateway_group_url(ps, "root-disk", &url, &err) == 0);
+        EXPECT(url && !strcmp(url, "http://gw:9091/metrics/job/benchwatch/"
                              "instance@base64/aG9zdC9h/probe/root-disk/dc/eu%20west/"
                              "rack@base64/=/zone@base64/YS9i"));
         free(url);
-        CHECK(sink_pushgateway_group_url(ps, "", &url, &err) == 0);
-        CHECK(url && strstr(url, "/probe@base64/=/dc/"));
+        EXPECT(sink_pushgateway_group_url(ps, "", &url, &err) == 0);
+        EXPECT(url && strstr(url, "/probe@base64/=/dc/"));
         free(url);
         param_set_free(ps);
 
         const char *bad[] = { "url=http://gw", "labels=job=x", NULL };
         ps = options("pushgateway", bad);
-        CHECK(sink_pushgateway_group_url(ps, "p", &url, &err) == -EINVAL);
-        CHECK(err && strstr(err, "'job'"));
+        EXPECT(sink_pushgateway_group_url(ps, "p", &url, &err) == -EINVAL);
+        EXPECT(err && strstr(err, "'job'"));
         free(err);
         err = NULL;
         param_set_free(ps);
         const char *bad2[] = { "url=http://gw", "labels=a=1,oops", NULL };
         ps = options("pushgateway", bad2);
-        CHECK(sink_pushgateway_group_url(ps, "p", &url, &err) == -EINVAL);
-        CHECK(err && strstr(err, "'oops' is not name=value"));
+        EXPECT(sink_pushgateway_group_url(ps, "p", &url, &err) == -EINVAL);
+        EXPECT(err && strstr(err, "'oops' is not name=value"));
         free(err);
         param_set_free(ps);
 }
@@ -149,12 +146,12 @@ static void test_fields(void)
                 "BENCHWATCH_DISK_LATENCY_SECONDS_P99=",
                 "BENCHWATCH_DISK_LATENCY_SECONDS_MAX=0.00081",
         };
-        CHECK(n == sizeof(want) / sizeof(want[0]));
+        EXPECT(n == sizeof(want) / sizeof(want[0]));
         for (size_t i = 0; i < n && i < sizeof(want) / sizeof(want[0]); i++) {
                 bool ok = !strncmp(f[i], want[i], strlen(want[i]));
                 if (!ok)
                         fprintf(stderr, "field %zu: got '%s', want '%s'\n", i, f[i], want[i]);
-                CHECK(ok);
+                EXPECT(ok);
         }
         sink_journal_fields_free(f, n);
         result_free(r);
@@ -205,17 +202,17 @@ static void test_textfile(const char *tmp)
                 if (!strcmp(sink_types[i]->section, "textfile"))
                         opts[i] = ps;
         assert(sink_set_new(opts, &set, &err) == 0);
-        CHECK(sink_set_count(set) == 2); /* textfile + journal (default on) */
+        EXPECT(sink_set_count(set) == 2); /* textfile + journal (default on) */
 
         /* The directory does not exist yet: the write fails, is retried. */
         struct result *a = make_result("a", 100, false), *b = make_result("b", 7, true);
         struct result *a2 = make_result("a", 250, false);
-        CHECK(sink_set_publish(set, a) == 0);
-        CHECK(sink_set_publish(set, b) == 0);
-        CHECK(sink_set_publish(set, a2) == 0);
+        EXPECT(sink_set_publish(set, a) == 0);
+        EXPECT(sink_set_publish(set, b) == 0);
+        EXPECT(sink_set_publish(set, a2) == 0);
         usleep(200000);
-        CHECK(access(path, F_OK) < 0);
-        CHECK(mkdir(dir, 0755) == 0);
+        EXPECT(access(path, F_OK) < 0);
+        EXPECT(mkdir(dir, 0755) == 0);
         char *text = NULL;
         for (int i = 0; i < 50 && !text; i++) {
                 usleep(100000); /* the first retry is due after 1 s */
@@ -224,10 +221,10 @@ static void test_textfile(const char *tmp)
         const struct result *latest[] = { a2, b };
         char *want = NULL;
         assert(expo_to_string(latest, 2, &want, NULL) == 0);
-        CHECK(text && !strcmp(text, want));
+        EXPECT(text && !strcmp(text, want));
         struct stat st;
-        CHECK(stat(path, &st) == 0 && (st.st_mode & 07777) == 0644);
-        CHECK(count_entries(dir) == 1); /* no temporary file left */
+        EXPECT(stat(path, &st) == 0 && (st.st_mode & 07777) == 0644);
+        EXPECT(count_entries(dir) == 1); /* no temporary file left */
         sink_set_free(set);
         param_set_free(ps);
         free(text);
@@ -259,28 +256,28 @@ static void test_syslog_socket(const char *tmp)
         assert(sink_set_new(opts, &set, &err) == 0);
         /* without journald, [journal] would log to syslog too: dropped */
         if (access("/run/systemd/journal/socket", F_OK) < 0)
-                CHECK(sink_set_count(set) == 1);
+                EXPECT(sink_set_count(set) == 1);
         struct result *ok = make_result("cpu", 1234.5, false);
         struct result *bad = make_result("cpu", 1, true);
-        CHECK(sink_set_publish(set, ok) == 0);
-        CHECK(sink_set_publish(set, bad) == 0);
+        EXPECT(sink_set_publish(set, ok) == 0);
+        EXPECT(sink_set_publish(set, bad) == 0);
         ssize_t n = recv(fd, buf, sizeof(buf) - 1, MSG_DONTWAIT);
-        CHECK(n > 0);
+        EXPECT(n > 0);
         buf[n > 0 ? n : 0] = 0;
         /* local3.info = 19*8+6 */
-        CHECK(!strncmp(buf, "<158>", 5) && strstr(buf, " bwtest["));
-        CHECK(strstr(buf, "]: cpu probe 'cpu': 1234.5 events/s, p95 "));
-        CHECK(strstr(buf, " BENCHWATCH_PROBE=cpu BENCHWATCH_PLUGIN=cpu BENCHWATCH_SUCCESS=1 "));
-        CHECK(strstr(buf, " BENCHWATCH_CPU_EVENTS_PER_SECOND=1234.5 "));
-        CHECK(strstr(buf, " BENCHWATCH_CPU_EVENTS_TOTAL=12345 "));
-        CHECK(strstr(buf, " BENCHWATCH_PARAM_MAX_PRIME=10000 "));
-        CHECK(strstr(buf, " BENCHWATCH_CPU_LATENCY_SECONDS_MAX=0.0012355 "));
+        EXPECT(!strncmp(buf, "<158>", 5) && strstr(buf, " bwtest["));
+        EXPECT(strstr(buf, "]: cpu probe 'cpu': 1234.5 events/s, p95 "));
+        EXPECT(strstr(buf, " BENCHWATCH_PROBE=cpu BENCHWATCH_PLUGIN=cpu BENCHWATCH_SUCCESS=1 "));
+        EXPECT(strstr(buf, " BENCHWATCH_CPU_EVENTS_PER_SECOND=1234.5 "));
+        EXPECT(strstr(buf, " BENCHWATCH_CPU_EVENTS_TOTAL=12345 "));
+        EXPECT(strstr(buf, " BENCHWATCH_PARAM_MAX_PRIME=10000 "));
+        EXPECT(strstr(buf, " BENCHWATCH_CPU_LATENCY_SECONDS_MAX=0.0012355 "));
         n = recv(fd, buf, sizeof(buf) - 1, MSG_DONTWAIT);
-        CHECK(n > 0);
+        EXPECT(n > 0);
         buf[n > 0 ? n : 0] = 0;
-        CHECK(!strncmp(buf, "<156>", 5)); /* local3.warning */
-        CHECK(strstr(buf, "]: cpu probe 'cpu' failed: cannot open '/x': No such \"file\" "));
-        CHECK(strstr(buf, " BENCHWATCH_SUCCESS=0 BENCHWATCH_ERROR=\"cannot open '/x': "
+        EXPECT(!strncmp(buf, "<156>", 5)); /* local3.warning */
+        EXPECT(strstr(buf, "]: cpu probe 'cpu' failed: cannot open '/x': No such \"file\" "));
+        EXPECT(strstr(buf, " BENCHWATCH_SUCCESS=0 BENCHWATCH_ERROR=\"cannot open '/x': "
                           "No such \\\"file\\\"\" "));
         sink_set_free(set);
         param_set_free(ps);
@@ -310,20 +307,20 @@ static void test_carry_over(const char *tmp)
                         opts[i] = j;
         }
         assert(sink_set_new(opts, &old, &err) == 0);
-        CHECK(sink_set_count(old) == 1); /* journal: enabled = no */
+        EXPECT(sink_set_count(old) == 1); /* journal: enabled = no */
         struct result *a = make_result("a", 1, false), *b = make_result("b", 2, false);
         struct result *c = make_result("c", 3, false);
-        CHECK(sink_set_publish(old, a) == 0);
-        CHECK(sink_set_publish(old, b) == 0);
+        EXPECT(sink_set_publish(old, a) == 0);
+        EXPECT(sink_set_publish(old, b) == 0);
         assert(sink_set_new(opts, &new, &err) == 0);
-        CHECK(sink_set_carry_over(new, old) == 0);
+        EXPECT(sink_set_carry_over(new, old) == 0);
         sink_set_free(old);
-        CHECK(sink_set_publish(new, c) == 0);
+        EXPECT(sink_set_publish(new, c) == 0);
         sink_set_free(new);
         const struct result *all[] = { a, b, c };
         char *want = NULL, *text = read_file(path);
         assert(expo_to_string(all, 3, &want, NULL) == 0);
-        CHECK(text && !strcmp(text, want));
+        EXPECT(text && !strcmp(text, want));
         free(text);
         free(want);
         result_free(a);
@@ -429,7 +426,7 @@ int main(int argc, char **argv)
         test_textfile(tmp);
         test_carry_over(tmp);
         rmdir(tmp);
-        if (failures)
-                fprintf(stderr, "%d check(s) failed\n", failures);
-        return failures ? 1 : 0;
+        if (test_failures)
+                fprintf(stderr, "%u check(s) failed\n", test_failures);
+        return test_failures ? 1 : 0;
 }
