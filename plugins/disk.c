@@ -73,7 +73,6 @@ struct worker {
         char *bufs;
         struct slot *slots;
         struct iocb **submit;
-        struct io_event *events;
         unsigned *free_slots, n_free;
         uint64_t rng, quota, issued, seq_lo, seq_hi, seq_next, due_ns;
         uint64_t writes_since_sync, fsyncs, unreported, last_ns;
@@ -253,9 +252,17 @@ static unsigned submit(struct worker *w, unsigned n)
         return done;
 }
 
+/* Waits for one completion and accounts for it; returns how many ended.
+ * One event per call, as fio's default iodepth_batch_complete_max=1: each
+ * finished I/O is replaced at once by a lone io_submit, so the queue stays
+ * at iodepth.  Reaping every ready event and resubmitting them as one
+ * batch (which the block layer plugs) makes them travel in waves that
+ * drain the device's queue: measured on virtio, 25% fewer IOPS than fio
+ * at iodepth 32 and 0.8 ms instead of 0.55 ms per I/O in /proc/diskstats. */
 static unsigned reap(struct worker *w, unsigned inflight, bool waiting)
 {
         struct timespec ts, *tmo = NULL;
+        struct io_event ev;
         uint64_t now = now_ns();
         uint64_t until = w->due_ns < w->job->end_ns ? w->due_ns : w->job->end_ns;
         if (waiting && until > now) {
@@ -264,7 +271,7 @@ static unsigned reap(struct worker *w, unsigned inflight, bool waiting)
                                         (long)(d % 1000000000u) };
                 tmo = &ts;
         }
-        int n = io_getevents(w->ctx, 1, (long)inflight, w->events, tmo);
+        int n = io_getevents(w->ctx, 1, 1, &ev, tmo);
         now = now_ns();
         if (n < 0 && n != -EINTR) { /* cannot happen with a valid context */
                 if (!w->first_err)
@@ -272,15 +279,14 @@ static unsigned reap(struct worker *w, unsigned inflight, bool waiting)
                 w->errors[OP_READ] += inflight;
                 return inflight;
         }
-        for (int i = 0; i < n; i++) {
-                struct slot *s = w->events[i].data;
-                long res = (long)w->events[i].res;
-                complete(w, s->op, res, now - s->start_ns);
+        if (n == 1) {
+                struct slot *s = ev.data;
+                complete(w, s->op, (long)ev.res, now - s->start_ns);
                 w->free_slots[w->n_free++] = (unsigned)(s - w->slots);
         }
         w->last_ns = now;
         report_progress(w, false);
-        return n > 0 ? (unsigned)n : 0;
+        return n == 1 ? 1 : 0;
 }
 
 /* iodepth > 1: keep the queue full through libaio. */
@@ -336,7 +342,6 @@ static void worker_free(struct worker *w)
         free(w->bufs);
         free(w->slots);
         free(w->submit);
-        free(w->events);
         free(w->free_slots);
 }
 
@@ -361,9 +366,8 @@ static int worker_init(struct worker *w, struct job *j, unsigned idx,
                 return 0;
         w->slots = calloc(d, sizeof(*w->slots));
         w->submit = calloc(d, sizeof(*w->submit));
-        w->events = calloc(d, sizeof(*w->events));
         w->free_slots = calloc(d, sizeof(*w->free_slots));
-        if (!w->slots || !w->submit || !w->events || !w->free_slots)
+        if (!w->slots || !w->submit || !w->free_slots)
                 return -ENOMEM;
         for (unsigned i = 0; i < d; i++) {
                 w->slots[i].iocb.u.c.buf = w->bufs + (size_t)i * j->bs;
