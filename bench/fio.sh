@@ -109,8 +109,11 @@ bw run disk "path=$FILE" size="$SIZE" requests=1 > /dev/null || { echo "cannot c
 for series in threads iodepth; do
         for round in $(seq "$ROUNDS"); do
                 for n in $LEVELS; do
-                        for tool in bw fio sb; do
-                                echo "$series $n $tool $(run_$tool $series $n)" >> "$DIR/out/results"
+                        # the order rotates every round, so drift hits all alike
+                        tools=(bw fio sb)
+                        for k in 0 1 2; do
+                                tool=${tools[$(( (round + k) % 3 ))]}
+                                echo "$series $n $tool $round $(run_$tool $series $n)" >> "$DIR/out/results"
                         done
                 done
                 echo "   $series round $round done" >&2
@@ -125,19 +128,26 @@ for series in threads iodepth; do
                 declare -A v=()
                 for tool in bw fio sb; do
                         rows=$(awk -v s=$series -v n=$n -v t=$tool '$1 == s && $2 == n && $3 == t' "$DIR/out/results")
-                        v[$tool.iops]=$(echo "$rows" | awk '{ print $4 }' | median)
-                        v[$tool.p50]=$(echo "$rows" | awk '{ print $5 * 1e6 }' | median)
-                        v[$tool.cpu]=$(echo "$rows" | awk '{ print ($6 > 0 ? $7 / $6 * 1e6 : 0) }' | median)
+                        v[$tool.iops]=$(echo "$rows" | awk '{ print $5 }' | median)
+                        v[$tool.p50]=$(echo "$rows" | awk '{ print $6 * 1e6 }' | median)
+                        v[$tool.cpu]=$(echo "$rows" | awk '{ print ($7 > 0 ? $8 / $7 * 1e6 : 0) }' | median)
                 done
-                awk -v s=$series -v n=$n -v bi="${v[bw.iops]}" -v fi="${v[fio.iops]}" -v si="${v[sb.iops]}" \
+                # ratios of the runs made side by side in one round, median
+                # over the rounds: the device's drift between rounds cancels
+                pair() { awk -v s=$series -v n=$n -v f=$1 '$1 == s && $2 == n && $3 == "bw" { b[$4] = $f }
+                        $1 == s && $2 == n && $3 == "fio" && $f > 0 { r[$4] = $f }
+                        END { for (k in b) if (k in r) print b[k] / r[k] }' "$DIR/out/results" | median; }
+                v[iops.ratio]=$(pair 5)
+                v[p50.ratio]=$(pair 6)
+                awk -v s=$series -v n=$n -v ir="${v[iops.ratio]}" -v pr="${v[p50.ratio]}" -v bi="${v[bw.iops]}" -v fi="${v[fio.iops]}" -v si="${v[sb.iops]}" \
                     -v bp="${v[bw.p50]}" -v fp="${v[fio.p50]}" -v sp="${v[sb.p50]}" \
                     -v bc="${v[bw.cpu]}" -v fc="${v[fio.cpu]}" -v sc="${v[sb.cpu]}" 'BEGIN {
                         printf "%-8s %3d | %9.0f %9.0f %9.0f | %8.3f %8.3f | %7.1f %7.1f %7.1f | %6.2f %6.2f %6.2f\n",
-                                s, n, bi, fi, si, fi ? bi / fi : 0, fp ? bp / fp : 0, bp, fp, sp, bc, fc, sc }'
+                                s, n, bi, fi, si, ir, pr, bp, fp, sp, bc, fc, sc }'
                 unset v
         done
 done
-echo "(p50 in microseconds; IOPS/fio and p50/fio are benchwatch over fio)"
+echo "(p50 in microseconds; IOPS/fio and p50/fio: median over the rounds of benchwatch over fio in the same round)"
 
 echo
 echo "== seqread vs hdparm -Tt on a read-only loop device over $FILE"
@@ -145,18 +155,27 @@ if [ "$(id -u)" != 0 ] || ! LOOP=$(losetup --find --show --read-only --direct-io
         echo "   skipped: needs root and a free loop device"
         exit 0
 fi
-for round in $(seq "$ROUNDS"); do
-        hd=$(hdparm -Tt "$LOOP" 2>/dev/null | awk '/cached reads/ { c = $(NF-1) } /disk reads/ { d = $(NF-1) } END { print c, d }')
-        bw run seqread "path=$LOOP" --format=json > "$DIR/out/sq.json" || continue
-        sq=$(python3 -c '
+run_hd() { hdparm -Tt "$LOOP" 2>/dev/null | awk '/cached reads/ { c = $(NF-1) } /disk reads/ { d = $(NF-1) } END { print c, d }'; }
+run_sq() {
+        bw run seqread "path=$LOOP" --format=json > "$DIR/out/sq.json" || { echo "0 0"; return; }
+        python3 -c '
 import json, sys
 r = json.load(open(sys.argv[1]))
 v = {s["labels"]["source"]: s["value"] / 1048576 for m in r["metrics"] if m["name"] == "benchwatch_seqread_bytes_per_second" for s in m["samples"]}
-print(v["cache"], v["disk"])' "$DIR/out/sq.json")
+print(v["cache"], v["disk"])' "$DIR/out/sq.json"
+}
+# The virtual disk's speed drifts by 2-4x within minutes here (the host
+# caches it), so the two alternate which goes first and each round's pair
+# gives one ratio; the median of those is the figure.
+for round in $(seq "$ROUNDS"); do
+        if [ $((round % 2)) = 1 ]; then hd=$(run_hd); sq=$(run_sq); else sq=$(run_sq); hd=$(run_hd); fi
         echo "$hd $sq" >> "$DIR/out/seq"
 done
-awk '{ hc += $1; hd += $2; bc += $3; bd += $4; n++ }
-     END { if (!n) exit
-           printf "   cached reads: hdparm %8.0f MiB/s  benchwatch %8.0f MiB/s  ratio %.3f\n", hc / n, bc / n, bc / hc
-           printf "   disk reads:   hdparm %8.0f MiB/s  benchwatch %8.0f MiB/s  ratio %.3f\n", hd / n, bd / n, bd / hd }' "$DIR/out/seq"
-echo "   (mean of $ROUNDS interleaved rounds; hdparm's MB is MiB)"
+for f in "1 3 cached reads" "2 4 disk reads  "; do
+        set -- $f
+        h=$(awk -v f=$1 '{ print $f }' "$DIR/out/seq" | median)
+        b=$(awk -v f=$2 '{ print $f }' "$DIR/out/seq" | median)
+        r=$(awk -v h=$1 -v b=$2 '$h > 0 { print $b / $h }' "$DIR/out/seq" | median)
+        printf "   %s %s: hdparm %8.0f MiB/s  benchwatch %8.0f MiB/s  ratio %.3f\n" "$3" "$4" "$h" "$b" "$r"
+done
+echo "   (medians of $ROUNDS rounds, the ratio of each round's pair; hdparm's MB is MiB)"
