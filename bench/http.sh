@@ -13,13 +13,13 @@
 # Usage: bench/http.sh [SECONDS per run, default 3] [ROUNDS, default 2]
 # Env:   BENCHWATCH (default: benchwatch in PATH), BENCHWATCH_PLUGIN_DIR,
 #        HTTP_NGINX_WORKERS (default 1), CONCURRENCY ("1 50 500"),
-#        TARGETS ("nginx haproxy"), KEEPALIVE ("yes no"), THREADS (2: client
+#        TARGETS ("nginx haproxy"), KEEPALIVE ("yes no"), THREADS (1: client
 #        threads of wrk -t and benchwatch threads=, at most the concurrency).
 # Not part of `make check`: it takes minutes and its figures are for people.
 set -u
 secs=${1:-3}
 rounds=${2:-2}
-threads=${THREADS:-2} # client threads of wrk and benchwatch (ab has one)
+threads=${THREADS:-1} # client threads of wrk and benchwatch: one, as ab has (and the plugin's default)
 here=$(cd "$(dirname "$0")" && pwd)
 BENCHWATCH=${BENCHWATCH:-benchwatch}
 for t in wrk ab python3 /usr/bin/time; do
