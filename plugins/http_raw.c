@@ -335,6 +335,27 @@ static void open_conn(struct raw *w, struct conn *c, uint64_t now)
                 connect_failed(w, c, now, errno);
                 return;
         }
+        /* on loopback the handshake is often complete by now: send at once
+         * and spare a wake-up and an epoll_ctl per connection; otherwise
+         * (still connecting) wait for it */
+        ssize_t n = send(c->fd, cfg->request, cfg->request_len, MSG_NOSIGNAL);
+        if (n == (ssize_t)cfg->request_len) {
+                c->sent = (size_t)n;
+                c->state = C_READING;
+                set_events(w, c, EPOLLIN, EPOLL_CTL_ADD);
+                return;
+        }
+        if (n > 0) {
+                c->sent = (size_t)n;
+                c->state = C_WRITING;
+                c->want_out = true;
+                set_events(w, c, EPOLLIN | EPOLLOUT, EPOLL_CTL_ADD);
+                return;
+        }
+        if (n < 0 && errno != EAGAIN && errno != ENOTCONN) {
+                connect_failed(w, c, now, errno); /* send took the socket's error */
+                return;
+        }
         c->state = C_CONNECTING;
         set_events(w, c, EPOLLOUT, EPOLL_CTL_ADD);
 }
