@@ -169,14 +169,6 @@ static inline bool may_issue(struct worker *w, uint64_t now)
         return now < j->end_ns;
 }
 
-static void sleep_until(uint64_t ns)
-{
-        struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000u),
-                               .tv_nsec = (long)(ns % 1000000000u) };
-        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-                ;
-}
-
 /* iodepth 1: one pread/pwrite at a time, the clock read once per I/O. */
 static void run_sync(struct worker *w)
 {
@@ -189,7 +181,7 @@ static void run_sync(struct worker *w)
                         if (w->due_ns >= j->end_ns)
                                 break;
                         if (w->due_ns > t)
-                                sleep_until(w->due_ns);
+                                sleep_until_ns(w->due_ns);
                         t0 = w->due_ns;
                         w->due_ns += j->interval_ns;
                 }
@@ -305,7 +297,7 @@ static void run_async(struct worker *w)
                 if (!inflight) {
                         if (stop)
                                 break;
-                        sleep_until(w->due_ns < j->end_ns ? w->due_ns : j->end_ns);
+                        sleep_until_ns(w->due_ns < j->end_ns ? w->due_ns : j->end_ns);
                         now = now_ns();
                         continue;
                 }

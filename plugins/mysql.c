@@ -27,6 +27,7 @@
 
 #include "hist.h"
 #include "mysql_db.h"
+#include "timeutil.h"
 
 /* ---- parameters ------------------------------------------------------- */
 
@@ -95,14 +96,6 @@ static const struct bw_param_def mysql_params[] = {
                 "connection tries to reconnect before the run fails", 0 },
         { .name = NULL },
 };
-
-static void sleep_ns(uint64_t ns)
-{
-        struct timespec ts = { (time_t)(ns / 1000000000u),
-                               (long)(ns % 1000000000u) };
-        while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
-                ;
-}
 
 /* ---- configuration ---------------------------------------------------- */
 
@@ -379,7 +372,7 @@ static int worker_reconnect(struct worker *w, unsigned lost_errno,
                                  last);
                         return r;
                 }
-                sleep_ns(delay);
+                sleep_until_ns(now_ns() + delay);
                 delay = delay * 2 > 200000000u ? 200000000u : delay * 2;
         }
 }

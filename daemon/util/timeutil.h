@@ -5,6 +5,7 @@
 #ifndef BENCHWATCH_TIMEUTIL_H
 #define BENCHWATCH_TIMEUTIL_H
 
+#include <errno.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -18,6 +19,16 @@ static inline uint64_t now_ns(void)
 static inline double now_mono(void)
 {
         return (double)now_ns() / 1e9;
+}
+
+/* Sleeps until CLOCK_MONOTONIC reaches ns, through interrupting signals. */
+static inline void sleep_until_ns(uint64_t ns)
+{
+        struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000u),
+                               .tv_nsec = (long)(ns % 1000000000u) };
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
+               EINTR)
+                ;
 }
 
 double now_wall(void);
