@@ -5,9 +5,10 @@
 # For each target, concurrency 1, 50 and 500, keep-alive on and off, the
 # three clients run in turn (the order rotates every round, so drift in the
 # machine's load hits all three alike) for the same time each.  Printed per
-# point: requests/s of each and the ratios benchwatch/wrk and benchwatch/ab,
-# median and 99th percentile latency side by side, and CPU time per request
-# (user+system of the whole process tree) of each client.  The goals: RPS
+# point: requests/s of each, the ratios benchwatch/wrk and benchwatch/ab
+# (the median of each round's own ratio), median and 99th percentile
+# latency side by side, and CPU time per request (user+system of the whole
+# process tree) of each client.  The goals: RPS
 # >= 0.9 x wrk and >= ab everywhere, CPU per request <= ab's.
 #
 # Usage: bench/http.sh [SECONDS per run, default 3] [ROUNDS, default 2]
@@ -83,7 +84,7 @@ declare -A url=(
 	[haproxy]=http://127.0.0.1:$HTTP_HAPROXY_PORT/index.html
 )
 tools=(bw wrk ab)
-echo "benchwatch http vs wrk vs ab: ${secs}s per run, $rounds rounds, medians; latency in ms; cpu in us/request"
+echo "benchwatch http vs wrk vs ab: ${secs}s per run, $rounds rounds, medians (ratios: of the rounds' own ratios); latency in ms; cpu in us/request"
 printf '%-8s %4s %3s | %9s %9s %9s | %6s %6s | %6s %6s %6s | %7s %7s %7s | %5s %5s %5s | %s\n' \
 	target conc ka bw_rps wrk_rps ab_rps bw/wrk bw/ab p50_bw p50_wrk p50_ab \
 	p99_bw p99_wrk p99_ab cpu_bw cpu_wr cpu_ab verdict
@@ -107,17 +108,23 @@ for target in ${TARGETS:-nginx haproxy}; do
 				done
 				eval "${t}_cpu=\$(awk -v t=$t '\$1 == t && \$3 > 0 { s += \$6 / \$3 * 1e6; n++ } END { printf \"%.1f\", n ? s / n : 0 }' \"$work/res\")"
 			done
-			verdict=$(awk -v b="$bw_2" -v w="$wrk_2" -v a="$ab_2" -v cb="$bw_cpu" -v ca="$ab_cpu" 'BEGIN {
-				v = ""; if (b < 0.9 * w) v = v " rps<0.9wrk"; if (b < a) v = v " rps<ab"
+			# the ratios: median of each round's own ratio (the three ran
+			# back to back, so drift between rounds cancels out)
+			for t in wrk ab; do
+				eval "r_$t=\$(awk -v t=$t '{ i = int((NR - 1) / 3); v[i, \$1] = \$2 }
+				    END { for (j = 0; j <= i; j++) if (v[j, t] > 0) print v[j, \"bw\"] / v[j, t] }' \"$work/res\" | median)"
+			done
+			verdict=$(awk -v rw="$r_wrk" -v ra="$r_ab" -v cb="$bw_cpu" -v ca="$ab_cpu" 'BEGIN {
+				v = ""; if (rw < 0.9) v = v " rps<0.9wrk"; if (ra < 1) v = v " rps<ab"
 				if (cb > ca) v = v " cpu>ab"; print v == "" ? "ok" : substr(v, 2) }')
 			[ "$verdict" = ok ] || worst="not met"
 			awk -v tg="$target" -v c="$conc" -v ka="$ka" -v v="$verdict" \
-			    -v b="$bw_2" -v w="$wrk_2" -v a="$ab_2" \
+			    -v b="$bw_2" -v w="$wrk_2" -v a="$ab_2" -v rw="$r_wrk" -v ra="$r_ab" \
 			    -v b5="$bw_4" -v w5="$wrk_4" -v a5="$ab_4" \
 			    -v b9="$bw_5" -v w9="$wrk_5" -v a9="$ab_5" \
 			    -v cb="$bw_cpu" -v cw="$wrk_cpu" -v ca="$ab_cpu" 'BEGIN {
 				printf "%-8s %4d %3s | %9.0f %9.0f %9.0f | %6.2f %6.2f | %6.2f %6.2f %6.0f | %7.2f %7.2f %7.0f | %5.1f %5.1f %5.1f | %s\n",
-				    tg, c, ka, b, w, a, w ? b / w : 0, a ? b / a : 0, b5, w5, a5, b9, w9, a9, cb, cw, ca, v }'
+				    tg, c, ka, b, w, a, rw, ra, b5, w5, a5, b9, w9, a9, cb, cw, ca, v }'
 		done
 	done
 done
