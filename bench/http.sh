@@ -8,10 +8,14 @@
 # point: requests/s of each, the ratios benchwatch/wrk and benchwatch/ab
 # (the median of each round's own ratio), median and 99th percentile
 # latency side by side, and CPU time per request (user+system of the whole
-# process tree) of each client.  The goals: RPS
-# >= 0.9 x wrk and >= ab everywhere, CPU per request <= ab's.
+# process tree) of each client.  The goals: RPS >= 0.9 x wrk and >= ab
+# everywhere, CPU per request <= ab's.  Where the clients are equal (at
+# concurrency 1 the server's round trip sets everyone's rate) the medians
+# fall either side of a goal from run to run; with 5 rounds or more a
+# point misses only when benchwatch also lost in significantly many rounds
+# (http_verdict.awk), otherwise it is reported as a tie.
 #
-# Usage: bench/http.sh [SECONDS per run, default 3] [ROUNDS, default 2]
+# Usage: bench/http.sh [SECONDS per run, default 3] [ROUNDS, default 5]
 # Env:   BENCHWATCH (default: benchwatch in PATH), BENCHWATCH_PLUGIN_DIR,
 #        HTTP_NGINX_WORKERS (default 1), CONCURRENCY ("1 50 500"),
 #        TARGETS ("nginx haproxy"), KEEPALIVE ("yes no"), THREADS (1: client
@@ -19,7 +23,7 @@
 # Not part of `make check`: it takes minutes and its figures are for people.
 set -u
 secs=${1:-3}
-rounds=${2:-2}
+rounds=${2:-5}
 threads=${THREADS:-1} # client threads of wrk and benchwatch: one, as ab has (and the plugin's default)
 here=$(cd "$(dirname "$0")" && pwd)
 BENCHWATCH=${BENCHWATCH:-benchwatch}
@@ -90,6 +94,7 @@ printf '%-8s %4s %3s | %9s %9s %9s | %6s %6s | %6s %6s %6s | %7s %7s %7s | %5s %
 	p99_bw p99_wrk p99_ab cpu_bw cpu_wr cpu_ab verdict
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 worst=ok
+ties=
 for target in ${TARGETS:-nginx haproxy}; do
 	for conc in ${CONCURRENCY:-1 50 500}; do
 		for ka in ${KEEPALIVE:-yes no}; do
@@ -114,10 +119,8 @@ for target in ${TARGETS:-nginx haproxy}; do
 				eval "r_$t=\$(awk -v t=$t '{ i = int((NR - 1) / 3); v[i, \$1] = \$2 }
 				    END { for (j = 0; j <= i; j++) if (v[j, t] > 0) print v[j, \"bw\"] / v[j, t] }' \"$work/res\" | median)"
 			done
-			verdict=$(awk -v rw="$r_wrk" -v ra="$r_ab" -v cb="$bw_cpu" -v ca="$ab_cpu" 'BEGIN {
-				v = ""; if (rw < 0.9) v = v " rps<0.9wrk"; if (ra < 1) v = v " rps<ab"
-				if (cb > ca) v = v " cpu>ab"; print v == "" ? "ok" : substr(v, 2) }')
-			[ "$verdict" = ok ] || worst="not met"
+			verdict=$(awk -v rw="$r_wrk" -v ra="$r_ab" -v cb="$bw_cpu" -v ca="$ab_cpu" -f "$here/http_verdict.awk" "$work/res")
+			case $verdict in ok) ;; tie*) ties="$ties $target/$conc/$ka" ;; *) worst="not met" ;; esac
 			awk -v tg="$target" -v c="$conc" -v ka="$ka" -v v="$verdict" \
 			    -v b="$bw_2" -v w="$wrk_2" -v a="$ab_2" -v rw="$r_wrk" -v ra="$r_ab" \
 			    -v b5="$bw_4" -v w5="$wrk_4" -v a5="$ab_4" \
@@ -129,4 +132,5 @@ for target in ${TARGETS:-nginx haproxy}; do
 	done
 done
 echo "targets (rps >= 0.9 x wrk and >= ab, cpu/request <= ab): $worst"
+[ -z "$ties" ] || echo "short of a target by the median but not in enough rounds to tell from noise:$ties"
 echo "(ab reports latency in whole ms; wrk and benchwatch ran $threads client threads, ab one)"
