@@ -113,13 +113,7 @@ for target in ${TARGETS:-nginx haproxy}; do
 				done
 				eval "${t}_cpu=\$(awk -v t=$t '\$1 == t && \$3 > 0 { s += \$6 / \$3 * 1e6; n++ } END { printf \"%.1f\", n ? s / n : 0 }' \"$work/res\")"
 			done
-			# the ratios: median of each round's own ratio (the three ran
-			# back to back, so drift between rounds cancels out)
-			for t in wrk ab; do
-				eval "r_$t=\$(awk -v t=$t '{ i = int((NR - 1) / 3); v[i, \$1] = \$2 }
-				    END { for (j = 0; j <= i; j++) if (v[j, t] > 0) print v[j, \"bw\"] / v[j, t] }' \"$work/res\" | median)"
-			done
-			verdict=$(awk -v rw="$r_wrk" -v ra="$r_ab" -v cb="$bw_cpu" -v ca="$ab_cpu" -f "$here/http_verdict.awk" "$work/res")
+			read -r r_wrk r_ab verdict < <(awk -v cb="$bw_cpu" -v ca="$ab_cpu" -f "$here/http_verdict.awk" "$work/res")
 			case $verdict in ok) ;; tie*) ties="$ties $target/$conc/$ka" ;; *) worst="not met" ;; esac
 			awk -v tg="$target" -v c="$conc" -v ka="$ka" -v v="$verdict" \
 			    -v b="$bw_2" -v w="$wrk_2" -v a="$ab_2" -v rw="$r_wrk" -v ra="$r_ab" \
