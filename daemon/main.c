@@ -29,7 +29,8 @@ static const struct {
           "                         show the stored baselines, or forget them" },
         { "push", cmd_push, "push --delete [PROBE ...]\n"
           "                         delete this host's groups from the Pushgateway" },
-        { "cleanup", cmd_cleanup, "cleanup [PROBE ...]   remove test files/tables the probes created" },
+        { "cleanup", cmd_cleanup, "cleanup [PROBE [NAME=VALUE ...] ...]\n"
+          "                         remove test files/tables the probes created" },
 };
 
 static void usage(FILE *f)

@@ -6,8 +6,9 @@
 # device); randread with requests=N does exactly N reads; seqread reads it
 # like hdparm -Tt.  A 64 MiB ext4 image mounted on a second loop device: a
 # test file larger than its free space is a clean error that leaves
-# nothing behind, a fitting one works, and a read-only remount is a clean
-# error too.
+# nothing behind, a fitting one works and `cleanup disk path=...` removes
+# it (and not a file benchwatch did not make), and a read-only remount is
+# a clean error too.
 . "$top_srcdir/tests/integration/lib.sh"
 
 [ "$(id -u)" = 0 ] || skip "needs root for loop devices and mounts"
@@ -64,6 +65,17 @@ bw run disk "path=$MNT/t.dat" size=16M mode=randrw requests=200 --format=json > 
         fail "disk on a small ext4: $(cat "$T/fs.json")"
 json "$T/fs.json" 'sum(summary("benchwatch_disk_latency_seconds", op=o)["count"] for o in ("read", "write")) == 200' ||
         fail "requests=200 on ext4"
+# `cleanup disk path=X` removes the file `run disk path=X` made, and no other
+echo "not benchwatch's" > "$MNT/foreign.dat"
+bw cleanup disk "path=$MNT/t.dat" nosuch=1 > "$T/out" 2>&1; [ $? = 2 ] || fail "cleanup with a bad parameter: exit code"
+grep -q "unknown parameter 'nosuch'" "$T/out" || fail "cleanup with a bad parameter: $(cat "$T/out")"
+[ -f "$MNT/t.dat" ] || fail "a refused cleanup removed the test file"
+bw cleanup disk "path=$MNT/t.dat" disk "path=$MNT/foreign.dat" > "$T/out" 2>&1 ||
+        fail "cleanup disk path=...: $(cat "$T/out")"
+[ "$(ls -A "$MNT" | tr '\n' ' ')" = "foreign.dat lost+found " ] || fail "after cleanup: $(ls -A "$MNT")"
+grep -q "leaving '$MNT/foreign.dat' alone: not a benchwatch test file" "$T/out" ||
+        fail "cleanup did not say why it left a file: $(cat "$T/out")"
+rm "$MNT/foreign.dat"
 mount -o remount,ro "$MNT" || fail "remount ro"
 expect_fail "Read-only file system" disk "path=$MNT/new.dat" size=8M
 expect_fail "Read-only file system" seqread "path=$MNT/new.dat" size=8M
