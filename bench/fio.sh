@@ -17,9 +17,17 @@
 # `hdparm -Tt` on a read-only loop device (direct-io, so "disk" reads do not
 # come from the backing file's page cache).
 #
+# fio runs twice in every round, so each point also shows how far fio
+# lands from itself in the same conditions: the spread (lowest and highest
+# of the rounds' ratios) of fio/fio beside that of benchwatch/fio.  On a
+# virtual disk a tool's IOPS at high concurrency moves with where its
+# buffers land in memory and which CPU its threads run on; a benchwatch/fio
+# median inside fio/fio's spread is a difference fio cannot tell from itself.
+#
 # Targets: IOPS within 5% of fio, p50 within 10% of fio, CPU/I/O <= fio's.
 # Usage: bench/fio.sh   (env: BENCHWATCH, BENCH_DIR, SIZE, BS, DURATION,
-#                        ROUNDS, LEVELS; KEEP=1 keeps the test file)
+#                        ROUNDS, LEVELS; KEEP=1 keeps the test file;
+#                        CPUS=LIST runs the randread tools under taskset -c LIST)
 set -u
 BENCHWATCH=${BENCHWATCH:-benchwatch}
 DIR=${BENCH_DIR:-/var/tmp/benchwatch-bench}
@@ -30,6 +38,8 @@ ROUNDS=${ROUNDS:-3}
 LEVELS=${LEVELS:-"1 8 32"}
 FILE=$DIR/disk.dat
 LOOP=""
+PIN=()
+[ -n "${CPUS:-}" ] && PIN=(taskset -c "$CPUS")
 
 for c in fio sysbench hdparm python3 /usr/bin/time; do
         command -v "$c" > /dev/null || { echo "bench: $c not found" >&2; exit 1; }
@@ -55,7 +65,7 @@ cpu_of() { awk '{ print $1 + $2 }' "$1"; }
 run_bw() { # SERIES N
         local t=1 d=1
         [ "$1" = threads ] && t=$2 || d=$2
-        /usr/bin/time -f '%U %S' -o "$DIR/out/time" \
+        "${PIN[@]}" /usr/bin/time -f '%U %S' -o "$DIR/out/time" \
                 "$BENCHWATCH" -c "$DIR/empty.conf" run disk "path=$FILE" size="$SIZE" \
                 block_size="$BS" threads=$t iodepth=$d duration="${DURATION}s" \
                 --format=json > "$DIR/out/bw.json" || { echo "0 0 1 0"; return; }
@@ -71,7 +81,7 @@ PY
 run_fio() { # SERIES N
         local t=1 d=1
         [ "$1" = threads ] && t=$2 || d=$2
-        /usr/bin/time -f '%U %S' -o "$DIR/out/time" \
+        "${PIN[@]}" /usr/bin/time -f '%U %S' -o "$DIR/out/time" \
                 fio --name=bench --filename="$FILE" --size="$SIZE" --rw=randread \
                 --bs="$BS" --direct=1 --ioengine=libaio --iodepth=$d --numjobs=$t \
                 --thread --group_reporting --time_based --runtime="$DURATION" \
@@ -88,7 +98,7 @@ run_sb() { # SERIES N
         local args=(--threads=1 --file-io-mode=sync)
         [ "$1" = threads ] && args=(--threads="$2" --file-io-mode=sync)
         [ "$1" = iodepth ] && args=(--threads=1 --file-io-mode=async --file-async-backlog="$2")
-        (cd "$DIR/sb" && /usr/bin/time -f '%U %S' -o "$DIR/out/time" \
+        (cd "$DIR/sb" && "${PIN[@]}" /usr/bin/time -f '%U %S' -o "$DIR/out/time" \
                 sysbench fileio --file-num=1 --file-total-size="$SIZE" \
                 --file-test-mode=rndrd --file-block-size="$BS_BYTES" \
                 --file-extra-flags=direct --file-fsync-freq=0 --time="$DURATION" \
@@ -110,10 +120,10 @@ for series in threads iodepth; do
         for round in $(seq "$ROUNDS"); do
                 for n in $LEVELS; do
                         # the order rotates every round, so drift hits all alike
-                        tools=(bw fio sb)
-                        for k in 0 1 2; do
-                                tool=${tools[$(( (round + k) % 3 ))]}
-                                echo "$series $n $tool $round $(run_$tool $series $n)" >> "$DIR/out/results"
+                        tools=(bw fio sb fio2)
+                        for k in 0 1 2 3; do
+                                tool=${tools[$(( (round + k) % 4 ))]}
+                                echo "$series $n $tool $round $(run_${tool%2} $series $n)" >> "$DIR/out/results"
                         done
                 done
                 echo "   $series round $round done" >&2
@@ -121,8 +131,8 @@ for series in threads iodepth; do
 done
 
 printf '\nrandread bs=%s, %ss per run, median of %s rounds (CPU/IO in microseconds)\n' "$BS" "$DURATION" "$ROUNDS"
-printf '%-8s %3s | %9s %9s %9s | %8s %8s | %7s %7s %7s | %6s %6s %6s\n' series N "bw IOPS" "fio IOPS" "sb IOPS" \
-        "IOPS/fio" "p50/fio" "p50 bw" "p50 fio" "p50 sb" "cpu bw" "cpu fio" "cpu sb"
+printf '%-8s %3s | %9s %9s %9s | %8s %8s | %11s %11s | %7s %7s %7s | %6s %6s %6s\n' series N "bw IOPS" "fio IOPS" "sb IOPS" \
+        "IOPS/fio" "p50/fio" "bw/fio" "fio/fio" "p50 bw" "p50 fio" "p50 sb" "cpu bw" "cpu fio" "cpu sb"
 for series in threads iodepth; do
         for n in $LEVELS; do
                 declare -A v=()
@@ -134,20 +144,24 @@ for series in threads iodepth; do
                 done
                 # ratios of the runs made side by side in one round, median
                 # over the rounds: the device's drift between rounds cancels
-                pair() { awk -v s=$series -v n=$n -v f=$1 '$1 == s && $2 == n && $3 == "bw" { b[$4] = $f }
+                ratios() { # FIELD TOOL: TOOL over fio in each round
+                        awk -v s=$series -v n=$n -v f=$1 -v t=$2 '$1 == s && $2 == n && $3 == t { b[$4] = $f }
                         $1 == s && $2 == n && $3 == "fio" && $f > 0 { r[$4] = $f }
-                        END { for (k in b) if (k in r) print b[k] / r[k] }' "$DIR/out/results" | median; }
-                v[iops.ratio]=$(pair 5)
-                v[p50.ratio]=$(pair 6)
+                        END { for (k in b) if (k in r) print b[k] / r[k] }' "$DIR/out/results"; }
+                spread() { ratios 5 "$1" | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.2f-%.2f", lo, hi }'; }
+                v[iops.ratio]=$(ratios 5 bw | median)
+                v[p50.ratio]=$(ratios 6 bw | median)
                 awk -v s=$series -v n=$n -v ir="${v[iops.ratio]}" -v pr="${v[p50.ratio]}" -v bi="${v[bw.iops]}" -v fi="${v[fio.iops]}" -v si="${v[sb.iops]}" \
+                    -v bs="$(spread bw)" -v fs="$(spread fio2)" \
                     -v bp="${v[bw.p50]}" -v fp="${v[fio.p50]}" -v sp="${v[sb.p50]}" \
                     -v bc="${v[bw.cpu]}" -v fc="${v[fio.cpu]}" -v sc="${v[sb.cpu]}" 'BEGIN {
-                        printf "%-8s %3d | %9.0f %9.0f %9.0f | %8.3f %8.3f | %7.1f %7.1f %7.1f | %6.2f %6.2f %6.2f\n",
-                                s, n, bi, fi, si, ir, pr, bp, fp, sp, bc, fc, sc }'
+                        printf "%-8s %3d | %9.0f %9.0f %9.0f | %8.3f %8.3f | %11s %11s | %7.1f %7.1f %7.1f | %6.2f %6.2f %6.2f\n",
+                                s, n, bi, fi, si, ir, pr, bs, fs, bp, fp, sp, bc, fc, sc }'
                 unset v
         done
 done
-echo "(p50 in microseconds; IOPS/fio and p50/fio: median over the rounds of benchwatch over fio in the same round)"
+echo "(p50 in microseconds; IOPS/fio and p50/fio: median over the rounds of benchwatch over fio in the same round;"
+echo " bw/fio, fio/fio: lowest-highest IOPS ratio of the rounds, fio's second run over its first in the same round)"
 
 echo
 echo "== seqread vs hdparm -Tt on a read-only loop device over $FILE"
