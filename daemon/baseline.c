@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "strutil.h"
 
@@ -374,15 +375,17 @@ int baseline_add_series(struct baseline *b, const char *key,
                         enum detector_direction dir, const struct detector *det)
 {
         struct baseline_series s = { .direction = dir };
-        if (dir == DETECTOR_NONE || det->n_values > DETECTOR_WINDOW_MAX)
+        if (dir == DETECTOR_NONE)
                 return -EINVAL;
         if (find_index(b, key) >= 0)
                 return -EEXIST;
         int r = (s.key = strdup(key)) ? parse_key(key, &s) : -ENOMEM;
         if (r >= 0) {
                 s.det = *det;
-                r = append_series(b, &s);
+                r = detector_refresh(&s.det);
         }
+        if (r >= 0)
+                r = append_series(b, &s);
         if (r < 0)
                 series_done(&s);
         return r;
@@ -393,6 +396,7 @@ int baseline_add_series(struct baseline *b, const char *key,
 struct update_ctx {
         struct baseline *b;
         const struct detector_config *c;
+        double t;
         bool counted;
 };
 
@@ -403,7 +407,9 @@ static int update_one(void *ud, const struct figure *fig)
         if (i < 0)
                 return (int)i;
         struct baseline_series *s = &u->b->series[i];
-        int r = detector_update(&s->det, u->c, fig->dir, fig->value, u->counted,
+        if (!(fig->value > 0))
+                return 0; /* a zero rate or latency says nothing about the level */
+        int r = detector_update(&s->det, u->c, fig->dir, fig->value, u->t, u->counted,
                                 &s->verdict);
         if (r >= 0)
                 s->seen = true;
@@ -413,7 +419,7 @@ static int update_one(void *ud, const struct figure *fig)
 int baseline_update(struct baseline *b, const struct result *res,
                     const struct detector_config *c, bool counted)
 {
-        struct update_ctx u = { .b = b, .c = c, .counted = counted };
+        struct update_ctx u = { .b = b, .c = c, .t = res->started, .counted = counted };
         if (detector_config_check(c) < 0)
                 return -EINVAL;
         unsee_all(b);
@@ -422,62 +428,75 @@ int baseline_update(struct baseline *b, const struct result *res,
         return for_each_figure(res, update_one, &u);
 }
 
-struct compare_ctx {
+struct verify_ctx {
         struct baseline *b;
         double *values;   /* [series][run], NAN where a run lacks it */
         size_t n_runs, run;
 };
 
-static int compare_add(void *ud, const struct figure *fig)
+static int verify_add(void *ud, const struct figure *fig)
 {
-        struct compare_ctx *x = ud;
+        struct verify_ctx *x = ud;
         ssize_t i = find_or_add(x->b, fig);
         return i < 0 ? (int)i : 0;
 }
 
-static int compare_fill(void *ud, const struct figure *fig)
+static int verify_fill(void *ud, const struct figure *fig)
 {
-        struct compare_ctx *x = ud;
+        struct verify_ctx *x = ud;
         ssize_t i = find_index(x->b, fig->key);
-        if (i >= 0)
+        if (i >= 0 && fig->value > 0)
                 x->values[(size_t)i * x->n_runs + x->run] = fig->value;
         return 0;
 }
 
-static int compare_judge(struct compare_ctx *x, const struct detector_config *c)
+static int verify_judge(struct verify_ctx *x, const struct detector_config *c,
+                        unsigned min_runs, unsigned max_runs)
 {
+        int outcome = DETECTOR_VERIFY_PASS, judged = 0;
         for (size_t i = 0; i < x->b->n_series; i++) {
                 struct baseline_series *s = &x->b->series[i];
-                double v[DETECTOR_WINDOW_MAX];
+                double v[DETECTOR_REF_MAX];
                 size_t n = 0;
                 for (size_t k = 0; k < x->n_runs; k++)
                         if (!isnan(x->values[i * x->n_runs + k]))
                                 v[n++] = x->values[i * x->n_runs + k];
                 if (n == 0)
                         continue;
-                int r = detector_evaluate(&s->det, c, s->direction,
-                                          detector_median(v, n), &s->verdict);
+                s->seen = true;
+                detector_state(&s->det, c, s->direction, &s->verdict);
+                s->verdict.value = detector_median(v, n);
+                if (!s->det.pinned)
+                        continue; /* still learning: nothing to compare with */
+                int r = detector_verify(&s->det, c, s->direction, v, n, min_runs, max_runs,
+                                        &s->check);
                 if (r < 0)
                         return r;
-                s->seen = true;
+                judged++;
+                if (s->check.outcome == DETECTOR_VERIFY_FAIL)
+                        outcome = DETECTOR_VERIFY_FAIL;
+                else if (s->check.outcome == DETECTOR_VERIFY_MORE && outcome != DETECTOR_VERIFY_FAIL)
+                        outcome = DETECTOR_VERIFY_MORE;
         }
-        return 0;
+        return judged ? outcome : -ENODATA;
 }
 
-int baseline_compare(struct baseline *b, const struct result *const *runs,
-                     size_t n_runs, const struct detector_config *c)
+int baseline_verify(struct baseline *b, const struct result *const *runs, size_t n_runs,
+                    const struct detector_config *c, unsigned min_runs, unsigned max_runs)
 {
-        struct compare_ctx x = { .b = b, .n_runs = n_runs };
+        struct verify_ctx x = { .b = b, .n_runs = n_runs };
         int r = 0;
 
-        if (detector_config_check(c) < 0 || n_runs > DETECTOR_WINDOW_MAX)
+        if (detector_config_check(c) < 0 || n_runs > DETECTOR_REF_MAX || n_runs == 0)
                 return -EINVAL;
         unsee_all(b);
         for (size_t k = 0; k < n_runs && r >= 0; k++)
                 if (runs[k]->success)
-                        r = for_each_figure(runs[k], compare_add, &x);
-        if (r < 0 || b->n_series == 0 || n_runs == 0)
+                        r = for_each_figure(runs[k], verify_add, &x);
+        if (r < 0)
                 return r;
+        if (b->n_series == 0)
+                return -ENODATA;
         x.values = malloc(b->n_series * n_runs * sizeof(double));
         if (!x.values)
                 return -ENOMEM;
@@ -485,18 +504,53 @@ int baseline_compare(struct baseline *b, const struct result *const *runs,
                 x.values[i] = NAN;
         for (x.run = 0; x.run < n_runs; x.run++)
                 if (runs[x.run]->success)
-                        for_each_figure(runs[x.run], compare_fill, &x);
-        r = compare_judge(&x, c);
+                        for_each_figure(runs[x.run], verify_fill, &x);
+        r = verify_judge(&x, c, min_runs, max_runs);
         free(x.values);
         return r;
 }
 
-static int add_series_metrics(const struct baseline_series *s, struct result *res)
+int baseline_accept(struct baseline *b, double t)
+{
+        int accepted = 0;
+        for (size_t i = 0; i < b->n_series; i++)
+                accepted += detector_accept(&b->series[i].det, t) >= 0;
+        return accepted ? accepted : -EAGAIN;
+}
+
+int baseline_import(struct baseline *b, const char *key, const double *v, size_t n,
+                    double t)
+{
+        struct baseline_series s = { 0 };
+        ssize_t i = find_index(b, key);
+        int r = 0;
+        if (i < 0) {
+                r = (s.key = strdup(key)) ? parse_key(key, &s) : -ENOMEM;
+                bool quantile = false;
+                for (size_t k = 0; r >= 0 && k < s.n_labels; k++)
+                        quantile |= !strcmp(s.labels[k].name, "quantile");
+                if (r >= 0)
+                        s.direction = baseline_direction(s.metric, quantile ? METRIC_SUMMARY
+                                                                           : METRIC_GAUGE);
+                if (r >= 0 && s.direction == DETECTOR_NONE)
+                        r = -EDOM;
+                if (r >= 0)
+                        r = append_series(b, &s);
+                if (r < 0) {
+                        series_done(&s);
+                        return r;
+                }
+                i = (ssize_t)b->n_series - 1;
+        }
+        return detector_import(&b->series[i].det, v, n, t);
+}
+
+/* Label list of a series' gauges: metric="<family>" then its labels. */
+static const char **series_labels(const struct baseline_series *s)
 {
         const char **lv = malloc((2 * s->n_labels + 3) * sizeof(*lv));
-        const struct detector_verdict *v = &s->verdict;
         if (!lv)
-                return -ENOMEM;
+                return NULL;
         lv[0] = "metric";
         lv[1] = s->metric;
         for (size_t i = 0; i < s->n_labels; i++) {
@@ -509,30 +563,78 @@ static int add_series_metrics(const struct baseline_series *s, struct result *re
                 lv[3 + 2 * i] = s->labels[i].value;
         }
         lv[2 + 2 * s->n_labels] = NULL;
-        int r = result_add(res, "benchwatch_regression",
-                           "1 while the figure named by `metric` is worse than its baseline for several runs in a row, else 0",
-                           METRIC_GAUGE, lv, v->regression ? 1 : 0, NULL);
-        if (r >= 0 && v->valid)
-                r = result_add(res, "benchwatch_baseline",
-                               "Baseline (median of recent accepted runs) of the figure named by `metric`, in its unit",
-                               METRIC_GAUGE, lv, v->baseline, NULL);
-        if (r >= 0 && v->valid && isfinite(v->ratio))
-                r = result_add(res, "benchwatch_regression_ratio",
-                               "This run's figure divided by its baseline",
-                               METRIC_GAUGE, lv, v->ratio, NULL);
+        return lv;
+}
+
+static const struct {
+        const char *name, *help;
+} series_families[] = {
+        { "benchwatch_regression",
+          "1 while the figure named by `metric` is in a regression against its pinned reference, else 0" },
+        { "benchwatch_baseline",
+          "Pinned reference of the figure named by `metric` (learnt over the commissioning window), in its unit" },
+        { "benchwatch_baseline_timestamp_seconds",
+          "When the reference of the figure named by `metric` was pinned or last accepted, UNIX time" },
+        { "benchwatch_baseline_noise_ratio",
+          "Relative per-run noise of the figure named by `metric` in its reference window (robust sd of the log)" },
+        { "benchwatch_regression_ratio", "This run's figure divided by its pinned reference" },
+        { "benchwatch_regression_change_ratio",
+          "Recent level of the figure (median of the last recent_runs counted runs) against its pinned reference, minus 1: -0.14 is 14% lower" },
+        { "benchwatch_regression_change_low_ratio", "Lower end of the 95% confidence interval of the change ratio" },
+        { "benchwatch_regression_change_high_ratio", "Upper end of the 95% confidence interval of the change ratio" },
+        { "benchwatch_regression_evidence",
+          "Accumulated evidence that the figure got worse (CUSUM over the alarm level): 1 or more is enough" },
+};
+
+static int add_series_metrics(const struct baseline_series *s, struct result *res)
+{
+        const struct detector_verdict *v = &s->verdict;
+        const double values[] = {
+                v->regression ? 1 : 0, v->reference, v->reference_time, v->noise, v->ratio,
+                v->change, v->change_lo, v->change_hi, v->evidence,
+        };
+        const char **lv = series_labels(s);
+        int r = lv ? 0 : -ENOMEM;
+        for (size_t i = 0; i < sizeof(values) / sizeof(values[0]) && r >= 0; i++) {
+                /* state always; the figures once the reference is pinned */
+                if (i && (!v->valid || !isfinite(values[i])))
+                        continue;
+                r = result_add(res, series_families[i].name, series_families[i].help,
+                               METRIC_GAUGE, lv, values[i], NULL);
+        }
         free(lv);
         return r;
 }
 
-int baseline_add_metrics(const struct baseline *b, struct result *res)
+int baseline_add_metrics(const struct baseline *b, struct result *res, bool counted)
 {
-        int r = 0;
+        int r = result_add(res, "benchwatch_probe_counted",
+                           "1 when the run counted towards the references, 0 when it was "
+                           "judged only (taken while the host was busy)", METRIC_GAUGE, NULL,
+                           counted ? 1 : 0, NULL);
         for (size_t i = 0; i < b->n_series && r >= 0; i++)
                 if (b->series[i].seen)
                         r = add_series_metrics(&b->series[i], res);
         return r;
 }
 
+/* "2026-11-30", UTC, of a UNIX time; "?" when it has none. */
+static void format_day(double t, char *buf, size_t size)
+{
+        time_t tt = (time_t)t;
+        struct tm tm;
+        if (!(t > 0) || !gmtime_r(&tt, &tm) || !strftime(buf, size, "%Y-%m-%d", &tm))
+                snprintf(buf, size, "?");
+}
+
+char *baseline_change_text(const struct baseline_series *s, double change, double lo,
+                           double hi)
+{
+        char day[32];
+        format_day(s->verdict.reference_time, day, sizeof(day));
+        return str_printf("%+.1f%% vs the reference of %s (95%% CI %+.0f..%+.0f%%)",
+                          change * 100, day, lo * 100, hi * 100);
+}
 
 char *baseline_transition_message(const struct baseline *b,
                                   const struct baseline_series *s)
@@ -540,10 +642,14 @@ char *baseline_transition_message(const struct baseline *b,
         const struct detector_verdict *v = &s->verdict;
         if (!s->seen || v->transition == DETECTOR_STEADY)
                 return NULL;
-        return str_printf("probe '%s': %s %s: %.6g against a baseline of %.6g "
-                          "(%+.1f%%; noise %.3g, %s is worse)", b->probe, s->key,
-                          v->transition == DETECTOR_ENTERED ? "entered a regression" :
-                          "recovered from its regression",
-                          v->value, v->baseline, (v->ratio - 1) * 100, v->noise,
-                          s->direction == DETECTOR_HIGHER_IS_BETTER ? "lower" : "higher");
+        char *change = baseline_change_text(s, v->change, v->change_lo, v->change_hi);
+        char *m = change ? str_printf("probe '%s': %s %s: %s; this run %.6g, reference %.6g "
+                                      "(noise %.1f%% a run, %s is worse)", b->probe, s->key,
+                                      v->transition == DETECTOR_ENTERED ? "entered a regression"
+                                                                        : "recovered from its regression",
+                                      change, v->value, v->reference, v->noise * 100,
+                                      s->direction == DETECTOR_HIGHER_IS_BETTER ? "lower" : "higher")
+                         : NULL;
+        free(change);
+        return m;
 }

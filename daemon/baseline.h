@@ -1,8 +1,8 @@
 /* baseline.h — each probe's history of its own figures, kept across restarts.
  *
  * A probe's baseline is a set of *series*, one per figure whose direction
- * is clear, each with a detector (detector.h) holding the recent accepted
- * values and the regression state.  A series is a metric family plus the
+ * is clear, each with a detector (detector.h) holding its pinned reference,
+ * its recent runs and the regression state.  A series is a metric family plus the
  * labels that change its meaning, written as a canonical key: labels
  * sorted by name, values escaped as in the Prometheus text format (\\, \"
  * and \n), e.g.
@@ -13,9 +13,10 @@
  * *_seconds (a latency) the quantiles 0.5, 0.95 and 0.99 (lower is better).
  * In the exported gauges (benchwatch_baseline...) a series' quantile label
  * is called metric_quantile: `quantile` is reserved to summaries.
- * Not tracked: counters, benchwatch_probe_*, benchwatch_baseline and
- * benchwatch_regression*, and gauges with no clear "worse" (error counts,
- * durations, timestamps).
+ * Not tracked: counters, benchwatch_probe_*, benchwatch_baseline* and
+ * benchwatch_regression*, gauges with no clear "worse" (error counts,
+ * durations, timestamps), and figures of 0 (no rate, no latency: nothing
+ * to compare in logs).
  *
  * The series survive restarts through baseline_store.h.
  *
@@ -36,11 +37,12 @@ struct baseline_series {
         size_t n_labels;
         enum detector_direction direction;
         struct detector det;  /* stored */
-        /* Outcome of the last baseline_update()/baseline_compare() on this
-         * object (not stored): whether the results had this series, and the
-         * verdict on it. */
+        /* Outcome of the last baseline_update()/baseline_verify() on this
+         * object (not stored): whether the results had this series, the
+         * verdict on it, and verify's comparison. */
         bool seen;
         struct detector_verdict verdict;
+        struct detector_verify_verdict check;
 };
 
 struct baseline {
@@ -59,7 +61,8 @@ void baseline_free(struct baseline *b);
 
 /* Add a series with a history (what the store reads back).  -EINVAL when
  * the key is not canonical (labels sorted by name, each once, escaped as
- * above) or dir is DETECTOR_NONE; -EEXIST when b has it; -ENOMEM. */
+ * above), dir is DETECTOR_NONE or the history holds a value that is not
+ * finite and > 0; -EEXIST when b has it; -ENOMEM. */
 int baseline_add_series(struct baseline *b, const char *key,
                         enum detector_direction dir, const struct detector *det);
 
@@ -67,37 +70,61 @@ int baseline_add_series(struct baseline *b, const char *key,
 enum detector_direction baseline_direction(const char *family,
                                            enum metric_type type);
 
-/* Feed one run: every tracked figure of `res` updates its series (created
- * on first sight), and gets seen = true and its verdict; every other series
- * gets seen = false.  `counted` is false for runs that were deferred or
- * taken while the host was busy: they are judged, but change nothing.
+/* Feed one run (at res->started): every tracked figure of `res` updates
+ * its series (created on first sight), and gets seen = true and its
+ * verdict; every other series gets seen = false.  `counted` is false for
+ * runs taken while the host was busy: they are judged, but change nothing.
  * A failed run (res->success false) changes nothing and sees nothing.
  * -EINVAL (bad config), -ENOMEM (b may then hold some updates). */
 int baseline_update(struct baseline *b, const struct result *res,
                     const struct detector_config *c, bool counted);
 
-/* For `verify`: judge the median of each tracked figure over runs[0..n)
- * (n <= DETECTOR_WINDOW_MAX; failed runs are skipped) against the stored
- * window, without changing any window or state.  Series get seen and
- * verdict as above; verdict.valid false means "no baseline yet" (series
- * new or still warming up), verdict.bad a regression.  New series are
- * added with an empty history.  -EINVAL, -ENOMEM. */
-int baseline_compare(struct baseline *b, const struct result *const *runs,
-                     size_t n_runs, const struct detector_config *c);
+/* For `verify`: compare each tracked figure of runs[0..n) (failed runs
+ * are skipped; n <= DETECTOR_REF_MAX) with its pinned reference
+ * (detector_verify), changing nothing stored.  Series get seen, verdict
+ * (the reference, and the fresh runs' median as value) and check.
+ * Returns the probe's outcome: DETECTOR_VERIFY_FAIL when a series fails,
+ * else DETECTOR_VERIFY_MORE when one is not clear yet, else PASS;
+ * -ENODATA when no figure has a pinned reference yet; -EINVAL, -ENOMEM. */
+int baseline_verify(struct baseline *b, const struct result *const *runs, size_t n_runs,
+                    const struct detector_config *c, unsigned min_runs, unsigned max_runs);
 
-/* Append to res, for every series seen by the last update/compare:
+/* `baseline accept`: every pinned series takes its recent level as its
+ * new reference (detector_accept), at time t.  The number of series
+ * accepted, or -EAGAIN when none could be (none pinned, too few runs). */
+int baseline_accept(struct baseline *b, double t);
+
+/* `baseline import`: pin the reference of series `key` (added when new)
+ * on v[0..n) at time t.  -EINVAL for a key that is not canonical or too
+ * few or bad values, -EDOM for a figure that is not tracked, -ENOMEM. */
+int baseline_import(struct baseline *b, const char *key, const double *v, size_t n,
+                    double t);
+
+/* Append to res benchwatch_probe_counted (1 or 0) and, for every series
+ * seen by the last update:
  *   benchwatch_regression{metric="<family>",<series labels>} 0 or 1,
- * and once past warm-up
- *   benchwatch_baseline{...}        the baseline (in the figure's unit),
- *   benchwatch_regression_ratio{...} this run's figure / baseline.
+ * and once the reference is pinned
+ *   benchwatch_baseline{...}                 the pinned reference, figure's unit
+ *   benchwatch_baseline_timestamp_seconds    when it was pinned or accepted
+ *   benchwatch_baseline_noise_ratio          its relative noise per run
+ *   benchwatch_regression_ratio{...}         this run's figure / reference
+ *   benchwatch_regression_change_ratio       recent level / reference - 1
+ *   benchwatch_regression_change_{low,high}_ratio  its 95% interval
+ *   benchwatch_regression_evidence           CUSUM / alarm level
  * The probe label is added by the encoders, as for every family; a series
  * label that is itself called "metric" becomes "exported_metric". */
-int baseline_add_metrics(const struct baseline *b, struct result *res);
+int baseline_add_metrics(const struct baseline *b, struct result *res, bool counted);
+
+/* "-14.2% vs the reference of 2026-11-30 (95% CI -17..-11%)" for series s
+ * (its verdict's reference time); malloc'd, NULL when out of memory. */
+char *baseline_change_text(const struct baseline_series *s, double change, double lo,
+                           double hi);
 
 /* The journal line for a series whose last verdict entered or left a
- * regression, with the figures, e.g.
+ * regression, e.g.
  *   probe 'root': benchwatch_disk_iops{mode="randread",op="read"} entered a
- *   regression: 812.5 against a baseline of 1003 (-19.0%; noise 12.1, lower is worse)
+ *   regression: -14.2% vs the reference of 2026-11-30 (95% CI -17..-11%);
+ *   this run 812.5, reference 1003 (noise 2.1% a run, lower is worse)
  * malloc'd; NULL when there was no transition or no memory. */
 char *baseline_transition_message(const struct baseline *b,
                                   const struct baseline_series *s);

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <locale.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,14 +41,24 @@ static uint64_t fnv1a(const char *p, size_t n)
         return h;
 }
 
+static void format_values(FILE *f, const char *word, const double *v, unsigned n)
+{
+        fputs(word, f);
+        for (unsigned k = 0; k < n; k++)
+                fprintf(f, " %.17g", v[k]);
+        fputc('\n', f);
+}
+
 static void format_series(FILE *f, const struct baseline_series *s)
 {
-        fprintf(f, "series %s\ndirection %s\nstate %d %u %u\nvalues", s->key,
+        const struct detector *d = &s->det;
+        fprintf(f, "series %s\ndirection %s\nreference %d %.17g\n", s->key,
                 s->direction == DETECTOR_LOWER_IS_BETTER ? "lower" : "higher",
-                s->det.regression ? 1 : 0, s->det.bad_runs, s->det.good_runs);
-        for (unsigned k = 0; k < s->det.n_values; k++)
-                fprintf(f, " %.17g", s->det.values[k]);
-        fputc('\n', f);
+                d->pinned ? 1 : 0, d->pinned_at);
+        format_values(f, "values", d->ref, d->n_ref);
+        format_values(f, "recent", d->recent, d->n_recent);
+        fprintf(f, "state %d %u %.17g %.17g %.17g %.17g\n", d->regression ? 1 : 0,
+                d->segment, d->cusum, d->clear, d->shift, d->last_z);
 }
 
 static int format_baseline(const struct baseline *b, char **ret, size_t *ret_len)
@@ -172,7 +183,7 @@ int baseline_reset(const char *state_dir, const char *probe)
         return r;
 }
 
-static int read_file(const char *path, char **ret, size_t *ret_len)
+static int read_file(const char *path, char **ret, size_t *ret_len, double *ret_mtime)
 {
         struct stat st;
         int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -204,6 +215,7 @@ static int read_file(const char *path, char **ret, size_t *ret_len)
         buf[len] = '\0';
         *ret = buf;
         *ret_len = len;
+        *ret_mtime = (double)st.st_mtim.tv_sec + st.st_mtim.tv_nsec / 1e9;
         return 0;
 }
 
@@ -213,6 +225,7 @@ struct parser {
         unsigned line;    /* number of the line last returned */
         const char *why;  /* what was wrong */
         int64_t version;  /* the file's format version */
+        double mtime;     /* the file's modification time (v1 conversion) */
         size_t body_len;  /* bytes before the last line... */
         uint64_t sum;     /* ...and their checksum, taken before splitting */
 };
@@ -252,27 +265,67 @@ static int parse_uint(const char *s, unsigned max, unsigned *ret)
         return 0;
 }
 
-static int parse_values(char *rest, struct detector *d)
+/* Space-separated numbers, at most max of them, each finite and > 0. */
+static int parse_values(char *rest, double *v, unsigned *n, unsigned max)
 {
         char *tok;
-        while ((tok = strsep(&rest, " "))) {
-                double v;
-                if (d->n_values >= DETECTOR_WINDOW_MAX || parse_double(tok, &v) < 0)
+        while (rest && (tok = strsep(&rest, " "))) {
+                double x;
+                if (*n >= max || parse_double(tok, &x) < 0 || !isfinite(x) || x <= 0)
                         return -EBADMSG;
-                d->values[d->n_values++] = v;
+                v[(*n)++] = x;
         }
         return 0;
 }
 
+static int parse_finite(const char *s, double *ret)
+{
+        double v;
+        if (!s || parse_double(s, &v) < 0 || !isfinite(v))
+                return -EBADMSG;
+        *ret = v;
+        return 0;
+}
+
+/* "<regression> <segment> <cusum> <clear> <shift> <last_z>" */
 static int parse_state(char *rest, struct detector *d)
 {
         unsigned reg;
+        char *t[6];
+        for (int i = 0; i < 6; i++)
+                t[i] = rest ? strsep(&rest, " ") : NULL;
+        if (rest || parse_uint(t[0], 1, &reg) < 0 ||
+            parse_uint(t[1], UINT32_MAX, &d->segment) < 0 ||
+            parse_finite(t[2], &d->cusum) < 0 || parse_finite(t[3], &d->clear) < 0 ||
+            parse_finite(t[4], &d->shift) < 0 || parse_finite(t[5], &d->last_z) < 0 ||
+            d->cusum < 0 || d->clear < 0)
+                return -EBADMSG;
+        d->regression = reg;
+        return 0;
+}
+
+/* "<pinned 0|1> <UNIX time>" */
+static int parse_reference(char *rest, struct detector *d)
+{
+        unsigned pinned;
+        char *t[2];
+        for (int i = 0; i < 2; i++)
+                t[i] = rest ? strsep(&rest, " ") : NULL;
+        if (rest || parse_uint(t[0], 1, &pinned) < 0 || parse_finite(t[1], &d->pinned_at) < 0)
+                return -EBADMSG;
+        d->pinned = pinned;
+        return 0;
+}
+
+/* Version 1 (the per-run rule): "<regression> <bad runs> <good runs>". */
+static int parse_state_v1(char *rest, struct detector *d)
+{
+        unsigned reg, bad, good;
         char *t[3];
         for (int i = 0; i < 3; i++)
-                t[i] = strsep(&rest, " ");
-        if (rest || parse_uint(t[0], 1, &reg) < 0 ||
-            parse_uint(t[1], DETECTOR_WINDOW_MAX, &d->bad_runs) < 0 ||
-            parse_uint(t[2], DETECTOR_WINDOW_MAX, &d->good_runs) < 0)
+                t[i] = rest ? strsep(&rest, " ") : NULL;
+        if (rest || parse_uint(t[0], 1, &reg) < 0 || parse_uint(t[1], 100, &bad) < 0 ||
+            parse_uint(t[2], 100, &good) < 0)
                 return -EBADMSG;
         d->regression = reg;
         return 0;
@@ -306,12 +359,64 @@ static enum detector_direction parse_direction(const char *s)
         return DETECTOR_NONE;
 }
 
+/* Version 1's window of accepted values becomes the reference: pinned
+ * when it was full at v1's default (20 runs), else still learning, with
+ * what it had.  A v1 regression stays one until evidence clears it. */
+static void convert_v1(struct parser *ps, struct detector *d)
+{
+        memcpy(d->recent, d->ref + (d->n_ref > DETECTOR_RECENT_MAX ? d->n_ref - DETECTOR_RECENT_MAX : 0),
+               (d->n_ref > DETECTOR_RECENT_MAX ? DETECTOR_RECENT_MAX : d->n_ref) * sizeof(double));
+        d->n_recent = d->n_ref > DETECTOR_RECENT_MAX ? DETECTOR_RECENT_MAX : d->n_ref;
+        d->pinned = d->n_ref >= 20;
+        d->pinned_at = d->pinned ? ps->mtime : 0;
+        if (d->regression && d->pinned) {
+                d->cusum = 1e6; /* capped at the alarm level by the next run */
+                d->shift = 2;
+        }
+        d->regression = d->regression && d->pinned;
+}
+
+/* The lines of one series after its "series <key>" line. */
+static int parse_series_body(struct parser *ps, struct detector *det)
+{
+        char *rest = NULL;
+        int r;
+        if (ps->version == 1) {
+                r = expect(ps, "state", &rest);
+                if (r >= 0 && (r = parse_state_v1(rest, det)) < 0)
+                        ps->why = "bad state line";
+                if (r >= 0)
+                        r = expect(ps, "values", &rest);
+                if (r >= 0 && (r = parse_values(rest, det->ref, &det->n_ref, DETECTOR_REF_MAX)) < 0)
+                        ps->why = "bad values line";
+                if (r >= 0)
+                        convert_v1(ps, det);
+                return r;
+        }
+        r = expect(ps, "reference", &rest);
+        if (r >= 0 && (r = parse_reference(rest, det)) < 0)
+                ps->why = "bad reference line";
+        if (r >= 0)
+                r = expect(ps, "values", &rest);
+        if (r >= 0 && (r = parse_values(rest, det->ref, &det->n_ref, DETECTOR_REF_MAX)) < 0)
+                ps->why = "bad values line";
+        if (r >= 0)
+                r = expect(ps, "recent", &rest);
+        if (r >= 0 && (r = parse_values(rest, det->recent, &det->n_recent, DETECTOR_RECENT_MAX)) < 0)
+                ps->why = "bad recent line";
+        if (r >= 0)
+                r = expect(ps, "state", &rest);
+        if (r >= 0 && (r = parse_state(rest, det)) < 0)
+                ps->why = "bad state line";
+        return r;
+}
+
 /* One series block; its "series <key>" line was just read. */
 static int parse_series(struct parser *ps, struct baseline *b, const char *key)
 {
         struct detector det;
         enum detector_direction d = DETECTOR_NONE;
-        char *dir = NULL, *state = NULL, *vals = NULL;
+        char *dir = NULL;
         unsigned key_line = ps->line;
 
         detector_init(&det);
@@ -321,13 +426,11 @@ static int parse_series(struct parser *ps, struct baseline *b, const char *key)
                 r = -EBADMSG;
         }
         if (r >= 0)
-                r = expect(ps, "state", &state);
-        if (r >= 0 && (r = parse_state(state, &det)) < 0)
-                ps->why = "bad state line";
-        if (r >= 0)
-                r = expect(ps, "values", &vals);
-        if (r >= 0 && vals && (r = parse_values(vals, &det)) < 0)
-                ps->why = "bad values line";
+                r = parse_series_body(ps, &det);
+        if (r >= 0 && det.pinned && det.n_ref < DETECTOR_REF_MIN) {
+                ps->why = "pinned reference with too few values";
+                r = -EBADMSG;
+        }
         if (r >= 0)
                 r = baseline_add_series(b, key, d, &det);
         if (r == -EINVAL || r == -EEXIST) {
@@ -369,7 +472,7 @@ static int parse_header(struct parser *ps, const char *probe)
                 ps->why = "not a benchwatch baseline file";
                 return -EBADMSG;
         }
-        if (ps->version != BASELINE_FORMAT_VERSION)
+        if (ps->version != BASELINE_FORMAT_VERSION && ps->version != 1)
                 return -EPROTONOSUPPORT;
         int r = expect(ps, "probe", &rest);
         if (r >= 0 && (!rest || strcmp(rest, probe))) {
@@ -443,7 +546,7 @@ static char *describe_bad_file(const char *path, int r, const struct parser *ps)
         char *aside = NULL, *what, *msg;
         int ra = set_aside(path, &aside);
         if (r == -EPROTONOSUPPORT)
-                what = str_printf("has format version %" PRId64 " (this benchwatch reads version %d)",
+                what = str_printf("has format version %" PRId64 " (this benchwatch reads versions 1 to %d)",
                                   ps->version, BASELINE_FORMAT_VERSION);
         else
                 what = str_printf("is corrupt (line %u: %s)", ps->line,
@@ -471,7 +574,7 @@ int baseline_load(const char *state_dir, const char *probe,
                                                 probe ? probe : "(null)"));
                 return r;
         }
-        r = read_file(path, &ps.text, &len);
+        r = read_file(path, &ps.text, &len, &ps.mtime);
         if (r == -ENOENT) {
                 struct baseline *b = baseline_new(probe);
                 r = b ? 0 : -ENOMEM;

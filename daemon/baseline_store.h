@@ -4,13 +4,22 @@
  * One file per probe, <state_dir>/baseline-<probe>.txt, so a reset is one
  * unlink.  Text, in a format of its own that carries a version number:
  *
- *   benchwatch-baseline 1
+ *   benchwatch-baseline 2
  *   probe <probe>
  *   series <key>                      } once per series (baseline.h)
  *   direction higher|lower            }
- *   state <regression 0|1> <bad runs> <good runs>
- *   values <v> <v> ...                } accepted values, oldest first
+ *   reference <pinned 0|1> <UNIX time it was pinned or accepted>
+ *   values <v> <v> ...                } reference runs, oldest first
+ *   recent <v> <v> ...                } last counted runs, oldest first
+ *   state <regression 0|1> <segment> <cusum> <clear> <shift> <last residual>
  *   end <number of series> <FNV-1a 64 of every byte before this line, hex>
+ *
+ * (detector.h says what each field is.)  Version 1, the per-run rule's
+ * format (state <regression> <bad runs> <good runs>, then values: the
+ * window of accepted runs), is still read and converted: its window
+ * becomes the reference, pinned when it held 20 runs (v1's full window)
+ * at the file's modification time, else still learning with what it had;
+ * the next save writes version 2.
  *
  * Numbers are written with 17 significant digits in the C locale, so they
  * read back bit for bit.  The file is replaced atomically (temporary file,
@@ -20,9 +29,9 @@
  * an unknown version is never trusted; it is renamed aside to
  * <file>.corrupt-<UTC time> and reported, and the caller starts over.  A
  * future format change bumps BASELINE_FORMAT_VERSION and teaches the reader
- * the old version too.
+ * the old versions too.
  *
- * Writers: the daemon after each run, `baseline reset`.  Each save is a
+ * Writers: the daemon after each run, `baseline reset|accept|import`.  Each save is a
  * whole-file replace, so the daemon should load, update and save around
  * each run rather than keep a baseline in memory across runs: then a reset
  * made meanwhile is not overwritten.
@@ -34,7 +43,7 @@
 
 #include "baseline.h"
 
-#define BASELINE_FORMAT_VERSION 1
+#define BASELINE_FORMAT_VERSION 2
 
 /* "<state_dir>/baseline-<probe>.txt", malloc'd.  -EINVAL, -ENOMEM. */
 int baseline_path(const char *state_dir, const char *probe, char **ret_path);

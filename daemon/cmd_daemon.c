@@ -67,8 +67,17 @@ static void on_result(struct result *res, void *userdata)
         }
         else if (!res->success)
                 log_warning("%s probe '%s' failed: %s", res->plugin, res->probe, res->error);
-        /* deferred runs never get here, so every result counts */
-        tracker_observe(d->tracker, d->app->cfg, res, true);
+        /* deferred runs never get here; a run during which the hypervisor
+         * took the CPU away is judged but not counted */
+        struct tracker_settings ts;
+        char *why = NULL;
+        tracker_settings(d->app->cfg, &ts);
+        bool counted = !res->success || tracker_run_counts(&ts, res, &why);
+        if (!counted)
+                log_notice("%s probe '%s': run judged but not counted in the reference: %s",
+                           res->plugin, res->probe, why ? why : "host busy");
+        free(why);
+        tracker_observe(d->tracker, d->app->cfg, res, counted);
         sink_set_publish(d->sinks, res);
         notify_status(d);
 }
@@ -119,6 +128,17 @@ static int setup_watchdog(struct daemon *d)
         return r;
 }
 
+/* Options of the per-run rule that the CUSUM replaced. */
+static void warn_obsolete(const struct config *cfg)
+{
+        char *list = tracker_obsolete_options(cfg);
+        if (list)
+                log_warning("%s: [regression] %s: obsolete and ignored since the detector "
+                            "accumulates evidence across runs (see reference_runs, alarm and "
+                            "threshold in benchwatch.conf(5))", cfg->source, list);
+        free(list);
+}
+
 /* Load and check the configuration whole, then swap it in; on any error
  * the running configuration stays as it was. */
 static int reload_config(struct daemon *d, char **ret_why)
@@ -155,12 +175,14 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
                    (unsigned long long)ts.tv_sec * 1000000ULL +
                            (unsigned long long)ts.tv_nsec / 1000);
         int r = reload_config(d, &why);
-        if (r < 0)
+        if (r < 0) {
                 log_error("reload failed, keeping the running configuration:\n%s",
                           why ? why : strerror(-r));
-        else
+        } else {
                 log_info("configuration reloaded from %s: %zu probe(s)", d->app->cfg->source,
                          d->app->cfg->n_probes);
+                warn_obsolete(d->app->cfg);
+        }
         free(why);
         sd_notify(false, "READY=1");
         notify_status(d);
@@ -256,6 +278,7 @@ static int run(struct daemon *d)
         log_info("benchwatch %s started: %zu probe(s) from %s, %zu sink(s)",
                  PACKAGE_VERSION, d->app->cfg->n_probes, d->app->cfg->source,
                  sink_set_count(d->sinks));
+        warn_obsolete(d->app->cfg);
         sd_notify(false, "READY=1");
         notify_status(d);
         r = sd_event_loop(d->event);

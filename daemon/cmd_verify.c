@@ -1,7 +1,12 @@
-/* cmd_verify.c — `benchwatch verify` (after maintenance: run every probe a
- * few times and judge the median against the stored baseline, pass/fail)
- * and `benchwatch baseline show|reset` (inspect, or forget after an
- * intended change such as a new disk). */
+/* cmd_verify.c — `benchwatch verify`: after maintenance, is this host as
+ * fast as its pinned references?
+ *
+ * Each enabled probe runs until the comparison of its fresh runs with its
+ * reference window is clear (detector_verify: a change worse than the
+ * minimum effect with 99% confidence fails, one clearly inside it passes)
+ * or [regression] verify_runs is reached, when the estimate decides.  A
+ * table says, per figure, the change, its 95% interval, how many runs it
+ * took and why it stopped; the exit code is the verdict. */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -16,11 +21,6 @@
 #include "log.h"
 #include "tracker.h"
 
-struct verify_row {
-        const char *probe;
-        const struct baseline_series *s;
-};
-
 static bool selected(const char *probe, char **names, size_t n)
 {
         if (!n)
@@ -31,11 +31,44 @@ static bool selected(const char *probe, char **names, size_t n)
         return false;
 }
 
-static const char *verdict_text(const struct detector_verdict *v)
+static const char *verdict_text(const struct baseline_series *s)
 {
-        if (!v->valid)
-                return "no baseline";
-        return v->bad ? "REGRESSION" : "ok";
+        if (!s->det.pinned)
+                return "learning";
+        if (s->check.outcome == DETECTOR_VERIFY_FAIL)
+                return "REGRESSION";
+        return s->check.outcome == DETECTOR_VERIFY_PASS ? "ok" : "unclear";
+}
+
+static void print_json_row(const struct baseline *b, const struct baseline_series *s)
+{
+        const struct detector_verdict *v = &s->verdict;
+        const struct detector_verify_verdict *c = &s->check;
+        printf("{\"probe\":");
+        format_json_string(stdout, b->probe);
+        printf(",\"metric\":");
+        format_json_string(stdout, s->key);
+        printf(",\"baseline\":%.9g,\"now\":%.9g", isfinite(v->reference) ? v->reference : 0,
+               v->value);
+        if (s->det.pinned)
+                printf(",\"change\":%.6g,\"change_low\":%.6g,\"change_high\":%.6g,"
+                       "\"p_worse\":%.4g,\"runs\":%u,\"decided\":\"%s\"",
+                       c->change, c->change_lo, c->change_hi, c->p_worse, c->runs,
+                       c->at_bound ? "bound" : "clear");
+        printf(",\"verdict\":\"%s\"}", verdict_text(s));
+}
+
+static void print_table_row(const struct baseline *b, const struct baseline_series *s)
+{
+        const struct detector_verdict *v = &s->verdict;
+        const struct detector_verify_verdict *c = &s->check;
+        char ci[48] = "", ch[16] = "";
+        if (s->det.pinned) {
+                snprintf(ch, sizeof(ch), "%+.1f%%", c->change * 100);
+                snprintf(ci, sizeof(ci), "%+.1f..%+.1f%%", c->change_lo * 100, c->change_hi * 100);
+        }
+        printf("%-14s %-58s %12.6g %12.6g %8s %16s %4u  %s\n", b->probe, s->key, v->reference,
+               v->value, ch, ci, c->runs, verdict_text(s));
 }
 
 static void print_rows(const struct baseline *b, enum output_format fmt, bool *first)
@@ -44,76 +77,114 @@ static void print_rows(const struct baseline *b, enum output_format fmt, bool *f
                 const struct baseline_series *s = &b->series[i];
                 if (!s->seen)
                         continue;
-                const struct detector_verdict *v = &s->verdict;
                 if (fmt == FORMAT_JSON) {
-                        printf("%s{\"probe\":", *first ? "" : ",");
-                        format_json_string(stdout, b->probe);
-                        printf(",\"metric\":");
-                        format_json_string(stdout, s->key);
-                        printf(",\"baseline\":%.9g,\"now\":%.9g,\"change\":%.6g,\"verdict\":\"%s\"}",
-                               isfinite(v->baseline) ? v->baseline : 0, v->value,
-                               isfinite(v->ratio) ? v->ratio - 1 : 0, verdict_text(v));
+                        printf("%s", *first ? "" : ",");
+                        print_json_row(b, s);
                 } else {
-                        printf("%-14s %-58s %12.6g %12.6g %+8.1f%%  %s\n", b->probe, s->key,
-                               v->baseline, v->value, isfinite(v->ratio) ? (v->ratio - 1) * 100 : 0,
-                               verdict_text(v));
+                        print_table_row(b, s);
                 }
                 *first = false;
         }
 }
 
-/* Runs one probe `runs` times and judges it; returns an exit code. */
-static int verify_probe(struct app *app, const struct probe_cfg *pc, unsigned runs,
-                        const struct detector_config *dc, enum output_format fmt, bool *first)
+/* The first failing figure, for the probe's summary line. */
+static const struct baseline_series *first_failure(const struct baseline *b)
 {
-        const char *state_dir = app_daemon_option(app, "state_dir")->s;
-        struct baseline *b = NULL;
+        for (size_t i = 0; i < b->n_series; i++)
+                if (b->series[i].seen && b->series[i].check.outcome == DETECTOR_VERIFY_FAIL)
+                        return &b->series[i];
+        return NULL;
+}
+
+/* Why verify stopped with this probe, on stderr. */
+static void print_stop(const struct probe_cfg *pc, const struct baseline *b, int outcome,
+                       size_t runs, const struct tracker_settings *ts)
+{
+        const struct baseline_series *f = first_failure(b);
+        bool bound = runs >= ts->verify_max_runs;
+        if (f) {
+                char *t = baseline_change_text(f, f->check.change, f->check.change_lo,
+                                               f->check.change_hi);
+                fprintf(stderr, "%s: FAIL after %zu run(s)%s: %s %s\n", pc->name, runs,
+                        bound ? " (the bound)" : "", f->key, t ? t : "");
+                free(t);
+        } else if (outcome == DETECTOR_VERIFY_PASS && !bound) {
+                fprintf(stderr, "%s: pass after %zu run(s): every figure is clearly within "
+                                "%.0f%% of its reference\n", pc->name, runs, ts->det.threshold * 100);
+        } else {
+                fprintf(stderr, "%s: pass at the bound (%zu runs, [regression] verify_runs): "
+                                "no figure is significantly worse than its reference by %.0f%% "
+                                "or more\n", pc->name, runs, ts->det.threshold * 100);
+        }
+}
+
+static int load_pinned(const char *state_dir, const struct probe_cfg *pc,
+                       const struct tracker_settings *ts, struct baseline **ret)
+{
         char *why = NULL;
-        int r = baseline_load(state_dir, pc->name, &b, &why);
+        int r = baseline_load(state_dir, pc->name, ret, &why);
         if (r < 0) {
                 log_error("%s", why ? why : strerror(-r));
                 free(why);
                 return EXIT_USAGE;
         }
-        if (!b->n_series) {
-                log_error("%s probe '%s': no baseline yet in %s: let the daemon run it "
-                          "at least %u times first", pc->plugin->name, pc->name, state_dir, dc->warmup);
-                baseline_free(b);
-                return EXIT_USAGE;
+        unsigned most = 0;
+        for (size_t i = 0; i < (*ret)->n_series; i++) {
+                if ((*ret)->series[i].det.pinned)
+                        return EXIT_OK;
+                if ((*ret)->series[i].det.n_ref > most)
+                        most = (*ret)->series[i].det.n_ref;
         }
-        struct result *res[runs];
-        int ex = EXIT_OK;
+        log_error("%s probe '%s': no reference yet in %s: still learning (%u of %u "
+                  "reference runs; the daemon pins it after [regression] reference_runs)",
+                  pc->plugin->name, pc->name, state_dir, most, ts->det.reference_runs);
+        baseline_free(*ret);
+        *ret = NULL;
+        return EXIT_USAGE;
+}
+
+/* Runs one probe until its comparison is clear; returns an exit code. */
+static int verify_probe(struct app *app, const struct probe_cfg *pc,
+                        const struct tracker_settings *ts, enum output_format fmt, bool *first)
+{
+        const char *state_dir = app_daemon_option(app, "state_dir")->s;
+        struct baseline *b = NULL;
+        int ex = load_pinned(state_dir, pc, ts, &b);
+        if (ex != EXIT_OK)
+                return ex;
+        struct result *res[ts->verify_max_runs];
+        int outcome = DETECTOR_VERIFY_MORE;
         size_t n = 0;
-        for (; n < runs; n++) {
+        while (ex == EXIT_OK && outcome == DETECTOR_VERIFY_MORE && n < ts->verify_max_runs) {
                 struct run_spec spec;
                 app_run_spec(app, pc->name, pc->plugin, pc->params, pc->timeout, &spec);
                 if (fmt == FORMAT_TABLE)
-                        fprintf(stderr, "%s: run %zu of %u ...\n", pc->name, n + 1, runs);
+                        fprintf(stderr, "%s: run %zu (at most %u) ...\n", pc->name, n + 1,
+                                ts->verify_max_runs);
                 res[n] = runner_run_sync(&spec);
                 if (!res[n] || !res[n]->success) {
                         log_error("%s probe '%s': %s", pc->plugin->name, pc->name,
                                   res[n] ? res[n]->error : "out of memory");
-                        ex = EXIT_USAGE;
                         n += res[n] != NULL;
+                        ex = EXIT_USAGE;
                         break;
                 }
+                n++;
+                outcome = baseline_verify(b, (const struct result *const *)res, n, &ts->det,
+                                          ts->verify_min_runs, ts->verify_max_runs);
+                if (outcome < 0) {
+                        log_error("%s probe '%s': %s", pc->plugin->name, pc->name,
+                                  outcome == -ENODATA ? "no figure of these runs has a reference"
+                                                      : strerror(-outcome));
+                        ex = outcome == -ENODATA ? EXIT_USAGE : EXIT_ENV;
+                }
         }
-        if (ex == EXIT_OK && baseline_compare(b, (const struct result *const *)res, n, dc) < 0)
-                ex = EXIT_ENV;
-        size_t judged = 0;
-        for (size_t i = 0; ex == EXIT_OK && i < b->n_series; i++) {
-                const struct baseline_series *s = &b->series[i];
-                judged += s->seen && s->verdict.valid;
-                if (s->seen && s->verdict.bad)
-                        ex = EXIT_FAILED;
-        }
-        if (ex == EXIT_OK && !judged) {
-                log_error("%s probe '%s': no baseline yet: still warming up (a verdict "
-                          "needs %u recorded runs)", pc->plugin->name, pc->name, dc->warmup);
-                ex = EXIT_USAGE;
-        }
-        if (ex != EXIT_ENV)
+        if (ex == EXIT_OK) {
+                ex = outcome == DETECTOR_VERIFY_FAIL ? EXIT_FAILED : EXIT_OK;
+                if (fmt == FORMAT_TABLE)
+                        print_stop(pc, b, outcome, n, ts);
                 print_rows(b, fmt, first);
+        }
         for (size_t i = 0; i < n; i++)
                 result_free(res[i]);
         baseline_free(b);
@@ -123,12 +194,16 @@ static int verify_probe(struct app *app, const struct probe_cfg *pc, unsigned ru
 static void verify_usage(FILE *f)
 {
         fprintf(f, "Usage: benchwatch verify [--probe NAME ...] [--format=table|json]\n\n"
-                   "Runs each configured probe a few times ([regression] verify_runs) and\n"
-                   "compares the median with the stored baseline.\n"
-                   "Exit status: 0 all pass, 1 a regression, 2 an error (e.g. no baseline yet).\n");
+                   "Runs each configured probe until the comparison of its fresh runs with\n"
+                   "its pinned reference is clear (at least [regression] verify_min_runs,\n"
+                   "at most verify_runs runs), and prints the change of every figure with\n"
+                   "its 95%% confidence interval.  A figure fails when it is worse than its\n"
+                   "reference by more than [regression] threshold with 99%% confidence.\n"
+                   "Exit status: 0 all pass, 1 a regression, 2 an error (e.g. no reference yet).\n");
 }
 
-int cmd_verify(struct app *app, int argc, char **argv)
+static int parse_verify_args(int argc, char **argv, char **names, size_t *n_names,
+                             enum output_format *fmt)
 {
         static const struct option opts[] = {
                 { "probe", required_argument, NULL, 'p' },
@@ -136,21 +211,36 @@ int cmd_verify(struct app *app, int argc, char **argv)
                 { "help", no_argument, NULL, 'h' },
                 { 0 },
         };
-        enum output_format fmt = FORMAT_TABLE;
-        char *names[argc];
-        size_t n_names = 0;
         int c;
         while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
                 if (c == 'p')
-                        names[n_names++] = optarg;
-                else if (c == 'f' && format_parse(optarg, &fmt) == 0 && fmt != FORMAT_PROMETHEUS)
+                        names[(*n_names)++] = optarg;
+                else if (c == 'f' && format_parse(optarg, fmt) == 0 && *fmt != FORMAT_PROMETHEUS)
                         continue;
                 else {
+                        if (c == 'f')
+                                log_error("verify: unknown format '%s' (table or json)", optarg);
                         verify_usage(c == 'h' ? stdout : stderr);
                         return c == 'h' ? EXIT_OK : EXIT_USAGE;
                 }
         }
-        int ex = app_init(app);
+        if (optind < argc) {
+                log_error("verify: unexpected argument '%s'", argv[optind]);
+                verify_usage(stderr);
+                return EXIT_USAGE;
+        }
+        return -1;
+}
+
+int cmd_verify(struct app *app, int argc, char **argv)
+{
+        enum output_format fmt = FORMAT_TABLE;
+        char *names[argc];
+        size_t n_names = 0;
+        int ex = parse_verify_args(argc, argv, names, &n_names, &fmt);
+        if (ex >= 0)
+                return ex;
+        ex = app_init(app);
         if (ex != EXIT_OK)
                 return ex;
         for (size_t i = 0; i < n_names; i++)
@@ -158,13 +248,12 @@ int cmd_verify(struct app *app, int argc, char **argv)
                         log_error("verify: no configured probe '%s' in %s", names[i], app->cfg->source);
                         ex = EXIT_USAGE;
                 }
-        struct detector_config dc;
-        unsigned runs;
-        tracker_settings(app->cfg, &dc, &runs);
+        struct tracker_settings ts;
+        tracker_settings(app->cfg, &ts);
         bool first = true;
         if (fmt == FORMAT_TABLE)
-                printf("%-14s %-58s %12s %12s %9s  %s\n", "probe", "metric", "baseline", "now",
-                       "change", "verdict");
+                printf("%-14s %-58s %12s %12s %8s %16s %4s  %s\n", "probe", "metric", "reference",
+                       "now", "change", "95% CI", "runs", "verdict");
         else
                 printf("{\"results\":[");
         size_t checked = 0;
@@ -172,7 +261,7 @@ int cmd_verify(struct app *app, int argc, char **argv)
                 const struct probe_cfg *pc = &app->cfg->probes[i];
                 if (!pc->enabled || !selected(pc->name, names, n_names))
                         continue;
-                int r = verify_probe(app, pc, runs, &dc, fmt, &first);
+                int r = verify_probe(app, pc, &ts, fmt, &first);
                 checked++;
                 if (r != EXIT_OK && (ex == EXIT_OK || r == EXIT_USAGE || r == EXIT_ENV))
                         ex = r;
@@ -186,98 +275,6 @@ int cmd_verify(struct app *app, int argc, char **argv)
                 log_error("verify: no enabled probe to check in %s", app->cfg->source);
                 ex = EXIT_USAGE;
         }
-        app_done(app);
-        return ex;
-}
-
-static int baseline_show(struct app *app, const char *state_dir, char **probes, int n)
-{
-        char **all = NULL;
-        int ex = EXIT_OK;
-        if (!n) {
-                if (baseline_list(state_dir, &all) < 0)
-                        return EXIT_ENV;
-                probes = all;
-                while (all[n])
-                        n++;
-        }
-        printf("%-14s %-58s %6s %12s %10s  %s\n", "probe", "metric", "runs", "baseline",
-               "noise", "state");
-        for (int i = 0; i < n; i++) {
-                struct baseline *b = NULL;
-                char *why = NULL;
-                int r = baseline_load(state_dir, probes[i], &b, &why);
-                if (r < 0) {
-                        log_error("%s", why ? why : strerror(-r));
-                        free(why);
-                        ex = EXIT_ENV;
-                        continue;
-                }
-                for (size_t k = 0; k < b->n_series; k++) {
-                        const struct baseline_series *s = &b->series[k];
-                        double med = detector_median(s->det.values, s->det.n_values);
-                        printf("%-14s %-58s %6u %12.6g %10s  %s\n", b->probe, s->key,
-                               s->det.n_values, med, "",
-                               s->det.regression ? "REGRESSION" : "ok");
-                }
-                if (!b->n_series)
-                        printf("%-14s (no baseline)\n", probes[i]);
-                baseline_free(b);
-        }
-        baseline_strv_free(all);
-        return ex;
-}
-
-static int baseline_reset_cmd(const char *state_dir, char **probes, int n, bool all_flag)
-{
-        char **all = NULL;
-        int ex = EXIT_OK;
-        if (all_flag) {
-                if (baseline_list(state_dir, &all) < 0)
-                        return EXIT_ENV;
-                probes = all;
-                for (n = 0; all[n]; n++)
-                        ;
-        } else if (!n) {
-                log_error("baseline reset: name the probes to reset, or --all");
-                return EXIT_USAGE;
-        }
-        for (int i = 0; i < n; i++) {
-                int r = baseline_reset(state_dir, probes[i]);
-                if (r == -ENOENT)
-                        printf("%s: had no baseline\n", probes[i]);
-                else if (r < 0) {
-                        log_error("cannot reset the baseline of '%s' in %s: %s", probes[i],
-                                  state_dir, strerror(-r));
-                        ex = EXIT_ENV;
-                } else
-                        printf("%s: baseline reset; the next %s runs build a new one\n",
-                               probes[i], "warm-up");
-        }
-        baseline_strv_free(all);
-        return ex;
-}
-
-int cmd_baseline(struct app *app, int argc, char **argv)
-{
-        bool show = argc > 1 && !strcmp(argv[1], "show");
-        bool reset = argc > 1 && !strcmp(argv[1], "reset");
-        if (!show && !reset) {
-                bool help = argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"));
-                fprintf(help ? stdout : stderr,
-                        "Usage: benchwatch baseline show [PROBE ...]\n"
-                        "       benchwatch baseline reset PROBE ...|--all\n\n"
-                        "Shows the stored baselines, or forgets them after an intended change\n"
-                        "(a new disk): the daemon then builds a new one from the next runs.\n");
-                return help ? EXIT_OK : EXIT_USAGE;
-        }
-        int ex = app_init(app);
-        if (ex != EXIT_OK)
-                return ex;
-        const char *state_dir = app_daemon_option(app, "state_dir")->s;
-        bool all_flag = argc > 2 && !strcmp(argv[2], "--all");
-        ex = show ? baseline_show(app, state_dir, argv + 2, argc - 2)
-                  : baseline_reset_cmd(state_dir, argv + 2 + all_flag, argc - 2 - all_flag, all_flag);
         app_done(app);
         return ex;
 }

@@ -1,33 +1,52 @@
-/* detector.h — is this run's figure a regression, or only the host's noise?
+/* detector.h — has this series got worse than the host's own normal?
  *
  * One detector follows one series (a figure of a probe, e.g. the read IOPS
- * of disk probe "root").  Its baseline is the median of a window of recently
- * accepted values and its noise is the scaled median absolute deviation
- * (1.4826 × MAD estimates the standard deviation of gaussian noise, but one
- * wild run moves neither), so the verdict follows the host's own spread and
- * not a fixed guess.  A run is *bad* when it is worse than the baseline, in
- * the figure's direction, by more than a relative threshold AND by more than
- * k × noise: the threshold keeps a very quiet host from alarming on a
- * meaningless 2%, the noise term keeps a noisy one from alarming on its
- * ordinary swings.  A regression is declared after `debounce` bad runs in a
- * row and lifted after as many good ones, so a single outlier never alarms
- * and a flapping figure does not flap the alert.  Bad values never enter the
- * window: an outlier must not pull the baseline and a regression must not
- * become the new normal (`benchwatch baseline reset` is how an intended
- * change is accepted).  Runs taken while the host was busy are evaluated
- * but not counted.
+ * of disk probe "root").  It keeps two references:
  *
- * Pure computation on a plain struct: no I/O, no allocation, no clock. */
+ * - a *pinned reference*, learnt once over the first `reference_runs`
+ *   counted runs (the commissioning window) and changed only on purpose
+ *   (`baseline reset` forgets it, `baseline accept` moves it to the recent
+ *   level).  Its level is the median of the logs of those runs and its
+ *   noise the scaled MAD of the logs (a relative spread: one wild run moves
+ *   neither), inflated by the lag-1 autocorrelation the window showed, since
+ *   runs that drift together carry less evidence each.  A slow drift is
+ *   measured against it, so it can never become the new normal by itself.
+ * - a *recent level*: the median of the last `recent_runs` counted runs,
+ *   which is what `change` reports and what `accept` pins.
+ *
+ * Evidence accumulates across runs in a one-sided CUSUM (Page 1954) of the
+ * standardised residuals of the logs, signed so that "worse" (lower IOPS,
+ * higher latency) is positive and clamped to ±`clamp` noise units, so that
+ * no single run — however wild — can alarm on its own:
+ *     S = max(0, S + min(max(z, -clamp), clamp) - allowance)
+ * A regression is entered when S reaches `alarm` AND the recent level is
+ * worse than the reference by at least `threshold` (a minimum effect: a very
+ * quiet host must not alarm on a meaningless 2%).  It is left when a second
+ * CUSUM, testing "back at the reference" against "still at the regressed
+ * level", reaches `alarm`; then both start afresh.
+ *
+ * Runs taken while the host was busy are judged (the verdict says how this
+ * run compares) but change nothing.
+ *
+ * verify is a sequential two-sample comparison of fresh runs against the
+ * reference window, in logs, with the same noise estimate and minimum
+ * effect: see detector_verify().
+ *
+ * Pure computation on a plain struct: no I/O, no allocation, no clock (the
+ * caller passes each run's time). */
 #ifndef BENCHWATCH_DETECTOR_H
 #define BENCHWATCH_DETECTOR_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-/* The largest window a detector can hold (config `window` <= this). */
-#define DETECTOR_WINDOW_MAX 100
+/* The most runs a reference is learnt over and a recent level spans. */
+#define DETECTOR_REF_MAX 100
+#define DETECTOR_RECENT_MAX 30
 /* MAD × this estimates the standard deviation of gaussian noise. */
 #define DETECTOR_MAD_SCALE 1.4826
+/* Fewest reference runs `baseline import` accepts. */
+#define DETECTOR_REF_MIN 4
 
 enum detector_direction {
         DETECTOR_NONE = 0,          /* no clear "worse": not tracked */
@@ -36,20 +55,36 @@ enum detector_direction {
 };
 
 struct detector_config {
-        unsigned window;   /* accepted values the baseline is taken over; 20 */
-        unsigned warmup;   /* accepted values before any verdict; 5 */
-        double threshold;  /* minimum relative change in the bad direction; 0.10 */
-        double k;          /* ... and more than k × scaled MAD; 3 */
-        unsigned debounce; /* bad runs in a row to enter a regression, good
-                              runs in a row to leave it; 3 */
+        unsigned reference_runs; /* counted runs the pinned reference is learnt over; 100 */
+        unsigned recent_runs;    /* counted runs the recent level is the median of; 6 */
+        double threshold;        /* minimum relative change that is a regression; 0.05 */
+        double allowance;        /* CUSUM allowance k, noise units; 0.6 */
+        double alarm;            /* CUSUM decision interval h, noise units; 8.5 */
+        double clamp;            /* a run's residual is clamped to ±this; 2.75 */
+};
+
+/* What the pinned reference says, derived from its runs (not stored). */
+struct detector_reference {
+        double log_level;   /* median of the logs */
+        double sigma;       /* robust sd of the logs (relative noise) */
+        double rho;         /* lag-1 autocorrelation, clamped to [0, 0.8] */
+        double scale;       /* sigma × sqrt((1 + rho) / (1 - rho)) */
 };
 
 struct detector {
-        double values[DETECTOR_WINDOW_MAX]; /* accepted values, oldest first */
-        unsigned n_values;
-        unsigned bad_runs;  /* consecutive counted bad runs (capped at debounce) */
-        unsigned good_runs; /* consecutive counted good runs (capped at debounce) */
+        double ref[DETECTOR_REF_MAX];     /* reference runs, oldest first */
+        unsigned n_ref;
+        bool pinned;                      /* false: still learning */
+        double pinned_at;                 /* UNIX time of pinning or accept */
+        double recent[DETECTOR_RECENT_MAX]; /* last counted runs, oldest first */
+        unsigned n_recent;
+        double last_z;                    /* last counted run's clamped residual */
+        double cusum;                     /* evidence of "worse" */
+        unsigned segment;                 /* counted runs since cusum was 0 */
+        double clear;                     /* evidence of "back to normal" */
+        double shift;                     /* size of the regression (noise units) */
         bool regression;
+        struct detector_reference rs;     /* derived: detector_refresh() */
 };
 
 enum detector_transition {
@@ -59,40 +94,84 @@ enum detector_transition {
 };
 
 struct detector_verdict {
-        bool valid;         /* false during warm-up (or a baseline <= 0):
-                               no judgement, `bad` is false */
-        double value;       /* the run's figure */
-        double baseline;    /* median of the window before this run; NAN if empty */
-        double noise;       /* DETECTOR_MAD_SCALE × MAD of that window; NAN if empty */
-        double ratio;       /* value / baseline; NAN unless baseline > 0 */
-        bool bad;           /* worse beyond threshold and noise */
-        bool regression;    /* the series' state after this run */
+        bool valid;            /* the reference is pinned: a judgement was made */
+        double value;          /* the run's figure */
+        double reference;      /* the pinned reference, in the figure's unit; NAN while learning */
+        double reference_time; /* when it was pinned (UNIX time); 0 while learning */
+        double noise;          /* the reference's relative noise per run */
+        double ratio;          /* value / reference */
+        double change;         /* recent level / reference - 1 */
+        double change_lo, change_hi; /* its 95% confidence interval */
+        double residual;       /* this run, worse positive, noise units (clamped) */
+        double evidence;       /* cusum / alarm: 1 is enough to alarm */
+        unsigned learnt;       /* reference runs so far (learning progress) */
+        bool regression;       /* the series' state after this run */
         enum detector_transition transition;
 };
 
 void detector_config_default(struct detector_config *c);
-/* -EINVAL unless 1 <= warmup <= window <= DETECTOR_WINDOW_MAX,
- * threshold >= 0, k >= 0 and 1 <= debounce <= DETECTOR_WINDOW_MAX. */
+/* -EINVAL unless DETECTOR_REF_MIN <= reference_runs <= DETECTOR_REF_MAX,
+ * 1 <= recent_runs <= DETECTOR_RECENT_MAX, threshold >= 0, allowance >= 0,
+ * alarm > 0 and clamp > allowance. */
 int detector_config_check(const struct detector_config *c);
 
 void detector_init(struct detector *d);
+/* Recompute the derived reference (after filling ref[] by hand, as the
+ * store does); -EINVAL when a value is not finite and > 0. */
+int detector_refresh(struct detector *d);
 
-/* Judge `value` against the current window without changing anything
- * (what `verify` needs).  -EINVAL for a non-finite value, an invalid
- * config or DETECTOR_NONE. */
-int detector_evaluate(const struct detector *d, const struct detector_config *c,
-                      enum detector_direction dir, double value,
-                      struct detector_verdict *ret);
-
-/* Judge `value` and, if `counted` (the run was not deferred nor taken while
- * the host was busy), advance the state: window, streaks, regression.  The
- * verdict says whether this run entered or left a regression.  Errors as
- * detector_evaluate(); the detector is untouched on error. */
+/* Judge `value` (> 0) of a run at time `t` and, if `counted` (the run was
+ * not taken while the host was busy), advance the state.  -EINVAL for a
+ * value that is not finite and > 0, a bad config or DETECTOR_NONE; the
+ * detector is untouched on error. */
 int detector_update(struct detector *d, const struct detector_config *c,
-                    enum detector_direction dir, double value, bool counted,
-                    struct detector_verdict *ret);
+                    enum detector_direction dir, double value, double t,
+                    bool counted, struct detector_verdict *ret);
 
-/* Median of v[0..n) (NAN when n == 0); does not modify v.  n <= DETECTOR_WINDOW_MAX. */
+/* The verdict the current state gives, without a new run. */
+void detector_state(const struct detector *d, const struct detector_config *c,
+                    enum detector_direction dir, struct detector_verdict *ret);
+
+/* `baseline accept`: the recent level becomes the reference (its runs are
+ * scaled to it, so the noise estimate is kept), pinned at t, with no
+ * regression.  -EAGAIN while learning or with fewer than 3 recent runs. */
+int detector_accept(struct detector *d, double t);
+
+/* `baseline import`: pin the reference on the last DETECTOR_REF_MAX of
+ * v[0..n) at time t.  -EINVAL with fewer than DETECTOR_REF_MIN values or a
+ * value that is not finite and > 0. */
+int detector_import(struct detector *d, const double *v, size_t n, double t);
+
+enum detector_verify_outcome {
+        DETECTOR_VERIFY_MORE = 0, /* not clear yet: run again */
+        DETECTOR_VERIFY_PASS,
+        DETECTOR_VERIFY_FAIL,
+};
+
+struct detector_verify_verdict {
+        enum detector_verify_outcome outcome;
+        bool at_bound;       /* decided because max_runs was reached */
+        unsigned runs;
+        double change;       /* fresh level / reference - 1 */
+        double change_lo, change_hi; /* 95% confidence interval */
+        double p_worse;      /* one-sided p-value of "not worse" */
+};
+
+/* verify: fresh[0..n) against the pinned reference.  The change is the
+ * mean of the fresh logs against the mean of the reference logs (Welch's
+ * comparison with the reference's robust noise for both, inflated by its
+ * autocorrelation).  FAIL as soon as the change is worse than `threshold`
+ * with 99% confidence; PASS as soon as it is better than `threshold` with
+ * 99% confidence; at max_runs, FAIL when worse than `threshold` and
+ * significantly worse than the reference (p < 0.01), else PASS.  No
+ * decision before min_runs.  -EINVAL while learning or on bad values. */
+int detector_verify(const struct detector *d, const struct detector_config *c,
+                    enum detector_direction dir, const double *fresh, size_t n,
+                    unsigned min_runs, unsigned max_runs,
+                    struct detector_verify_verdict *ret);
+
+/* Median of v[0..n) (NAN when n == 0); does not modify v.
+ * n <= DETECTOR_REF_MAX. */
 double detector_median(const double *v, size_t n);
 
 #endif

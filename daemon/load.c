@@ -3,13 +3,16 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "parse.h"
 #include "strutil.h"
+#include "timeutil.h"
 
 #define PROC_FILE_MAX 512 /* PSI and loadavg files are a line or two */
 
@@ -81,6 +84,70 @@ static const char *proc_dir(void)
 {
         const char *d = getenv("BENCHWATCH_PROC_DIR");
         return d && *d ? d : "/proc";
+}
+
+const char *const load_psi_names[LOAD_N_PSI] = { "cpu", "io", "memory" };
+
+int load_read_psi_total(const char *path, double *ret_us)
+{
+        char buf[PROC_FILE_MAX];
+        int r = read_small(path, buf, sizeof(buf));
+        if (r < 0)
+                return r;
+        if (strncmp(buf, "some ", 5))
+                return -EINVAL;
+        buf[strcspn(buf, "\n")] = 0;
+        return number_after(buf, " total=", ret_us);
+}
+
+int load_read_steal(const char *path, double *ret_total, double *ret_steal)
+{
+        char buf[PROC_FILE_MAX];
+        double f[8];
+        int r = read_small(path, buf, sizeof(buf));
+        if (r < 0)
+                return r;
+        if (strncmp(buf, "cpu ", 4))
+                return -EINVAL;
+        /* user nice system idle iowait irq softirq steal (guest time is
+         * already inside user and nice) */
+        if (sscanf(buf + 4, "%lf %lf %lf %lf %lf %lf %lf %lf", &f[0], &f[1], &f[2], &f[3],
+                   &f[4], &f[5], &f[6], &f[7]) != 8)
+                return -EINVAL;
+        double total = 0;
+        for (int i = 0; i < 8; i++)
+                total += f[i];
+        *ret_total = total;
+        *ret_steal = f[7];
+        return 0;
+}
+
+void load_snapshot_take(struct load_snapshot *ret)
+{
+        char *path = str_printf("%s/stat", proc_dir());
+        ret->cpu_total = ret->cpu_steal = NAN;
+        if (path && load_read_steal(path, &ret->cpu_total, &ret->cpu_steal) < 0)
+                ret->cpu_total = ret->cpu_steal = NAN;
+        free(path);
+        for (int i = 0; i < LOAD_N_PSI; i++) {
+                ret->psi_total[i] = NAN;
+                path = str_printf("%s/pressure/%s", proc_dir(), load_psi_names[i]);
+                if (path && load_read_psi_total(path, &ret->psi_total[i]) < 0)
+                        ret->psi_total[i] = NAN;
+                free(path);
+        }
+        ret->mono = now_mono();
+}
+
+void load_window_between(const struct load_snapshot *a, const struct load_snapshot *b,
+                         struct load_window *ret)
+{
+        double dt = b->cpu_total - a->cpu_total, wall = (b->mono - a->mono) * 1e6;
+        ret->steal = dt > 0 ? fmin(fmax((b->cpu_steal - a->cpu_steal) / dt, 0), 1) : NAN;
+        for (int i = 0; i < LOAD_N_PSI; i++) {
+                double d = b->psi_total[i] - a->psi_total[i];
+                ret->pressure[i] = wall > 0 && d >= 0 ? fmin(d / wall, 1) : NAN;
+        }
 }
 
 /* 1 and *ret_why when the PSI file `name` is above limit; 0 otherwise. */

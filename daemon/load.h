@@ -27,6 +27,35 @@ struct load_limits {
  * skipped. */
 int load_busy(const struct load_limits *lim, char **ret_why);
 
+/* What the host went through during a run, from two snapshots: the
+ * share of all CPU time the hypervisor stole (the steal column of
+ * /proc/stat; neighbours on the same physical host), and for cpu, io and
+ * memory the share of the run's wall time in which some task waited for
+ * it (PSI "some total", the probe's own waits included).  A figure the
+ * kernel does not offer is NAN. */
+enum { LOAD_PSI_CPU, LOAD_PSI_IO, LOAD_PSI_MEMORY, LOAD_N_PSI };
+extern const char *const load_psi_names[LOAD_N_PSI];
+
+struct load_snapshot {
+        double cpu_total, cpu_steal;   /* jiffies; NAN when unreadable */
+        double psi_total[LOAD_N_PSI];  /* microseconds; NAN when unreadable */
+        double mono;                   /* now_mono() */
+};
+
+struct load_window {
+        double steal;                  /* 0..1 or NAN */
+        double pressure[LOAD_N_PSI];   /* 0..1 or NAN */
+};
+
+void load_snapshot_take(struct load_snapshot *ret);
+void load_window_between(const struct load_snapshot *a, const struct load_snapshot *b,
+                         struct load_window *ret);
+
+/* The total and steal jiffies of the "cpu" line of a /proc/stat file. */
+int load_read_steal(const char *path, double *ret_total, double *ret_steal);
+/* "some total=" (microseconds) of a PSI file. */
+int load_read_psi_total(const char *path, double *ret_us);
+
 /* "some avg10" of a PSI file: 0, -ENOENT/-EACCES..., or -EINVAL when the
  * file does not look like PSI. */
 int load_read_psi(const char *path, double *ret_avg10);

@@ -24,9 +24,12 @@ static const struct {
         { "sweep", cmd_sweep, "sweep PROBE PARAM=V1,V2,... [NAME=VALUE ...] [--plot=FILE.svg]\n"
           "                         run a probe at several levels and find the knee" },
         { "verify", cmd_verify, "verify [--probe NAME ...] [--format=table|json]\n"
-          "                         run the probes and compare with the baseline (pass/fail)" },
-        { "baseline", cmd_baseline, "baseline show|reset [PROBE ...]\n"
-          "                         show the stored baselines, or forget them" },
+          "                         run the probes until the comparison with the reference is clear" },
+        { "baseline", cmd_baseline, "baseline show|reset|accept [PROBE ...] | import PROBE FILE\n"
+          "                         show the pinned references, forget them, take the\n"
+          "                         recent level as the new normal, or seed one from a history" },
+        { "replay", cmd_replay, "replay FILE [--format=table|json] [--lower-is-better]\n"
+          "                         run a series through the detector: what it would flag" },
         { "push", cmd_push, "push --delete [PROBE ...]\n"
           "                         delete this host's groups from the Pushgateway" },
         { "cleanup", cmd_cleanup, "cleanup [PROBE [NAME=VALUE ...] ...]\n"

@@ -49,6 +49,7 @@ struct sched {
         struct param_set *running_params;
         char *running_name;
         double run_started, run_timeout;
+        struct load_snapshot run_load;  /* the host when the run started */
         double quiet_until;     /* duty cycle: no run starts before */
         void (*idle)(void *userdata);
         void *idle_userdata;
@@ -177,6 +178,28 @@ static void clear_running(struct sched *s)
         s->running_name = NULL;
 }
 
+/* What the host went through during the run, beside its figures:
+ * benchwatch_probe_steal_ratio and benchwatch_probe_pressure_ratio. */
+static void add_run_load(const struct sched *s, struct result *res)
+{
+        struct load_snapshot now;
+        struct load_window w;
+        load_snapshot_take(&now);
+        load_window_between(&s->run_load, &now, &w);
+        if (!isnan(w.steal))
+                (void)result_add(res, "benchwatch_probe_steal_ratio",
+                                 "Share of the host's CPU time stolen by the hypervisor during the run",
+                                 METRIC_GAUGE, NULL, w.steal, NULL);
+        for (int i = 0; i < LOAD_N_PSI; i++) {
+                const char *lv[] = { "resource", load_psi_names[i], NULL };
+                if (!isnan(w.pressure[i]))
+                        (void)result_add(res, "benchwatch_probe_pressure_ratio",
+                                         "Share of the run's time in which some task (the probe's own "
+                                         "included) waited for the resource (PSI some)",
+                                         METRIC_GAUGE, lv, w.pressure[i], NULL);
+        }
+}
+
 /* After a run of d seconds, none for d x (1/duty_cycle - 1). */
 static void account_duty(struct sched *s, double end)
 {
@@ -209,6 +232,8 @@ static void on_done(struct runner *rn, struct result *res, void *userdata)
                 return;
         }
         (void)set_deferred(res, slot ? slot->deferred : 0);
+        if (res->success)
+                add_run_load(s, res);
         s->cb.result(res, s->userdata);
         if (slot) {
                 result_free(slot->last);
@@ -236,6 +261,7 @@ static void start(struct sched *s, struct slot *slot)
                 return;
         }
         app_run_spec(s->app, s->running_name, pc->plugin, s->running_params, pc->timeout, &spec);
+        load_snapshot_take(&s->run_load);
         int r = app_ensure_dir(spec.cache_dir);
         if (r >= 0)
                 r = runner_start(s->event, &spec, on_done, s, &s->running);

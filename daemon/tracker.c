@@ -9,41 +9,116 @@
 #include "baseline.h"
 #include "baseline_store.h"
 #include "log.h"
+#include "strutil.h"
 
-enum { T_WINDOW, T_WARMUP, T_THRESHOLD, T_NOISE_K, T_DEBOUNCE, T_VERIFY_RUNS };
+enum {
+        T_REFERENCE_RUNS, T_RECENT_RUNS, T_THRESHOLD, T_ALLOWANCE, T_ALARM, T_CLAMP,
+        T_MAX_STEAL, T_VERIFY_MIN_RUNS, T_VERIFY_RUNS,
+        T_OBSOLETE, /* the per-run rule's options, from before the CUSUM */
+        T_WINDOW = T_OBSOLETE, T_WARMUP, T_NOISE_K, T_DEBOUNCE,
+};
+
+#define OBSOLETE "obsolete, accepted and ignored: "
 
 const struct bw_param_def tracker_options[] = {
-        [T_WINDOW] = { "window", BW_PARAM_INT, "20", 3, DETECTOR_WINDOW_MAX, NULL, "runs",
-                       "how many recent accepted runs the baseline (median) is taken over", 0 },
-        [T_WARMUP] = { "warmup", BW_PARAM_INT, "5", 1, DETECTOR_WINDOW_MAX, NULL, "runs",
-                       "runs recorded before any verdict", 0 },
-        [T_THRESHOLD] = { "threshold", BW_PARAM_DOUBLE, "0.10", 0, 10, NULL, "fraction",
-                          "minimum relative change in the bad direction (0.10 = 10%)", 0 },
+        [T_REFERENCE_RUNS] = { "reference_runs", BW_PARAM_INT, "100", DETECTOR_REF_MIN,
+                               DETECTOR_REF_MAX, NULL, "runs",
+                               "counted runs the pinned reference (level and noise) is learnt over; "
+                               "no verdict before", 0 },
+        [T_RECENT_RUNS] = { "recent_runs", BW_PARAM_INT, "6", 1, DETECTOR_RECENT_MAX, NULL, "runs",
+                            "counted runs the recent level (median) is taken over", 0 },
+        [T_THRESHOLD] = { "threshold", BW_PARAM_DOUBLE, "0.05", 0, 0.99, NULL, "fraction",
+                          "minimum change that is a regression (0.05 = 5% worse than the reference)", 0 },
+        [T_ALLOWANCE] = { "allowance", BW_PARAM_DOUBLE, "0.6", 0, 10, NULL, "noise units",
+                          "CUSUM allowance: evidence a run adds is its residual minus this", 0 },
+        [T_ALARM] = { "alarm", BW_PARAM_DOUBLE, "8.5", 0.1, 1000, NULL, "noise units",
+                      "CUSUM decision interval: accumulated evidence that declares a regression", 0 },
+        [T_CLAMP] = { "clamp", BW_PARAM_DOUBLE, "2.75", 0.1, 100, NULL, "noise units",
+                      "most evidence one run can add, so no single wild run alarms", 0 },
+        [T_MAX_STEAL] = { "max_steal", BW_PARAM_DOUBLE, "0.10", 0, 1, NULL, "fraction",
+                          "a run during which more of the CPU time was stolen by the hypervisor "
+                          "is judged but not counted", 0 },
+        [T_VERIFY_MIN_RUNS] = { "verify_min_runs", BW_PARAM_INT, "3", 1, DETECTOR_REF_MAX, NULL, "runs",
+                                "fewest runs `benchwatch verify` decides on", 0 },
+        [T_VERIFY_RUNS] = { "verify_runs", BW_PARAM_INT, "20", 1, DETECTOR_REF_MAX, NULL, "runs",
+                            "most runs `benchwatch verify` makes of a probe; it stops as soon as "
+                            "the answer is clear", 0 },
+        [T_WINDOW] = { "window", BW_PARAM_INT, "20", 3, 100, NULL, "runs",
+                       OBSOLETE "see reference_runs and recent_runs", 0 },
+        [T_WARMUP] = { "warmup", BW_PARAM_INT, "5", 1, 100, NULL, "runs",
+                       OBSOLETE "see reference_runs", 0 },
         [T_NOISE_K] = { "noise_k", BW_PARAM_DOUBLE, "3", 0, 100, NULL, "",
-                        "... and more than this many times the host's own noise (scaled MAD)", 0 },
-        [T_DEBOUNCE] = { "debounce", BW_PARAM_INT, "3", 1, DETECTOR_WINDOW_MAX, NULL, "runs",
-                         "bad runs in a row to declare a regression, good runs to lift it", 0 },
-        [T_VERIFY_RUNS] = { "verify_runs", BW_PARAM_INT, "3", 1, DETECTOR_WINDOW_MAX, NULL, "runs",
-                            "how often `benchwatch verify` runs each probe (the median is judged)", 0 },
+                        OBSOLETE "see allowance and alarm", 0 },
+        [T_DEBOUNCE] = { "debounce", BW_PARAM_INT, "3", 1, 100, NULL, "runs",
+                         OBSOLETE "see alarm", 0 },
         { NULL },
 };
 
-void tracker_settings(const struct config *cfg, struct detector_config *ret,
-                      unsigned *ret_verify_runs)
+void tracker_settings(const struct config *cfg, struct tracker_settings *ret)
 {
         const struct param_set *ps = cfg ? config_section(cfg, "regression") : NULL;
-        detector_config_default(ret);
-        if (ret_verify_runs)
-                *ret_verify_runs = 3;
+        detector_config_default(&ret->det);
+        ret->verify_min_runs = 3;
+        ret->verify_max_runs = 20;
+        ret->max_steal = 0.10;
         if (!ps)
                 return;
-        ret->window = (unsigned)ps->values[T_WINDOW].i;
-        ret->warmup = (unsigned)ps->values[T_WARMUP].i;
-        ret->threshold = ps->values[T_THRESHOLD].d;
-        ret->k = ps->values[T_NOISE_K].d;
-        ret->debounce = (unsigned)ps->values[T_DEBOUNCE].i;
-        if (ret_verify_runs)
-                *ret_verify_runs = (unsigned)ps->values[T_VERIFY_RUNS].i;
+        ret->det.reference_runs = (unsigned)ps->values[T_REFERENCE_RUNS].i;
+        ret->det.recent_runs = (unsigned)ps->values[T_RECENT_RUNS].i;
+        ret->det.threshold = ps->values[T_THRESHOLD].d;
+        ret->det.allowance = ps->values[T_ALLOWANCE].d;
+        ret->det.alarm = ps->values[T_ALARM].d;
+        ret->det.clamp = ps->values[T_CLAMP].d;
+        ret->max_steal = ps->values[T_MAX_STEAL].d;
+        ret->verify_min_runs = (unsigned)ps->values[T_VERIFY_MIN_RUNS].i;
+        ret->verify_max_runs = (unsigned)ps->values[T_VERIFY_RUNS].i;
+}
+
+int tracker_check(const struct config *cfg, char **ret_error)
+{
+        struct tracker_settings ts;
+        tracker_settings(cfg, &ts);
+        if (!(ts.det.clamp > ts.det.allowance)) {
+                *ret_error = str_printf("%s: [regression] clamp (%g) must be larger than "
+                                        "allowance (%g)", cfg->source, ts.det.clamp,
+                                        ts.det.allowance);
+                return -EINVAL;
+        }
+        if (ts.verify_min_runs > ts.verify_max_runs) {
+                *ret_error = str_printf("%s: [regression] verify_min_runs (%u) is larger than "
+                                        "verify_runs (%u)", cfg->source, ts.verify_min_runs,
+                                        ts.verify_max_runs);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+char *tracker_obsolete_options(const struct config *cfg)
+{
+        const struct param_set *ps = cfg ? config_section(cfg, "regression") : NULL;
+        char *list = NULL;
+        for (int i = T_OBSOLETE; ps && tracker_options[i].name; i++) {
+                if (!ps->values[i].is_set)
+                        continue;
+                char *l = str_printf("%s%s%s", list ? list : "", list ? ", " : "",
+                                     tracker_options[i].name);
+                free(list);
+                list = l;
+        }
+        return list;
+}
+
+bool tracker_run_counts(const struct tracker_settings *ts, const struct result *res,
+                        char **ret_why)
+{
+        const struct sample *s = result_find_sample(res, "benchwatch_probe_steal_ratio", NULL);
+        if (!s || !(s->value > ts->max_steal))
+                return true;
+        if (ret_why)
+                *ret_why = str_printf("%.1f%% of the CPU time was stolen by the hypervisor "
+                                      "during the run (max_steal %.0f%%)", s->value * 100,
+                                      ts->max_steal * 100);
+        return false;
 }
 
 struct tracker {
@@ -71,9 +146,7 @@ void tracker_free(struct tracker *t)
         free(t);
 }
 
-/* The stored baseline; a corrupt file was set aside: start afresh. The
- * file is read around every run, not cached, so `baseline reset` from
- * another process is never overwritten by a stale copy. */
+/* The stored baseline; a corrupt file was set aside: start afresh. */
 static struct baseline *load(struct tracker *t, const char *probe)
 {
         struct baseline *b = NULL;
@@ -102,19 +175,19 @@ static void log_transitions(const struct baseline *b)
 void tracker_observe(struct tracker *t, const struct config *cfg,
                      struct result *res, bool counted)
 {
-        struct detector_config dc;
+        struct tracker_settings ts;
         char *why = NULL;
         if (!res->success)
                 return;
-        tracker_settings(cfg, &dc, NULL);
+        tracker_settings(cfg, &ts);
         struct baseline *b = load(t, res->probe);
         if (!b)
                 return;
-        int r = baseline_update(b, res, &dc, counted);
+        int r = baseline_update(b, res, &ts.det, counted);
         if (r >= 0)
                 log_transitions(b);
         if (r >= 0)
-                r = baseline_add_metrics(b, res);
+                r = baseline_add_metrics(b, res, counted);
         if (r >= 0 && counted && baseline_save(b, t->state_dir, &why) < 0 &&
             log_ratelimit_ok(&t->errors))
                 log_error("%s", why ? why : "cannot save the baseline");

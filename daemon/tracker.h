@@ -1,11 +1,14 @@
-/* tracker.h — the daemon's memory of each probe's baseline.
+/* tracker.h — the daemon's memory of each probe's references.
  *
  * After every run the daemon hands the result here: the probe's baseline is
- * loaded (once), updated with the run's figures, saved (atomically), and the
- * verdict metrics (benchwatch_baseline, benchwatch_regression_ratio,
- * benchwatch_regression) are appended to the result before it goes to the
- * sinks.  Entering or leaving a regression is logged at warning level with
- * the figures.  The [regression] config section tunes the detector. */
+ * loaded (read around every run, so a `baseline reset` or `accept` made
+ * meanwhile by another process is never overwritten), updated with the
+ * run's figures, saved atomically, and the verdict metrics
+ * (benchwatch_baseline, benchwatch_regression, _ratio, _change_ratio,
+ * _evidence...) are appended to the result before it goes to the sinks.
+ * Entering or leaving a regression is logged at warning level with the
+ * size of the change, against what, and how sure.  The [regression]
+ * section tunes the detector and verify. */
 #ifndef BENCHWATCH_TRACKER_H
 #define BENCHWATCH_TRACKER_H
 
@@ -15,18 +18,38 @@
 #include "detector.h"
 #include "result.h"
 
-/* The [regression] section's options (window, warmup, threshold, noise_k,
- * debounce, verify_runs). */
+/* The [regression] section's options. */
 extern const struct bw_param_def tracker_options[];
 
-/* Detector settings and verify's run count from the config's [regression]
- * section (defaults when absent). */
-void tracker_settings(const struct config *cfg, struct detector_config *ret,
-                      unsigned *ret_verify_runs);
+struct tracker_settings {
+        struct detector_config det;
+        unsigned verify_min_runs, verify_max_runs;
+        double max_steal;  /* a run with more of the host's CPU time stolen
+                              by the hypervisor is judged but not counted */
+};
+
+/* Settings from the config's [regression] section (defaults when absent
+ * or cfg is NULL). */
+void tracker_settings(const struct config *cfg, struct tracker_settings *ret);
+
+/* What the options' ranges cannot say (clamp > allowance...): -EINVAL
+ * and a malloc'd message naming the file. */
+int tracker_check(const struct config *cfg, char **ret_error);
+
+/* Options of [regression] that are still accepted but no longer used, as
+ * a malloc'd "window, debounce" list; NULL when none is set. */
+char *tracker_obsolete_options(const struct config *cfg);
+
+/* Whether a run counts towards the references: not when more than
+ * max_steal of the CPU time went to the hypervisor during it (the
+ * scheduler records benchwatch_probe_steal_ratio).  *ret_why (malloc'd,
+ * may be NULL) says why not. */
+bool tracker_run_counts(const struct tracker_settings *ts, const struct result *res,
+                        char **ret_why);
 
 struct tracker;
 int tracker_new(const char *state_dir, struct tracker **ret);
-/* Update the probe's baseline with res (counted = not taken while busy)
+/* Update the probe's baseline with res (counted: see tracker_run_counts)
  * and append the verdict metrics to res.  Logs its own problems. */
 void tracker_observe(struct tracker *t, const struct config *cfg,
                      struct result *res, bool counted);
