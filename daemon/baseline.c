@@ -510,11 +510,11 @@ int baseline_verify(struct baseline *b, const struct result *const *runs, size_t
         return r;
 }
 
-int baseline_accept(struct baseline *b, double t)
+int baseline_accept(struct baseline *b, const struct detector_config *c, double t)
 {
         int accepted = 0;
         for (size_t i = 0; i < b->n_series; i++)
-                accepted += detector_accept(&b->series[i].det, t) >= 0;
+                accepted += detector_accept(&b->series[i].det, c, t) >= 0;
         return accepted ? accepted : -EAGAIN;
 }
 

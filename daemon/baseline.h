@@ -92,7 +92,7 @@ int baseline_verify(struct baseline *b, const struct result *const *runs, size_t
 /* `baseline accept`: every pinned series takes its recent level as its
  * new reference (detector_accept), at time t.  The number of series
  * accepted, or -EAGAIN when none could be (none pinned, too few runs). */
-int baseline_accept(struct baseline *b, double t);
+int baseline_accept(struct baseline *b, const struct detector_config *c, double t);
 
 /* `baseline import`: pin the reference of series `key` (added when new)
  * on v[0..n) at time t.  -EINVAL for a key that is not canonical or too

@@ -136,7 +136,12 @@ static int load_for_change(const char *state_dir, const char *probe, struct base
 static int save(const char *state_dir, const struct baseline *b)
 {
         char *why = NULL;
-        int r = baseline_save(b, state_dir, &why);
+        int r = app_ensure_dir(state_dir);
+        if (r < 0) {
+                log_error("cannot create '%s': %s", state_dir, strerror(-r));
+                return EXIT_ENV;
+        }
+        r = baseline_save(b, state_dir, &why);
         if (r < 0) {
                 log_error("%s", why ? why : strerror(-r));
                 free(why);
@@ -145,7 +150,8 @@ static int save(const char *state_dir, const struct baseline *b)
         return EXIT_OK;
 }
 
-static int accept_one(const char *state_dir, const char *probe)
+static int accept_one(const char *state_dir, const char *probe,
+                      const struct tracker_settings *ts)
 {
         struct baseline *b = NULL;
         int ex = load_for_change(state_dir, probe, &b);
@@ -154,7 +160,7 @@ static int accept_one(const char *state_dir, const char *probe)
         double before[b->n_series ? b->n_series : 1];
         for (size_t i = 0; i < b->n_series; i++)
                 before[i] = exp(b->series[i].det.rs.log_level);
-        int r = baseline_accept(b, now_wall());
+        int r = baseline_accept(b, &ts->det, now_wall());
         if (r == -EAGAIN) {
                 log_error("baseline accept: probe '%s' has no pinned reference with recent runs "
                           "to accept yet%s", probe, b->n_series ? "" : " (no baseline at all)");
@@ -216,7 +222,7 @@ static int import_one(const char *state_dir, const char *probe, const char *metr
         if (r < 0) {
                 log_error("baseline import: %s", why ? why : strerror(-r));
                 free(why);
-                return r == -EINVAL ? EXIT_USAGE : EXIT_ENV;
+                return r == -EINVAL || r == -ENOENT || r == -EISDIR ? EXIT_USAGE : EXIT_ENV;
         }
         int ex = load_for_change(state_dir, probe, &b);
         if (ex == EXIT_OK)
@@ -320,7 +326,7 @@ int cmd_baseline(struct app *app, int argc, char **argv)
                 ex = baseline_reset_cmd(state_dir, argv + 2 + all_flag, argc - 2 - all_flag, all_flag);
         else if (verb == 2)
                 for (int i = 2; i < argc; i++) {
-                        int r = accept_one(state_dir, argv[i]);
+                        int r = accept_one(state_dir, argv[i], &ts);
                         ex = ex == EXIT_OK ? r : ex;
                 }
         else

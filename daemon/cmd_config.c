@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "tracker.h"
 #include "log.h"
 #include "parse.h"
 
@@ -20,6 +21,7 @@ int cmd_check_config(struct app *app, int argc, char **argv)
         int ex = app_init(app);
         if (ex != EXIT_OK)
                 return ex;
+        tracker_warn_obsolete(app->cfg);
         printf("%s: OK, %zu probe(s)\n", app->cfg->source, app->cfg->n_probes);
         for (size_t i = 0; i < app->cfg->n_probes; i++) {
                 const struct probe_cfg *p = &app->cfg->probes[i];

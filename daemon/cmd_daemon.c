@@ -128,17 +128,6 @@ static int setup_watchdog(struct daemon *d)
         return r;
 }
 
-/* Options of the per-run rule that the CUSUM replaced. */
-static void warn_obsolete(const struct config *cfg)
-{
-        char *list = tracker_obsolete_options(cfg);
-        if (list)
-                log_warning("%s: [regression] %s: obsolete and ignored since the detector "
-                            "accumulates evidence across runs (see reference_runs, alarm and "
-                            "threshold in benchwatch.conf(5))", cfg->source, list);
-        free(list);
-}
-
 /* Load and check the configuration whole, then swap it in; on any error
  * the running configuration stays as it was. */
 static int reload_config(struct daemon *d, char **ret_why)
@@ -181,7 +170,7 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
         } else {
                 log_info("configuration reloaded from %s: %zu probe(s)", d->app->cfg->source,
                          d->app->cfg->n_probes);
-                warn_obsolete(d->app->cfg);
+                tracker_warn_obsolete(d->app->cfg);
         }
         free(why);
         sd_notify(false, "READY=1");
@@ -278,7 +267,7 @@ static int run(struct daemon *d)
         log_info("benchwatch %s started: %zu probe(s) from %s, %zu sink(s)",
                  PACKAGE_VERSION, d->app->cfg->n_probes, d->app->cfg->source,
                  sink_set_count(d->sinks));
-        warn_obsolete(d->app->cfg);
+        tracker_warn_obsolete(d->app->cfg);
         sd_notify(false, "READY=1");
         notify_status(d);
         r = sd_event_loop(d->event);

@@ -198,7 +198,7 @@ int cmd_replay(struct app *app, int argc, char **argv)
                 log_error("replay: %s", why ? why : strerror(-r));
                 free(why);
                 app_done(app);
-                return r == -EINVAL || r == -ENOENT ? EXIT_USAGE : EXIT_ENV;
+                return r == -EINVAL || r == -ENOENT || r == -EISDIR ? EXIT_USAGE : EXIT_ENV;
         }
         if (o.fmt == FORMAT_JSON)
                 printf("{\"file\":");

@@ -113,8 +113,11 @@ static void reference_of(const double *v, size_t n, struct detector_reference *r
                 num += i ? r * (lg[i - 1] - m) / s : 0;
         }
         /* the lag-1 estimate is biased low by about (1 + 3 rho) / n */
-        double rho = den > 0 ? num / den : 0;
-        rho += (1 + 3 * rho) / (double)n;
+        /* a flat series (noise at the floor) has no correlation to speak of */
+        bool flat = den < 0.01 * (double)n;
+        double rho = flat ? 0 : num / den;
+        if (!flat)
+                rho += (1 + 3 * rho) / (double)n;
         ret->log_level = m;
         ret->sigma = s;
         ret->rho = clampd(rho, 0, RHO_MAX);
@@ -307,11 +310,11 @@ int detector_update(struct detector *d, const struct detector_config *c,
         return 0;
 }
 
-int detector_accept(struct detector *d, double t)
+int detector_accept(struct detector *d, const struct detector_config *c, double t)
 {
         if (!d->pinned || d->n_recent < 3)
                 return -EAGAIN;
-        double f = exp(recent_log_level(d, d->n_recent) - d->rs.log_level);
+        double f = exp(recent_log_level(d, c->recent_runs) - d->rs.log_level);
         for (unsigned i = 0; i < d->n_ref; i++)
                 d->ref[i] *= f;
         d->pinned_at = t;

@@ -132,10 +132,11 @@ int detector_update(struct detector *d, const struct detector_config *c,
 void detector_state(const struct detector *d, const struct detector_config *c,
                     enum detector_direction dir, struct detector_verdict *ret);
 
-/* `baseline accept`: the recent level becomes the reference (its runs are
- * scaled to it, so the noise estimate is kept), pinned at t, with no
- * regression.  -EAGAIN while learning or with fewer than 3 recent runs. */
-int detector_accept(struct detector *d, double t);
+/* `baseline accept`: the recent level (the median of the last
+ * c->recent_runs counted runs) becomes the reference (its runs are scaled
+ * to it, so the noise estimate is kept), pinned at t, with no regression.
+ * -EAGAIN while learning or with fewer than 3 recent runs. */
+int detector_accept(struct detector *d, const struct detector_config *c, double t);
 
 /* `baseline import`: pin the reference on the last DETECTOR_REF_MAX of
  * v[0..n) at time t.  -EINVAL with fewer than DETECTOR_REF_MIN values or a

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "parse.h"
@@ -152,6 +153,13 @@ int series_file_read(const char *path, struct series_point **ret, size_t *ret_n,
                 if (ret_error)
                         *ret_error = str_printf("cannot open '%s': %s", path, strerror(-r));
                 return r;
+        }
+        struct stat st;
+        if (!use_stdin && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+                fclose(f);
+                if (ret_error)
+                        *ret_error = str_printf("cannot read '%s': it is a directory", path);
+                return -EISDIR;
         }
         int r = series_file_parse(f, use_stdin ? "(standard input)" : path, ret, ret_n, ret_error);
         if (!use_stdin)

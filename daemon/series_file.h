@@ -26,8 +26,8 @@ struct series_point {
 int series_file_parse(FILE *f, const char *name, struct series_point **ret,
                       size_t *ret_n, char **ret_error);
 
-/* The same from a path ("-" is standard input); -errno of open with
- * *ret_error naming the file. */
+/* The same from a path ("-" is standard input); -errno of open (or
+ * -EISDIR) with *ret_error naming the file. */
 int series_file_read(const char *path, struct series_point **ret, size_t *ret_n,
                      char **ret_error);
 

@@ -93,7 +93,7 @@ int tracker_check(const struct config *cfg, char **ret_error)
         return 0;
 }
 
-char *tracker_obsolete_options(const struct config *cfg)
+void tracker_warn_obsolete(const struct config *cfg)
 {
         const struct param_set *ps = cfg ? config_section(cfg, "regression") : NULL;
         char *list = NULL;
@@ -105,7 +105,11 @@ char *tracker_obsolete_options(const struct config *cfg)
                 free(list);
                 list = l;
         }
-        return list;
+        if (list)
+                log_warning("%s: [regression] %s: obsolete and ignored since the detector "
+                            "accumulates evidence across runs (see reference_runs, alarm and "
+                            "threshold in benchwatch.conf(5))", cfg->source, list);
+        free(list);
 }
 
 bool tracker_run_counts(const struct tracker_settings *ts, const struct result *res,

@@ -36,9 +36,9 @@ void tracker_settings(const struct config *cfg, struct tracker_settings *ret);
  * and a malloc'd message naming the file. */
 int tracker_check(const struct config *cfg, char **ret_error);
 
-/* Options of [regression] that are still accepted but no longer used, as
- * a malloc'd "window, debounce" list; NULL when none is set. */
-char *tracker_obsolete_options(const struct config *cfg);
+/* Logs a warning naming the options of [regression] that are set but no
+ * longer used (the per-run rule's window, warmup, noise_k, debounce). */
+void tracker_warn_obsolete(const struct config *cfg);
 
 /* Whether a run counts towards the references: not when more than
  * max_steal of the CPU time went to the hypervisor during it (the

@@ -1,8 +1,9 @@
 /* test_baseline.c — the baseline store: which series are tracked, that a
  * stored baseline reads back bit for bit, that no damaged or foreign file
  * is ever trusted (every truncation, every flipped byte, garbage, a future
- * format version), reset and listing, the verify comparison and the
- * benchwatch_baseline / _regression_ratio / _regression families. */
+ * format version), that a version 1 file (the per-run rule's) is read and
+ * converted, reset and listing, accept and import, the verify comparison
+ * and the benchwatch_baseline* / benchwatch_regression* families. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -86,8 +87,8 @@ static void test_tracked_series(void)
         EXPECT(s && s->n_labels == 2 && !strcmp(s->labels[0].name, "mode") &&
               !strcmp(s->labels[0].value, MODE) && !strcmp(s->metric, "benchwatch_disk_iops"));
         s = baseline_find(b, KEY_P99);
-        EXPECT(s && s->direction == DETECTOR_LOWER_IS_BETTER && s->det.n_values == 1);
-        EXPECT(s && fabs(s->det.values[0] - 0.001485) < 0.001485 * 0.01);
+        EXPECT(s && s->direction == DETECTOR_LOWER_IS_BETTER && s->det.n_ref == 1);
+        EXPECT(s && fabs(s->det.ref[0] - 0.001485) < 0.001485 * 0.01);
         for (size_t i = 0; i < b->n_series; i++)
                 EXPECT(strncmp(b->series[i].key, "benchwatch_probe_", 17) &&
                       !strstr(b->series[i].key, "errors") && !strstr(b->series[i].key, "non_2xx"));
@@ -97,25 +98,28 @@ static void test_tracked_series(void)
         struct result *r = disk_result(1, 1, MODE);
         r->success = false;
         EXPECT(baseline_update(b, r, &c, true) == 0);
-        EXPECT(b->n_series == 5 && !b->series[0].seen && b->series[0].det.n_values == 1);
+        EXPECT(b->n_series == 5 && !b->series[0].seen && b->series[0].det.n_ref == 1);
         result_free(r);
 
         /* What the store reads back goes through the same key rules. */
         struct detector det;
         detector_init(&det);
-        det.n_values = 1;
-        det.values[0] = 7;
+        det.n_ref = 1;
+        det.ref[0] = 7;
         EXPECT(baseline_add_series(b, KEY_READ, DETECTOR_HIGHER_IS_BETTER, &det) == -EEXIST);
         EXPECT(baseline_add_series(b, "m{b=\"1\",a=\"2\"}", DETECTOR_HIGHER_IS_BETTER, &det) == -EINVAL);
         EXPECT(baseline_add_series(b, "m{a=\"1\",a=\"2\"}", DETECTOR_HIGHER_IS_BETTER, &det) == -EINVAL);
         EXPECT(baseline_add_series(b, "m{a=\"\\x\"}", DETECTOR_HIGHER_IS_BETTER, &det) == -EINVAL);
         EXPECT(baseline_add_series(b, "m{a=1}", DETECTOR_HIGHER_IS_BETTER, &det) == -EINVAL);
         EXPECT(baseline_add_series(b, "m", DETECTOR_NONE, &det) == -EINVAL);
+        det.ref[0] = -7;
+        EXPECT(baseline_add_series(b, "m", DETECTOR_HIGHER_IS_BETTER, &det) == -EINVAL);
+        det.ref[0] = 7;
         EXPECT(b->n_series == 5);
         EXPECT(baseline_add_series(b, "m{a=\"x\\ny\"}", DETECTOR_LOWER_IS_BETTER, &det) == 0);
         s = baseline_find(b, "m{a=\"x\\ny\"}");
         EXPECT(s && !strcmp(s->metric, "m") && s->n_labels == 1 &&
-              !strcmp(s->labels[0].value, "x\ny") && s->det.values[0] == 7);
+              !strcmp(s->labels[0].value, "x\ny") && s->det.ref[0] == 7);
         baseline_free(b);
 }
 
@@ -180,18 +184,22 @@ static bool same_baseline(const struct baseline *a, const struct baseline *b)
 
 static void test_roundtrip(void)
 {
-        struct baseline *b = fed_baseline(25, 1234.567), *back = NULL;
+        struct baseline *b = fed_baseline(120, 1234.567), *back = NULL;
         char *err = NULL, *path = NULL;
         unsigned corrupt;
 
+        EXPECT(b->series[0].det.pinned && b->series[0].det.n_ref == 100);
         b->series[1].det.regression = true;
-        b->series[1].det.bad_runs = 3;
-        b->series[2].det.values[0] = 1.0 / 3; /* needs all 17 digits */
+        b->series[1].det.cusum = 8.5;
+        b->series[1].det.shift = 1.0 / 7;
+        b->series[1].det.last_z = -0.1;
+        b->series[2].det.ref[0] = 1.0 / 3; /* needs all 17 digits */
+        EXPECT(detector_refresh(&b->series[2].det) == 0);
         EXPECT(baseline_save(b, dir, &err) == 0 && !err);
         EXPECT(sweep_others(&corrupt) == 0); /* no temporary left behind */
         EXPECT(baseline_load(dir, "root", &back, &err) == 0 && !err);
         EXPECT(back && same_baseline(b, back));
-        EXPECT(back && back->series[0].det.n_values == 20);
+        EXPECT(back && back->series[0].det.n_ref == 100 && back->series[0].det.n_recent == 30);
         baseline_free(back);
 
         /* Saving again replaces, and the file is readable by others. */
@@ -244,7 +252,7 @@ static void test_damaged_files(void)
         baseline_save(b, dir, NULL);
         baseline_path(dir, "root", &path);
         good = slurp(path, &len);
-        EXPECT(len > 200 && !strncmp(good, "benchwatch-baseline 1\nprobe root\n", 33));
+        EXPECT(len > 200 && !strncmp(good, "benchwatch-baseline 2\nprobe root\n", 33));
 
         /* Every truncation (a crash while writing without the rename). */
         for (size_t cut = 0; cut < len; cut++, n_trunc++)
@@ -275,13 +283,13 @@ static void test_damaged_files(void)
         baseline_free(w);
 
         /* A future format: set aside with a message saying so. */
-        const char future[] = "benchwatch-baseline 2\nprobe root\nwhatever 2 means\n";
+        const char future[] = "benchwatch-baseline 3\nprobe root\nwhatever 3 means\n";
         struct baseline *back = NULL;
         char *err = NULL;
         unsigned corrupt;
         spit(path, future, strlen(future));
         EXPECT(baseline_load(dir, "root", &back, &err) == -EPROTONOSUPPORT && !back);
-        EXPECT(err && strstr(err, "format version 2"));
+        EXPECT(err && strstr(err, "format version 3"));
         EXPECT(sweep_others(&corrupt) == 1 && corrupt == 1);
         free(err);
 
@@ -325,54 +333,121 @@ static uint64_t fnv1a(const char *p, size_t n)
 static void expect_body_rejected(const char *body, unsigned n_series, int want)
 {
         char buf[8192];
-        int n = snprintf(buf, sizeof(buf), "benchwatch-baseline 1\nprobe root\n%s", body);
+        int n = snprintf(buf, sizeof(buf), "benchwatch-baseline 2\nprobe root\n%s", body);
         snprintf(buf + n, sizeof(buf) - (size_t)n, "end %u %016llx\n", n_series,
                  (unsigned long long)fnv1a(buf, (size_t)n));
         expect_rejected(buf, strlen(buf), want, body);
 }
 
+#define SERIES_OK "series m{a=\"1\",b=\"x\\\"y\"}\ndirection higher\nreference 1 1764547200.5\n" \
+        "values 1 2.5 3e-07 4\nrecent 2 3\nstate 1 4 8.5 0.25 1.75 -0.5\n"
+
 static void test_strict_parser(void)
 {
         struct baseline *back;
         char *path;
-        const char ok[] = "series m{a=\"1\",b=\"x\\\"y\"}\ndirection higher\nstate 1 2 0\nvalues 1 2.5 -3e-07\n";
         char buf[8192];
 
         /* The well-formed hand-written file loads: the rejections below are
          * for the one thing each changes. */
-        int n = snprintf(buf, sizeof(buf), "benchwatch-baseline 1\nprobe root\n%s", ok);
+        int n = snprintf(buf, sizeof(buf), "benchwatch-baseline 2\nprobe root\n%s", SERIES_OK);
         snprintf(buf + n, sizeof(buf) - (size_t)n, "end 1 %016llx\n",
                  (unsigned long long)fnv1a(buf, (size_t)n));
         baseline_path(dir, "root", &path);
         spit(path, buf, strlen(buf));
         EXPECT(baseline_load(dir, "root", &back, NULL) == 0 && back->n_series == 1);
-        EXPECT(back->series[0].det.regression && back->series[0].det.bad_runs == 2 &&
-              back->series[0].det.n_values == 3 && back->series[0].det.values[2] == -3e-7);
+        const struct detector *d = &back->series[0].det;
+        EXPECT(d->pinned && d->pinned_at == 1764547200.5 && d->n_ref == 4 && d->ref[2] == 3e-7 &&
+               d->n_recent == 2 && d->recent[1] == 3);
+        EXPECT(d->regression && d->segment == 4 && d->cusum == 8.5 && d->clear == 0.25 &&
+               d->shift == 1.75 && d->last_z == -0.5);
         EXPECT(back->n_series == 1 && !strcmp(back->series[0].labels[1].value, "x\"y"));
         baseline_free(back);
         unlink(path);
         free(path);
 
-        expect_body_rejected("series m{b=\"1\",a=\"2\"}\ndirection higher\nstate 0 0 0\nvalues\n", 1, -EBADMSG);
-        expect_body_rejected("series m{a=\"1\",}\ndirection higher\nstate 0 0 0\nvalues\n", 1, -EBADMSG);
-        expect_body_rejected("series m{a=\"1\"\ndirection higher\nstate 0 0 0\nvalues\n", 1, -EBADMSG);
-        expect_body_rejected("series m\ndirection higher\nstate 0 0 0\nvalues\n"
-                             "series m\ndirection higher\nstate 0 0 0\nvalues\n", 2, -EBADMSG);
-        expect_body_rejected("series m\ndirection sideways\nstate 0 0 0\nvalues\n", 1, -EBADMSG);
-        expect_body_rejected("series m\ndirection higher\nstate 2 0 0\nvalues\n", 1, -EBADMSG);
-        expect_body_rejected("series m\ndirection higher\nstate 0 0\nvalues\n", 1, -EBADMSG);
-        expect_body_rejected("series m\ndirection higher\nstate 0 0 0\nvalues 1 nan\n", 1, -EBADMSG);
-        expect_body_rejected("series m\ndirection higher\nstate 0 0 0\nvalues 1  2\n", 1, -EBADMSG);
-        expect_body_rejected("series m\nstate 0 0 0\ndirection higher\nvalues\n", 1, -EBADMSG);
-        expect_body_rejected("series m\ndirection higher\nstate 0 0 0\nvalues\n", 2, -EBADMSG);
-        expect_body_rejected("series m\ndirection higher\nstate 0 0 0\nvalues\nextra\n", 1, -EBADMSG);
+        const char *tail = "values\nrecent\nstate 0 0 0 0 0 0\n";
+        char body[512];
+#define REJECT(head, rest, n_series) do { \
+        snprintf(body, sizeof(body), "%s%s", head, rest); \
+        expect_body_rejected(body, n_series, -EBADMSG); } while (0)
+        REJECT("series m{b=\"1\",a=\"2\"}\ndirection higher\nreference 0 0\n", tail, 1);
+        REJECT("series m{a=\"1\",}\ndirection higher\nreference 0 0\n", tail, 1);
+        REJECT("series m{a=\"1\"\ndirection higher\nreference 0 0\n", tail, 1);
+        REJECT("series m\ndirection sideways\nreference 0 0\n", tail, 1);
+        REJECT("series m\ndirection higher\nreference 2 0\n", tail, 1);
+        REJECT("series m\ndirection higher\nreference 0\n", tail, 1);
+        REJECT("series m\ndirection higher\nreference 0 nan\n", tail, 1);
+        REJECT("series m\ndirection higher\nreference 1 0\n", tail, 1); /* pinned on nothing */
+        REJECT("series m\ndirection higher\nreference 0 0\n", "values 1 nan\nrecent\nstate 0 0 0 0 0 0\n", 1);
+        REJECT("series m\ndirection higher\nreference 0 0\n", "values 1 -2\nrecent\nstate 0 0 0 0 0 0\n", 1);
+        REJECT("series m\ndirection higher\nreference 0 0\n", "values 1 0\nrecent\nstate 0 0 0 0 0 0\n", 1);
+        REJECT("series m\ndirection higher\nreference 0 0\n", "values 1  2\nrecent\nstate 0 0 0 0 0 0\n", 1);
+        REJECT("series m\ndirection higher\nreference 0 0\n", "values\nrecent\nstate 2 0 0 0 0 0\n", 1);
+        REJECT("series m\ndirection higher\nreference 0 0\n", "values\nrecent\nstate 0 0 -1 0 0 0\n", 1);
+        REJECT("series m\ndirection higher\nreference 0 0\n", "values\nrecent\nstate 0 0 0 0 0\n", 1);
+        REJECT("series m\ndirection higher\nreference 0 0\n", "values\nrecent\nstate 0 0 0 0 0 0 0\n", 1);
+        REJECT("series m\ndirection higher\nreference 0 0\n", "values\nstate 0 0 0 0 0 0\n", 1);
+        REJECT("series m\nreference 0 0\ndirection higher\n", tail, 1);
+        REJECT("series m\ndirection higher\nreference 0 0\n", tail, 2);
+        REJECT("series m\ndirection higher\nreference 0 0\nvalues\nrecent\nstate 0 0 0 0 0 0\nextra\n", "", 1);
+        REJECT("series m\ndirection higher\nreference 0 0\nvalues\nrecent\nstate 0 0 0 0 0 0\n"
+               "series m\ndirection higher\nreference 0 0\n", tail, 2);
+#undef REJECT
         char many[4096];
         size_t len = (size_t)snprintf(many, sizeof(many),
-                                      "series m\ndirection higher\nstate 0 0 0\nvalues");
-        for (int i = 0; i <= DETECTOR_WINDOW_MAX; i++)
+                                      "series m\ndirection higher\nreference 0 0\nvalues");
+        for (int i = 0; i <= DETECTOR_REF_MAX; i++)
                 len += (size_t)snprintf(many + len, sizeof(many) - len, " 1");
-        snprintf(many + len, sizeof(many) - len, "\n");
+        snprintf(many + len, sizeof(many) - len, "\nrecent\nstate 0 0 0 0 0 0\n");
         expect_body_rejected(many, 1, -EBADMSG);
+}
+
+/* A version 1 file keeps its learnt baseline: a full window (20 runs) is
+ * pinned at the file's time, a shorter one goes on learning, and a v1
+ * regression stays one; the next save writes version 2. */
+static void test_v1_conversion(void)
+{
+        char buf[8192], *path;
+        size_t n = (size_t)snprintf(buf, sizeof(buf), "benchwatch-baseline 1\nprobe root\n"
+                                    "series full\ndirection higher\nstate 1 3 0\nvalues");
+        for (int i = 0; i < 20; i++)
+                n += (size_t)snprintf(buf + n, sizeof(buf) - n, " %d", 1000 + i % 5);
+        n += (size_t)snprintf(buf + n, sizeof(buf) - n,
+                              "\nseries short\ndirection lower\nstate 0 0 2\nvalues 0.5 0.25\n");
+        snprintf(buf + n, sizeof(buf) - n, "end 2 %016llx\n", (unsigned long long)fnv1a(buf, n));
+        baseline_path(dir, "root", &path);
+        spit(path, buf, strlen(buf));
+        struct timespec ts[2] = { { .tv_sec = 1700000000 }, { .tv_sec = 1700000000 } };
+        EXPECT(utimensat(AT_FDCWD, path, ts, 0) == 0);
+
+        struct baseline *b = NULL, *back = NULL;
+        char *err = NULL;
+        EXPECT(baseline_load(dir, "root", &b, &err) == 0 && !err && b && b->n_series == 2);
+        const struct baseline_series *f = b ? baseline_find(b, "full") : NULL;
+        const struct baseline_series *s = b ? baseline_find(b, "short") : NULL;
+        EXPECT(f && f->det.pinned && f->det.pinned_at == 1700000000 && f->det.n_ref == 20 &&
+               f->det.regression && f->det.n_recent == 20);
+        EXPECT(f && fabs(exp(f->det.rs.log_level) - 1002) < 1.5);
+        EXPECT(s && !s->det.pinned && s->det.n_ref == 2 && s->det.ref[1] == 0.25 &&
+               !s->det.regression && s->direction == DETECTOR_LOWER_IS_BETTER);
+        /* the regression is carried on: a run at the old level drains it, no new alarm */
+        struct detector_config c;
+        struct detector_verdict v;
+        detector_config_default(&c);
+        struct detector d = f->det;
+        EXPECT(detector_update(&d, &c, DETECTOR_HIGHER_IS_BETTER, 1002, 1, true, &v) == 0);
+        EXPECT(v.regression && v.transition == DETECTOR_STEADY && d.cusum <= c.alarm);
+        EXPECT(b && baseline_save(b, dir, NULL) == 0);
+        size_t len;
+        char *text = slurp(path, &len);
+        EXPECT(!strncmp(text, "benchwatch-baseline 2\n", 22));
+        free(text);
+        EXPECT(baseline_load(dir, "root", &back, NULL) == 0 && same_baseline(b, back));
+        baseline_free(back);
+        baseline_free(b);
+        unlink(path);
+        free(path);
 }
 
 static void test_reset_and_list(void)
@@ -424,35 +499,58 @@ static void test_metrics(void)
         struct detector_config c;
         struct baseline *b = baseline_new("root");
         detector_config_default(&c);
+        c.reference_runs = 10;
 
-        /* During warm-up: only the regression state. */
+        /* While learning: only the regression state and the run's count. */
         struct result *r = disk_result(1000, 0.001, "seq");
+        r->started = 1764547200;
         baseline_update(b, r, &c, true);
-        EXPECT(baseline_add_metrics(b, r) == 0);
+        EXPECT(baseline_add_metrics(b, r, true) == 0);
         EXPECT(result_find(r, "benchwatch_regression") &&
               result_find(r, "benchwatch_regression")->n_samples == 5);
         EXPECT(!result_find(r, "benchwatch_baseline") && !result_find(r, "benchwatch_regression_ratio"));
+        EXPECT(result_find_sample(r, "benchwatch_probe_counted", NULL)->value == 1);
         result_free(r);
-        for (int i = 0; i < 6; i++) {
-                r = disk_result(1000, 0.001, "seq");
+        for (int i = 0; i < 9; i++) {
+                r = disk_result(1000 + i % 2, 0.001, "seq");
+                r->started = 1764547200 + 600 * (i + 1);
                 baseline_update(b, r, &c, true);
                 result_free(r);
         }
-        /* IOPS halved, latency doubled, 3 runs: both in regression. */
-        for (int i = 0; i < 3; i++) {
+        /* IOPS halved, latency doubled: all in regression within 6 runs. */
+        char *msg = NULL;
+        for (int i = 0; i < 6; i++) {
                 r = disk_result(500, 0.002, "seq");
+                r->started = 1764547200 + 600 * (i + 10);
                 baseline_update(b, r, &c, true);
-                if (i < 2)
+                const struct baseline_series *rs = baseline_find(b, "benchwatch_disk_iops{mode=\"seq\",op=\"read\"}");
+                char *m = rs ? baseline_transition_message(b, rs) : NULL;
+                if (m && !msg)
+                        msg = m;
+                else
+                        free(m);
+                if (i < 5)
                         result_free(r);
         }
-        EXPECT(baseline_add_metrics(b, r) == 0);
-        const struct baseline_series *rs = baseline_find(b, "benchwatch_disk_iops{mode=\"seq\",op=\"read\"}");
-        char *msg = rs ? baseline_transition_message(b, rs) : NULL;
-        EXPECT(msg && !strcmp(msg, "probe 'root': benchwatch_disk_iops{mode=\"seq\",op=\"read\"} entered "
-                             "a regression: 500 against a baseline of 1000 (-50.0%; noise 0, lower is worse)"));
+        CHECK(msg);
+        EXPECT(!strncmp(msg, "probe 'root': benchwatch_disk_iops{mode=\"seq\",op=\"read\"} entered "
+                             "a regression: -50.0% vs the reference of 2025-12-01 (95% CI ", 113));
+        EXPECT(strstr(msg, "this run 500, reference 1000.") && strstr(msg, "lower is worse"));
         free(msg);
-        EXPECT(sample_value(r, "benchwatch_baseline", "benchwatch_disk_iops", "read", NULL) == 1000);
-        EXPECT(sample_value(r, "benchwatch_regression_ratio", "benchwatch_disk_iops", "read", NULL) == 0.5);
+        EXPECT(baseline_add_metrics(b, r, false) == 0);
+        EXPECT(result_find_sample(r, "benchwatch_probe_counted", NULL)->value == 0);
+        double ref = sample_value(r, "benchwatch_baseline", "benchwatch_disk_iops", "read", NULL);
+        EXPECT(ref > 1000 && ref < 1001);
+        EXPECT(sample_value(r, "benchwatch_baseline_timestamp_seconds", "benchwatch_disk_iops", "read",
+                            NULL) == 1764547200 + 600 * 9);
+        EXPECT(fabs(sample_value(r, "benchwatch_regression_ratio", "benchwatch_disk_iops", "read", NULL) -
+                    500 / ref) < 1e-9);
+        EXPECT(sample_value(r, "benchwatch_regression_change_ratio", "benchwatch_disk_iops", "read",
+                            NULL) < -0.4);
+        EXPECT(sample_value(r, "benchwatch_regression_change_low_ratio", "benchwatch_disk_iops", "read",
+                            NULL) < sample_value(r, "benchwatch_regression_change_high_ratio",
+                                                 "benchwatch_disk_iops", "read", NULL));
+        EXPECT(sample_value(r, "benchwatch_regression_evidence", "benchwatch_disk_iops", "read", NULL) >= 1);
         EXPECT(sample_value(r, "benchwatch_regression", "benchwatch_disk_iops", "write", NULL) == 1);
         EXPECT(fabs(sample_value(r, "benchwatch_regression_ratio", "benchwatch_disk_latency_seconds",
                                 "read", "0.95") - 2) < 0.03);
@@ -462,43 +560,74 @@ static void test_metrics(void)
         EXPECT(s && s->n_labels == 3 && !strcmp(sample_label(s, "mode"), "seq"));
         EXPECT(result_find(r, "benchwatch_regression")->type == METRIC_GAUGE);
         result_free(r);
+
+        /* accept: the recent level is the new reference, no regression */
+        EXPECT(baseline_accept(b, &c, 1800000000) == 5);
+        const struct baseline_series *rs = baseline_find(b, "benchwatch_disk_iops{mode=\"seq\",op=\"read\"}");
+        EXPECT(rs && !rs->det.regression && rs->det.pinned_at == 1800000000 &&
+               fabs(exp(rs->det.rs.log_level) - 500) < 1);
+        baseline_free(b);
+        b = baseline_new("fresh");
+        EXPECT(baseline_accept(b, &c, 1) == -EAGAIN);
         baseline_free(b);
 }
 
-static void test_compare(void)
+static void test_import(void)
+{
+        struct baseline *b = baseline_new("root");
+        double v[30];
+        for (int i = 0; i < 30; i++)
+                v[i] = 40000 + 100 * (i % 7);
+        EXPECT(baseline_import(b, KEY_READ, v, 30, 1764547200) == 0);
+        const struct baseline_series *s = baseline_find(b, KEY_READ);
+        EXPECT(s && s->det.pinned && s->det.n_ref == 30 && s->direction == DETECTOR_HIGHER_IS_BETTER);
+        EXPECT(baseline_import(b, KEY_P99, v, 30, 1) == 0);
+        s = baseline_find(b, KEY_P99);
+        EXPECT(s && s->direction == DETECTOR_LOWER_IS_BETTER);
+        EXPECT(baseline_import(b, "benchwatch_disk_errors_total", v, 30, 1) == -EDOM);
+        EXPECT(baseline_import(b, "m{b=\"1\",a=\"2\"}", v, 30, 1) == -EINVAL);
+        EXPECT(baseline_import(b, "benchwatch_x_iops", v, 2, 1) == -EINVAL);
+        EXPECT(b->n_series == 3); /* a new series is kept, empty, when the values were bad */
+        baseline_free(b);
+}
+
+static void test_verify(void)
 {
         struct detector_config c;
-        struct baseline *b = fed_baseline(10, 1000);
+        detector_config_default(&c);
+        c.reference_runs = 10;
+        struct baseline *b = baseline_new("root");
+        for (unsigned i = 0; i < 10; i++) {
+                struct result *r = disk_result(1000 + 10 * (i % 3), 0.001, MODE);
+                EXPECT(baseline_update(b, r, &c, true) == 0);
+                result_free(r);
+        }
         struct detector before = b->series[0].det;
         struct result *runs[3];
-        detector_config_default(&c);
 
-        /* Median of 3 runs: 700, 2000 (an outlier), 720 -> 720 = -28%, once
-         * the third run is of the same series. */
+        /* 700 and 720 in the same series, a run of another mode beside
+         * them: the other mode is learning (not judged), the read IOPS
+         * fail, and nothing stored changes. */
         runs[0] = disk_result(700, 0.001, MODE);
-        runs[1] = disk_result(2000, 0.001, MODE);
-        runs[2] = disk_result(720, 0.001, "another mode"); /* a new series */
-        EXPECT(baseline_compare(b, (const struct result *const *)runs, 3, &c) == 0);
+        runs[1] = disk_result(720, 0.001, MODE);
+        runs[2] = disk_result(710, 0.001, "another mode"); /* a new series */
+        EXPECT(baseline_verify(b, (const struct result *const *)runs, 2, &c, 3, 20) == DETECTOR_VERIFY_MORE);
+        EXPECT(baseline_verify(b, (const struct result *const *)runs, 3, &c, 2, 20) == DETECTOR_VERIFY_FAIL);
         const struct baseline_series *s = baseline_find(b, KEY_READ);
-        /* The median of 700 and 2000 (the third run is another series):
-         * not worse. */
-        EXPECT(s && s->seen && s->verdict.valid && !s->verdict.bad && s->verdict.value == 1350);
+        EXPECT(s && s->seen && s->check.outcome == DETECTOR_VERIFY_FAIL && s->verdict.value == 710 &&
+               s->check.runs == 2 && s->check.change < -0.25);
         EXPECT(!memcmp(&b->series[0].det, &before, sizeof(before)));
-        EXPECT(b->n_series == 10);
         s = baseline_find(b, "benchwatch_disk_iops{mode=\"another mode\",op=\"read\"}");
-        EXPECT(s && s->seen && !s->verdict.valid && s->verdict.value == 720);
-
-        result_free(runs[2]);
-        runs[2] = disk_result(720, 0.001, MODE);
-        EXPECT(baseline_compare(b, (const struct result *const *)runs, 3, &c) == 0);
-        s = baseline_find(b, KEY_READ);
-        EXPECT(s && s->verdict.value == 720 && s->verdict.bad && !s->verdict.regression);
-        s = baseline_find(b, "benchwatch_disk_iops{mode=\"another mode\",op=\"read\"}");
-        EXPECT(s && !s->seen);
+        EXPECT(s && s->seen && !s->det.pinned && s->verdict.value == 710);
         s = baseline_find(b, KEY_P99);
-        EXPECT(s && s->seen && s->verdict.valid && !s->verdict.bad);
+        EXPECT(s && s->seen && s->check.outcome == DETECTOR_VERIFY_PASS);
         for (int i = 0; i < 3; i++)
                 result_free(runs[i]);
+
+        /* only the learning series: nothing to judge */
+        runs[0] = disk_result(700, 0.001, "another mode");
+        EXPECT(baseline_verify(b, (const struct result *const *)runs, 1, &c, 1, 20) == -ENODATA);
+        result_free(runs[0]);
         baseline_free(b);
 }
 
@@ -513,9 +642,11 @@ int main(void)
         test_roundtrip();
         test_damaged_files();
         test_strict_parser();
+        test_v1_conversion();
         test_reset_and_list();
         test_metrics();
-        test_compare();
+        test_import();
+        test_verify();
         if (rmdir(dir) < 0) {
                 fprintf(stderr, "%s not empty after the test\n", dir);
                 test_failures++;
