@@ -579,7 +579,7 @@ static const struct {
           "Relative per-run noise of the figure named by `metric` in its reference window (robust sd of the log)" },
         { "benchwatch_regression_ratio", "This run's figure divided by its pinned reference" },
         { "benchwatch_regression_change_ratio",
-          "Recent level of the figure (median of the last recent_runs counted runs) against its pinned reference, minus 1: -0.14 is 14% lower" },
+          "Recent level of the figure against its pinned reference, minus 1 (-0.14 is 14% lower): the median of the runs since the evidence began to accumulate, else of the last recent_runs counted runs" },
         { "benchwatch_regression_change_low_ratio", "Lower end of the 95% confidence interval of the change ratio" },
         { "benchwatch_regression_change_high_ratio", "Upper end of the 95% confidence interval of the change ratio" },
         { "benchwatch_regression_evidence",

@@ -57,8 +57,8 @@ static void format_series(FILE *f, const struct baseline_series *s)
                 d->pinned ? 1 : 0, d->pinned_at);
         format_values(f, "values", d->ref, d->n_ref);
         format_values(f, "recent", d->recent, d->n_recent);
-        fprintf(f, "state %d %u %.17g %.17g %.17g %.17g\n", d->regression ? 1 : 0,
-                d->segment, d->cusum, d->clear, d->shift, d->last_z);
+        fprintf(f, "state %d %u %.17g %.17g %.17g %.17g %.17g\n", d->regression ? 1 : 0,
+                d->segment, d->cusum, d->fast, d->clear, d->shift, d->last_z);
 }
 
 static int format_baseline(const struct baseline *b, char **ret, size_t *ret_len)
@@ -287,18 +287,18 @@ static int parse_finite(const char *s, double *ret)
         return 0;
 }
 
-/* "<regression> <segment> <cusum> <clear> <shift> <last_z>" */
+/* "<regression> <segment> <cusum> <fast> <clear> <shift> <last_z>" */
 static int parse_state(char *rest, struct detector *d)
 {
         unsigned reg;
-        char *t[6];
-        for (int i = 0; i < 6; i++)
+        char *t[7];
+        for (int i = 0; i < 7; i++)
                 t[i] = rest ? strsep(&rest, " ") : NULL;
         if (rest || parse_uint(t[0], 1, &reg) < 0 ||
             parse_uint(t[1], UINT32_MAX, &d->segment) < 0 ||
-            parse_finite(t[2], &d->cusum) < 0 || parse_finite(t[3], &d->clear) < 0 ||
-            parse_finite(t[4], &d->shift) < 0 || parse_finite(t[5], &d->last_z) < 0 ||
-            d->cusum < 0 || d->clear < 0)
+            parse_finite(t[2], &d->cusum) < 0 || parse_finite(t[3], &d->fast) < 0 ||
+            parse_finite(t[4], &d->clear) < 0 || parse_finite(t[5], &d->shift) < 0 ||
+            parse_finite(t[6], &d->last_z) < 0 || d->cusum < 0 || d->fast < 0 || d->clear < 0)
                 return -EBADMSG;
         d->regression = reg;
         return 0;

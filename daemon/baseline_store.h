@@ -11,7 +11,7 @@
  *   reference <pinned 0|1> <UNIX time it was pinned or accepted>
  *   values <v> <v> ...                } reference runs, oldest first
  *   recent <v> <v> ...                } last counted runs, oldest first
- *   state <regression 0|1> <segment> <cusum> <clear> <shift> <last residual>
+ *   state <regression 0|1> <segment> <cusum> <fast cusum> <clear> <shift> <last residual>
  *   end <number of series> <FNV-1a 64 of every byte before this line, hex>
  *
  * (detector.h says what each field is.)  Version 1, the per-run rule's

@@ -10,6 +10,9 @@
 #define NOISE_FLOOR 1e-4 /* a relative noise below 0.01% is a flat series */
 #define Z95 1.959964     /* two-sided 95% */
 #define Z99 2.326348     /* one-sided 99% */
+/* The fast CUSUM: FAST_K times the allowance, FAST_H times the alarm. */
+#define FAST_K 2.0
+#define FAST_H 0.5
 
 void detector_config_default(struct detector_config *c)
 {
@@ -171,13 +174,24 @@ static double recent_log_level(const struct detector *d, unsigned n)
         return detector_median(lg, n);
 }
 
+/* The runs the change is measured over: those since the evidence began
+ * to accumulate while it does (so a step is measured on its own runs),
+ * else the last recent_runs; at most recent_runs either way. */
+static unsigned change_runs(const struct detector *d, const struct detector_config *c)
+{
+        unsigned n = d->cusum > 0 && d->segment ? d->segment : c->recent_runs;
+        if (n > c->recent_runs)
+                n = c->recent_runs;
+        return n < d->n_recent ? n : d->n_recent;
+}
+
 /* The recent level against the reference, with a 95% interval: the
  * median's standard error is 1.2533 sd/sqrt(n), for the recent runs and
  * the reference runs alike. */
 static void change_of(const struct detector *d, const struct detector_config *c,
                       struct detector_verdict *v)
 {
-        unsigned n = d->n_recent < c->recent_runs ? d->n_recent : c->recent_runs;
+        unsigned n = change_runs(d, c);
         if (!n || !d->n_ref) {
                 v->change = v->change_lo = v->change_hi = NAN;
                 return;
@@ -204,7 +218,8 @@ void detector_state(const struct detector *d, const struct detector_config *c,
         }
         if (d->pinned) {
                 v.reference_time = d->pinned_at;
-                v.evidence = d->regression ? fmax(d->cusum / c->alarm, 1) : d->cusum / c->alarm;
+                double e = fmax(d->cusum / c->alarm, d->fast / (FAST_H * c->alarm));
+                v.evidence = d->regression ? fmax(e, 1) : e;
         }
         change_of(d, c, &v);
         (void)dir;
@@ -246,12 +261,15 @@ static enum detector_transition advance(struct detector *d, const struct detecto
                            -c->clamp, c->clamp);
         d->last_z = clampd(z, -c->clamp, c->clamp);
         d->cusum = fmax(0, d->cusum + zc - c->allowance);
+        d->fast = fmax(0, d->fast + zc - FAST_K * c->allowance);
         d->segment = d->cusum > 0 ? d->segment + 1 : 0;
         if (!d->regression) {
                 unsigned n = d->segment < c->recent_runs ? d->segment : c->recent_runs;
-                if (d->cusum < c->alarm)
+                if (d->cusum < c->alarm && d->fast < FAST_H * c->alarm)
                         return DETECTOR_STEADY;
-                d->cusum = c->alarm; /* enough evidence: wait for the effect */
+                /* enough evidence: wait for the effect */
+                d->cusum = fmin(d->cusum, c->alarm);
+                d->fast = fmin(d->fast, FAST_H * c->alarm);
                 if (!effect_big_enough(d, c, dir, n ? n : 1))
                         return DETECTOR_STEADY;
                 /* the regressed level, in the innovations' units */
@@ -264,12 +282,13 @@ static enum detector_transition advance(struct detector *d, const struct detecto
                 return DETECTOR_ENTERED;
         }
         d->cusum = fmin(d->cusum, c->alarm);
+        d->fast = fmin(d->fast, FAST_H * c->alarm);
         /* "back at 0" against "still at shift": each run adds shift/2 - z */
         d->clear = fmax(0, d->clear + clampd(d->shift / 2 - zc, -c->clamp, c->clamp));
         if (d->clear < c->alarm)
                 return DETECTOR_STEADY;
         d->regression = false;
-        d->cusum = d->clear = d->shift = 0;
+        d->cusum = d->fast = d->clear = d->shift = 0;
         d->segment = 0;
         return DETECTOR_LEFT;
 }
@@ -319,7 +338,7 @@ int detector_accept(struct detector *d, const struct detector_config *c, double 
                 d->ref[i] *= f;
         d->pinned_at = t;
         d->regression = false;
-        d->cusum = d->clear = d->shift = 0;
+        d->cusum = d->fast = d->clear = d->shift = 0;
         d->segment = 0;
         reference_of(d->ref, d->n_ref, &d->rs);
         return 0;
@@ -342,11 +361,17 @@ int detector_import(struct detector *d, const double *v, size_t n, double t)
         return 0;
 }
 
-static double mean_log(const double *v, size_t n)
+/* Mean of the logs of v[0..n), each winsorised at ±WINSOR of the
+ * reference's noise around their median, as the reference itself was: one
+ * wild fresh run moves it by at most WINSOR × noise / n. */
+static double fresh_log_level(const struct detector *d, const double *v, size_t n)
 {
-        double s = 0;
+        double lg[DETECTOR_REF_MAX] = { 0 }, s = 0, sd = d->rs.sigma;
         for (size_t i = 0; i < n; i++)
-                s += log(v[i]);
+                lg[i] = log(v[i]);
+        double m = detector_median(lg, n);
+        for (size_t i = 0; i < n; i++)
+                s += m + sd * clampd((lg[i] - m) / sd, -WINSOR, WINSOR);
         return s / (double)n;
 }
 
@@ -356,12 +381,13 @@ int detector_verify(const struct detector *d, const struct detector_config *c,
                     struct detector_verify_verdict *ret)
 {
         struct detector_verify_verdict v = { .runs = (unsigned)n };
-        if (!d->pinned || !n || dir == DETECTOR_NONE || detector_config_check(c) < 0)
+        if (!d->pinned || !n || n > DETECTOR_REF_MAX || dir == DETECTOR_NONE ||
+            detector_config_check(c) < 0)
                 return -EINVAL;
         for (size_t i = 0; i < n; i++)
                 if (!value_ok(fresh[i]))
                         return -EINVAL;
-        double diff = mean_log(fresh, n) - mean_log(d->ref, d->n_ref);
+        double diff = fresh_log_level(d, fresh, n) - d->rs.log_level;
         double worse = dir == DETECTOR_HIGHER_IS_BETTER ? -diff : diff;
         double se = d->rs.scale * sqrt(1.0 / (double)n + 1.0 / d->n_ref);
         double margin = margin_of(dir, c->threshold);

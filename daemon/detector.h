@@ -11,17 +11,23 @@
  *   neither), inflated by the lag-1 autocorrelation the window showed, since
  *   runs that drift together carry less evidence each.  A slow drift is
  *   measured against it, so it can never become the new normal by itself.
- * - a *recent level*: the median of the last `recent_runs` counted runs,
- *   which is what `change` reports and what `accept` pins.
+ * - a *recent level*: the median of the last `recent_runs` counted runs
+ *   (while evidence accumulates, of the runs since it began), which is
+ *   what `change` reports and what `accept` pins.
  *
  * Evidence accumulates across runs in a one-sided CUSUM (Page 1954) of the
  * standardised residuals of the logs, signed so that "worse" (lower IOPS,
  * higher latency) is positive and clamped to ±`clamp` noise units, so that
  * no single run — however wild — can alarm on its own:
  *     S = max(0, S + min(max(z, -clamp), clamp) - allowance)
- * A regression is entered when S reaches `alarm` AND the recent level is
- * worse than the reference by at least `threshold` (a minimum effect: a very
- * quiet host must not alarm on a meaningless 2%).  It is left when a second
+ * where z is the run's residual with the part the previous run predicts
+ * taken out (the AR(1) innovation), so that runs which drift together with
+ * the host's neighbours count once.  Beside it runs a fast CUSUM with twice
+ * the allowance and half the alarm level, which catches large steps in
+ * fewer runs (Lucas 1982 combines a CUSUM with a quicker rule for the same
+ * reason).  A regression is entered when either reaches its alarm level AND
+ * the recent level is worse than the reference by at least `threshold` (a
+ * minimum effect: a very quiet host must not alarm on a meaningless 2%).  It is left when a second
  * CUSUM, testing "back at the reference" against "still at the regressed
  * level", reaches `alarm`; then both start afresh.
  *
@@ -80,6 +86,7 @@ struct detector {
         unsigned n_recent;
         double last_z;                    /* last counted run's clamped residual */
         double cusum;                     /* evidence of "worse" */
+        double fast;                      /* ... for large steps */
         unsigned segment;                 /* counted runs since cusum was 0 */
         double clear;                     /* evidence of "back to normal" */
         double shift;                     /* size of the regression (noise units) */
@@ -100,7 +107,10 @@ struct detector_verdict {
         double reference_time; /* when it was pinned (UNIX time); 0 while learning */
         double noise;          /* the reference's relative noise per run */
         double ratio;          /* value / reference */
-        double change;         /* recent level / reference - 1 */
+        double change;         /* recent level / reference - 1: the median of the
+                                  runs since the evidence began to accumulate
+                                  (while it does), else of the last
+                                  recent_runs, at most recent_runs */
         double change_lo, change_hi; /* its 95% confidence interval */
         double residual;       /* this run, worse positive, noise units (clamped) */
         double evidence;       /* cusum / alarm: 1 is enough to alarm */
@@ -159,9 +169,9 @@ struct detector_verify_verdict {
 };
 
 /* verify: fresh[0..n) against the pinned reference.  The change is the
- * mean of the fresh logs against the mean of the reference logs (Welch's
- * comparison with the reference's robust noise for both, inflated by its
- * autocorrelation).  FAIL as soon as the change is worse than `threshold`
+ * mean of the fresh logs against the reference's level, both winsorised at
+ * ±2.5 noise (a two-sample comparison of means, with the reference's noise
+ * for both samples, inflated by its autocorrelation).  FAIL as soon as the change is worse than `threshold`
  * with 99% confidence; PASS as soon as it is better than `threshold` with
  * 99% confidence; at max_runs, FAIL when worse than `threshold` and
  * significantly worse than the reference (p < 0.01), else PASS.  No

@@ -8,8 +8,11 @@ from its source at test time:
     the sources Makefile.am builds into plugins/<x>.la (shared helpers
     included), prefixed with benchwatch_<name>_ where <name> is the
     plugin's descriptor name (a latency is a summary: also _sum, _count);
-  - the core's families: result_add(..., "benchwatch_...") in daemon/*.c
-    (benchwatch_probe_*, benchwatch_baseline, benchwatch_regression*);
+  - the core's families: result_add(..., "benchwatch_...") in daemon/*.c,
+    or result_add(..., NAME, ...) with #define NAME "benchwatch_...", or
+    result_add(..., table[i].name, ...) with the names of that table's
+    { "benchwatch_...", ... } entries (benchwatch_probe_*,
+    benchwatch_baseline*, benchwatch_regression*);
   - the Pushgateway's own push_time_seconds / push_failure_time_seconds;
   - the recording rules of the rules file (names with colons);
 then pulls the metric names out of every PromQL expression of the Grafana
@@ -90,10 +93,23 @@ def emitted_names(srcdir):
     daemon = os.path.join(srcdir, "daemon")
     for f in sorted(os.listdir(daemon)):
         if f.endswith(".c"):
-            for n in re.findall(r'\bresult_add\s*\(\s*\w+\s*,\s*"(benchwatch_\w+)"', read(os.path.join(daemon, f))):
+            for n in core_families(read(os.path.join(daemon, f))):
                 names.add(n)
                 origin[n] = "daemon/" + f
     return names, origin
+
+
+def core_families(text):
+    """Family names a daemon source passes to result_add(): a literal, a
+    macro defined as one, or the names of a table's entries."""
+    found = re.findall(r'\bresult_add\s*\(\s*\w+\s*,\s*"(benchwatch_\w+)"', text)
+    for macro in re.findall(r'\bresult_add\s*\(\s*\w+\s*,\s*([A-Z][A-Z0-9_]*)\s*,', text):
+        found += re.findall(r'^#define\s+%s\s+"(benchwatch_\w+)"' % macro, text, re.M)
+    for table in re.findall(r'\bresult_add\s*\(\s*\w+\s*,\s*(\w+)\s*\[[^\]]*\]\s*\.\s*name\b', text):
+        m = re.search(r'\b%s\s*\[\s*\]\s*=\s*\{(.*?)^\};' % table, text, re.S | re.M)
+        if m:
+            found += re.findall(r'\{\s*"(benchwatch_\w+)"\s*,', m.group(1))
+    return found
 
 
 def rules_exprs(path):

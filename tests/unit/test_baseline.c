@@ -340,7 +340,7 @@ static void expect_body_rejected(const char *body, unsigned n_series, int want)
 }
 
 #define SERIES_OK "series m{a=\"1\",b=\"x\\\"y\"}\ndirection higher\nreference 1 1764547200.5\n" \
-        "values 1 2.5 3e-07 4\nrecent 2 3\nstate 1 4 8.5 0.25 1.75 -0.5\n"
+        "values 1 2.5 3e-07 4\nrecent 2 3\nstate 1 4 8.5 3.5 0.25 1.75 -0.5\n"
 
 static void test_strict_parser(void)
 {
@@ -359,14 +359,14 @@ static void test_strict_parser(void)
         const struct detector *d = &back->series[0].det;
         EXPECT(d->pinned && d->pinned_at == 1764547200.5 && d->n_ref == 4 && d->ref[2] == 3e-7 &&
                d->n_recent == 2 && d->recent[1] == 3);
-        EXPECT(d->regression && d->segment == 4 && d->cusum == 8.5 && d->clear == 0.25 &&
+        EXPECT(d->regression && d->segment == 4 && d->cusum == 8.5 && d->fast == 3.5 && d->clear == 0.25 &&
                d->shift == 1.75 && d->last_z == -0.5);
         EXPECT(back->n_series == 1 && !strcmp(back->series[0].labels[1].value, "x\"y"));
         baseline_free(back);
         unlink(path);
         free(path);
 
-        const char *tail = "values\nrecent\nstate 0 0 0 0 0 0\n";
+        const char *tail = "values\nrecent\nstate 0 0 0 0 0 0 0\n";
         char body[512];
 #define REJECT(head, rest, n_series) do { \
         snprintf(body, sizeof(body), "%s%s", head, rest); \
@@ -379,19 +379,19 @@ static void test_strict_parser(void)
         REJECT("series m\ndirection higher\nreference 0\n", tail, 1);
         REJECT("series m\ndirection higher\nreference 0 nan\n", tail, 1);
         REJECT("series m\ndirection higher\nreference 1 0\n", tail, 1); /* pinned on nothing */
-        REJECT("series m\ndirection higher\nreference 0 0\n", "values 1 nan\nrecent\nstate 0 0 0 0 0 0\n", 1);
-        REJECT("series m\ndirection higher\nreference 0 0\n", "values 1 -2\nrecent\nstate 0 0 0 0 0 0\n", 1);
-        REJECT("series m\ndirection higher\nreference 0 0\n", "values 1 0\nrecent\nstate 0 0 0 0 0 0\n", 1);
-        REJECT("series m\ndirection higher\nreference 0 0\n", "values 1  2\nrecent\nstate 0 0 0 0 0 0\n", 1);
-        REJECT("series m\ndirection higher\nreference 0 0\n", "values\nrecent\nstate 2 0 0 0 0 0\n", 1);
-        REJECT("series m\ndirection higher\nreference 0 0\n", "values\nrecent\nstate 0 0 -1 0 0 0\n", 1);
-        REJECT("series m\ndirection higher\nreference 0 0\n", "values\nrecent\nstate 0 0 0 0 0\n", 1);
-        REJECT("series m\ndirection higher\nreference 0 0\n", "values\nrecent\nstate 0 0 0 0 0 0 0\n", 1);
-        REJECT("series m\ndirection higher\nreference 0 0\n", "values\nstate 0 0 0 0 0 0\n", 1);
+        REJECT("series m\ndirection higher\nreference 0 0\n", "values 1 nan\nrecent\nstate 0 0 0 0 0 0 0\n", 1);
+        REJECT("series m\ndirection higher\nreference 0 0\n", "values 1 -2\nrecent\nstate 0 0 0 0 0 0 0\n", 1);
+        REJECT("series m\ndirection higher\nreference 0 0\n", "values 1 0\nrecent\nstate 0 0 0 0 0 0 0\n", 1);
+        REJECT("series m\ndirection higher\nreference 0 0\n", "values 1  2\nrecent\nstate 0 0 0 0 0 0 0\n", 1);
+        REJECT("series m\ndirection higher\nreference 0 0\n", "values\nrecent\nstate 2 0 0 0 0 0 0\n", 1);
+        REJECT("series m\ndirection higher\nreference 0 0\n", "values\nrecent\nstate 0 0 -1 0 0 0 0\n", 1);
+        REJECT("series m\ndirection higher\nreference 0 0\n", "values\nrecent\nstate 0 0 0 0 0 0\n", 1);
+        REJECT("series m\ndirection higher\nreference 0 0\n", "values\nrecent\nstate 0 0 0 0 0 0 0 0\n", 1);
+        REJECT("series m\ndirection higher\nreference 0 0\n", "values\nstate 0 0 0 0 0 0 0\n", 1);
         REJECT("series m\nreference 0 0\ndirection higher\n", tail, 1);
         REJECT("series m\ndirection higher\nreference 0 0\n", tail, 2);
-        REJECT("series m\ndirection higher\nreference 0 0\nvalues\nrecent\nstate 0 0 0 0 0 0\nextra\n", "", 1);
-        REJECT("series m\ndirection higher\nreference 0 0\nvalues\nrecent\nstate 0 0 0 0 0 0\n"
+        REJECT("series m\ndirection higher\nreference 0 0\nvalues\nrecent\nstate 0 0 0 0 0 0 0\nextra\n", "", 1);
+        REJECT("series m\ndirection higher\nreference 0 0\nvalues\nrecent\nstate 0 0 0 0 0 0 0\n"
                "series m\ndirection higher\nreference 0 0\n", tail, 2);
 #undef REJECT
         char many[4096];
@@ -399,7 +399,7 @@ static void test_strict_parser(void)
                                       "series m\ndirection higher\nreference 0 0\nvalues");
         for (int i = 0; i <= DETECTOR_REF_MAX; i++)
                 len += (size_t)snprintf(many + len, sizeof(many) - len, " 1");
-        snprintf(many + len, sizeof(many) - len, "\nrecent\nstate 0 0 0 0 0 0\n");
+        snprintf(many + len, sizeof(many) - len, "\nrecent\nstate 0 0 0 0 0 0 0\n");
         expect_body_rejected(many, 1, -EBADMSG);
 }
 
