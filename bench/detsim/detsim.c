@@ -14,9 +14,13 @@
  * degrees of freedom (scaled to the same sd); Gaussian with 2% outlier
  * runs at ×0.5–0.8; AR(1) with φ = 0.5 (marginal sd `noise`).
  *
- * Usage: detsim [--trials N] [--fa-runs N] [--seed S] [--new-only]
- *               [--k K] [--h H] [--clamp C] [--ref N] [--recent N]
- *               [--threshold T]
+ * With --oracle the new detector is handed the true level, noise and
+ * autocorrelation instead of learning them: what the same rule could do
+ * if a host knew them, to tell a limit of the rule from one of the data.
+ *
+ * Usage: detsim [--trials N] [--fa-trials N] [--fa-runs N] [--seed S]
+ *               [--new-only] [--oracle] [--k K] [--h H] [--clamp C]
+ *               [--ref N] [--recent N] [--threshold T]
  * Prints one table; exit 0 when every target of the new detector is met,
  * 1 when one is missed. */
 #include <errno.h>
@@ -145,11 +149,22 @@ static bool det_regression(const struct det *x)
         return x->old ? x->o.regression : x->d.regression;
 }
 
-/* The commissioning window, from the series itself. */
+static bool oracle;
+
+/* The commissioning window, from the series itself; or, with --oracle,
+ * the true level, noise and autocorrelation handed to the new detector
+ * (what no host can know: the best the same decision rule can do). */
 static void commission(struct det *x, struct noise *n)
 {
         for (unsigned i = 0; i < new_config.reference_runs; i++)
                 det_feed(x, draw(n, 1.0));
+        if (oracle && !x->old) {
+                double rho = n->m == M_AR1 ? 0.5 : 0;
+                x->d.rs.log_level = 0;
+                x->d.rs.sigma = n->m == M_T3 ? n->sigma * 0.8 : n->sigma;
+                x->d.rs.rho = rho;
+                x->d.rs.scale = x->d.rs.sigma * sqrt((1 + rho) / (1 - rho));
+        }
 }
 
 /* ---- scenarios -------------------------------------------------------------- */
@@ -375,7 +390,7 @@ static void verify_rows(void)
 
 static void usage(FILE *f)
 {
-        fprintf(f, "Usage: detsim [--trials N] [--fa-trials N] [--fa-runs N] [--seed S] [--new-only]\n"
+        fprintf(f, "Usage: detsim [--trials N] [--fa-trials N] [--fa-runs N] [--seed S] [--new-only] [--oracle]\n"
                    "              [--k K] [--h H] [--clamp C] [--ref N] [--recent N] [--threshold T]\n");
 }
 
@@ -387,6 +402,7 @@ static int parse_args(int argc, char **argv)
                 { "fa-runs", required_argument, NULL, 'f' },
                 { "seed", required_argument, NULL, 's' },
                 { "new-only", no_argument, NULL, 'n' },
+                { "oracle", no_argument, NULL, 'o' },
                 { "k", required_argument, NULL, 'k' },
                 { "h", required_argument, NULL, 'H' },
                 { "clamp", required_argument, NULL, 'c' },
@@ -405,6 +421,7 @@ static int parse_args(int argc, char **argv)
                 case 'f': fa_runs = (unsigned)strtoul(optarg, NULL, 10); break;
                 case 's': rng_state = strtoull(optarg, NULL, 10); break;
                 case 'n': new_only = true; break;
+                case 'o': oracle = true; break;
                 case 'k': new_config.allowance = strtod(optarg, NULL); break;
                 case 'H': new_config.alarm = strtod(optarg, NULL); break;
                 case 'c': new_config.clamp = strtod(optarg, NULL); break;

@@ -29,7 +29,7 @@ NOT_CORE = daemon/main.c daemon/app.c daemon/cmd_%.c daemon/scheduler.c \
 CORE = $(filter-out $(NOT_CORE), \
 	$(patsubst $(S)/%,%,$(wildcard $(S)/daemon/*.c $(S)/daemon/util/*.c)))
 PROTO = daemon/proto/run.pb-c.c daemon/proto/metrics.pb-c.c
-TARGETS = fuzz_config fuzz_params fuzz_codec fuzz_http fuzz_pushgateway
+TARGETS = fuzz_config fuzz_params fuzz_codec fuzz_http fuzz_pushgateway fuzz_history
 
 core_objs = $(CORE:%.c=$(O)/%.o) $(PROTO:%.c=$(O)/%.o)
 

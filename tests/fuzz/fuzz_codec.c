@@ -162,7 +162,7 @@ static void baseline_roundtrip(const struct result *r)
                         if (!baseline_find(b2, b->series[i].key))
                                 abort();
                 struct result *m = result_copy(r);
-                if (m && baseline_add_metrics(b, m) == 0)
+                if (m && baseline_add_metrics(b, m, true) == 0)
                         sink_all(m);
                 result_free(m);
         }

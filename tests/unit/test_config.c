@@ -18,6 +18,7 @@
 #include "../../daemon/config.h"
 #include "strutil.h"
 #include "test.h"
+#include "tracker.h"
 
 #ifndef TOP_SRCDIR
 #define TOP_SRCDIR "."
@@ -125,6 +126,7 @@ static const struct cfg_section_type sections[] = {
         { "pushgateway", push_options },
         { "journal", journal_options },
         { "textfile", textfile_options },
+        { "regression", tracker_options }, /* the real one: the shipped file documents it */
         { NULL, NULL },
 };
 
@@ -421,9 +423,9 @@ static void test_unknown(void)
                 "2: interval: outside of any section (put it under [daemon] "
                 "or [probe NAME])",
                 "6: [metrics] unknown section (known: [daemon], [probe NAME], "
-                "[pushgateway], [journal], [textfile])",
+                "[pushgateway], [journal], [textfile], [regression])",
                 "8: [probes x] unknown section (known: [daemon], [probe NAME], "
-                "[pushgateway], [journal], [textfile])", NULL);
+                "[pushgateway], [journal], [textfile], [regression])", NULL);
         free(err);
         free(path);
 
@@ -700,8 +702,8 @@ static void test_builtin(void)
         config_free(cfg);
 }
 
-/* conf/benchwatch.conf loads and documents every [daemon] option with its
- * default. */
+/* conf/benchwatch.conf loads and documents every [daemon] and
+ * [regression] option with its default. */
 static void test_shipped_conf(void)
 {
         const char *top = getenv("top_srcdir");
@@ -733,6 +735,18 @@ static void test_shipped_conf(void)
                 /* the shipped file leaves every default as it is */
                 CHECK(!cfg->daemon->values[i].is_set);
         }
+        for (size_t i = 0; tracker_options[i].name; i++) {
+                const struct bw_param_def *d = &tracker_options[i];
+                char *line = str_printf("\n#%s = %s\n", d->name, d->default_value);
+                bool obsolete = strstr(d->help, "obsolete") == d->help;
+                if (!obsolete && !strstr(text, line))
+                        fprintf(stderr, "%s does not document '%s'\n", path, line + 1);
+                CHECK(obsolete || strstr(text, line));
+                free(line);
+        }
+        const struct param_set *reg = config_section(cfg, "regression");
+        for (size_t i = 0; reg && tracker_options[i].name; i++)
+                CHECK(!reg->values[i].is_set);
         free(text);
         config_free(cfg);
         free(path);
