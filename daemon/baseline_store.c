@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "atomicfile.h"
 #include "parse.h"
 #include "strutil.h"
 
@@ -92,58 +93,6 @@ static int format_baseline(const struct baseline *b, char **ret, size_t *ret_len
         return 0;
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-        while (n > 0) {
-                ssize_t w = write(fd, p, n);
-                if (w < 0 && errno == EINTR)
-                        continue;
-                if (w < 0)
-                        return -errno;
-                p += w;
-                n -= (size_t)w;
-        }
-        return 0;
-}
-
-static int fsync_dir(const char *dir)
-{
-        int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        int r = fsync(fd) < 0 ? -errno : 0;
-        close(fd);
-        return r;
-}
-
-/* Temporary file beside the target, fsync, rename over it, fsync the
- * directory: after a crash there is the old file or the new one. */
-static int replace_file(const char *dir, const char *path, const char *data,
-                        size_t len)
-{
-        char *tmp = str_printf("%s.tmp-XXXXXX", path);
-        if (!tmp)
-                return -ENOMEM;
-        int fd = mkostemp(tmp, O_CLOEXEC);
-        int r = fd < 0 ? -errno : 0;
-        if (r >= 0)
-                r = write_all(fd, data, len);
-        if (r >= 0 && fchmod(fd, 0644) < 0)
-                r = -errno;
-        if (r >= 0 && fsync(fd) < 0)
-                r = -errno;
-        if (fd >= 0 && close(fd) < 0 && r >= 0)
-                r = -errno;
-        if (r >= 0 && rename(tmp, path) < 0)
-                r = -errno;
-        if (r < 0 && fd >= 0)
-                unlink(tmp);
-        if (r >= 0)
-                r = fsync_dir(dir);
-        free(tmp);
-        return r;
-}
-
 static void set_error(char **ret_error, char *msg)
 {
         if (ret_error)
@@ -161,7 +110,7 @@ int baseline_save(const struct baseline *b, const char *state_dir,
         if (r >= 0)
                 r = format_baseline(b, &data, &len);
         if (r >= 0)
-                r = replace_file(state_dir, path, data, len);
+                r = write_file_atomic(state_dir, path, data, len, 0644);
         if (r < 0)
                 set_error(ret_error, str_printf("cannot write baseline of probe '%s' to '%s': %s",
                                                 b->probe, path ? path : state_dir, strerror(-r)));
@@ -178,7 +127,7 @@ int baseline_reset(const char *state_dir, const char *probe)
                 return r;
         r = unlink(path) < 0 ? -errno : 0;
         if (r >= 0)
-                r = fsync_dir(state_dir);
+                r = fsync_directory(state_dir);
         free(path);
         return r;
 }

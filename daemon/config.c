@@ -96,6 +96,11 @@ const struct bw_param_def config_daemon_options[] = {
                 .help = "at most this share of wall time is spent running "
                         "probes: a run of d seconds is followed by at least "
                         "d x (1/duty_cycle - 1) without any; 1: no limit" },
+        [CFG_D_HISTORY_SIZE] = { .name = "history_size", .type = BW_PARAM_SIZE,
+                .default_value = "8M", .min = 64 * 1024, .max = 1024.0 * 1024 * 1024,
+                .unit = "bytes",
+                .help = "most bytes of each probe's history in state_dir "
+                        "(benchwatch history); when full, the oldest half goes" },
         [CFG_D_COUNT] = { .name = NULL },
 };
 

@@ -82,6 +82,7 @@ enum {
         CFG_D_MAX_PSI_IO,
         CFG_D_MAX_PSI_MEMORY,
         CFG_D_DUTY_CYCLE,
+        CFG_D_HISTORY_SIZE,   /* .i: bytes */
         CFG_D_COUNT
 };
 

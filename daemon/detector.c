@@ -7,6 +7,7 @@
 #include <string.h>
 
 #define RHO_MAX 0.8
+#define RHO_MIN_RUNS 30
 #define NOISE_FLOOR 1e-4 /* a relative noise below 0.01% is a flat series */
 #define Z95 1.959964     /* two-sided 95% */
 #define Z99 2.326348     /* one-sided 99% */
@@ -116,8 +117,10 @@ static void reference_of(const double *v, size_t n, struct detector_reference *r
                 num += i ? r * (lg[i - 1] - m) / s : 0;
         }
         /* the lag-1 estimate is biased low by about (1 + 3 rho) / n */
-        /* a flat series (noise at the floor) has no correlation to speak of */
-        bool flat = den < 0.01 * (double)n;
+        /* a flat series (noise at the floor) has no correlation to speak
+         * of, and fewer than RHO_MIN_RUNS runs cannot tell one (the
+         * estimate's error is 1/sqrt(n)): both are taken as independent */
+        bool flat = den < 0.01 * (double)n || n < RHO_MIN_RUNS;
         double rho = flat ? 0 : num / den;
         if (!flat)
                 rho += (1 + 3 * rho) / (double)n;

@@ -30,6 +30,8 @@ static const struct {
           "                         recent level as the new normal, or seed one from a history" },
         { "replay", cmd_replay, "replay FILE [--format=table|json] [--lower-is-better]\n"
           "                         run a series through the detector: what it would flag" },
+        { "history", cmd_history, "history PROBE [--since DURATION] [--format=table|csv|json] [--plot FILE.svg]\n"
+          "                         the figures the daemon recorded, with reference and verdict" },
         { "push", cmd_push, "push --delete [PROBE ...]\n"
           "                         delete this host's groups from the Pushgateway" },
         { "cleanup", cmd_cleanup, "cleanup [PROBE [NAME=VALUE ...] ...]\n"

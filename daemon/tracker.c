@@ -8,6 +8,7 @@
 
 #include "baseline.h"
 #include "baseline_store.h"
+#include "history.h"
 #include "log.h"
 #include "strutil.h"
 
@@ -176,6 +177,33 @@ static void log_transitions(const struct baseline *b)
         }
 }
 
+/* The run's tracked figures, with their reference and state, appended to
+ * the probe's history. */
+static void record_history(struct tracker *t, const struct config *cfg,
+                           const struct baseline *b, const struct result *res, bool counted)
+{
+        struct history_entry e[b->n_series ? b->n_series : 1];
+        size_t n = 0;
+        char *why = NULL;
+        for (size_t i = 0; i < b->n_series; i++) {
+                const struct baseline_series *s = &b->series[i];
+                const struct detector_verdict *v = &s->verdict;
+                if (!s->seen)
+                        continue;
+                e[n++] = (struct history_entry){
+                        .t = res->started, .counted = counted, .value = v->value,
+                        .state = !v->valid ? HISTORY_LEARNING :
+                                 v->regression ? HISTORY_REGRESSION : HISTORY_OK,
+                        .reference = v->valid ? v->reference : NAN, .key = s->key,
+                };
+        }
+        size_t max = cfg ? (size_t)cfg->daemon->values[CFG_D_HISTORY_SIZE].i : 8u << 20;
+        if (n && history_append(t->state_dir, res->probe, e, n, max, &why) < 0 &&
+            log_ratelimit_ok(&t->errors))
+                log_error("%s", why ? why : "cannot append to the history");
+        free(why);
+}
+
 void tracker_observe(struct tracker *t, const struct config *cfg,
                      struct result *res, bool counted)
 {
@@ -195,6 +223,8 @@ void tracker_observe(struct tracker *t, const struct config *cfg,
         if (r >= 0 && counted && baseline_save(b, t->state_dir, &why) < 0 &&
             log_ratelimit_ok(&t->errors))
                 log_error("%s", why ? why : "cannot save the baseline");
+        if (r >= 0)
+                record_history(t, cfg, b, res, counted);
         free(why);
         baseline_free(b);
 }

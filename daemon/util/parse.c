@@ -175,3 +175,32 @@ const char *format_size(int64_t bytes, char *buf, unsigned size)
                 snprintf(buf, size, "%" PRId64 "%c", v, suffix[k]);
         return buf;
 }
+
+const char *format_quantity(double v, bool seconds, char *buf, unsigned size)
+{
+        static const char *const units[] = { "s", "ms", "\u00b5s", "ns" };
+        static const char suffix[] = " kMGTP";
+        double a = fabs(v);
+        int k = 0;
+        if (!isfinite(v)) {
+                snprintf(buf, size, "%g", v);
+        } else if (seconds) {
+                while (k < 3 && a > 0 && a < 1) {
+                        a *= 1e3;
+                        v *= 1e3;
+                        k++;
+                }
+                snprintf(buf, size, "%.3g %s", v, units[k]);
+        } else {
+                while (k < 5 && a >= 1e3) {
+                        a /= 1e3;
+                        v /= 1e3;
+                        k++;
+                }
+                if (k)
+                        snprintf(buf, size, "%.3g%c", v, suffix[k]);
+                else
+                        snprintf(buf, size, "%.3g", v);
+        }
+        return buf;
+}

@@ -21,5 +21,8 @@ int parse_size(const char *s, int64_t *ret_bytes);
 /* Human-readable spellings, for help text and reports. */
 const char *format_duration(double seconds, char *buf, unsigned size);
 const char *format_size(int64_t bytes, char *buf, unsigned size);
+/* A figure for people, three significant digits: seconds as "64.5 µs",
+ * "1.20 ms", "2.35 s"; anything else as "812", "26.2k", "1.23M", "4.56G". */
+const char *format_quantity(double v, bool seconds, char *buf, unsigned size);
 
 #endif

@@ -153,6 +153,26 @@ stop_daemon
 stop_steal
 cmp -s "$T/before.txt" "$T/state/baseline-cpu.txt" || fail "an uncounted run changed the stored reference"
 
+# The history the daemon kept of all that: every state, the uncounted
+# runs, as a table, as CSV, and drawn.
+hist() { "$BENCHWATCH" -c "$T/bw.conf" history cpu "$@"; }
+hist --metric benchwatch_cpu_events_per_second > "$T/hist" || fail "history"
+for word in learning ' ok' REGRESSION '(not counted)'; do
+        grep -qF -- "$word" "$T/hist" || fail "history has no '$word': $(tail -3 "$T/hist")"
+done
+hist --format=csv | python3 -c '
+import csv, sys
+rows = list(csv.DictReader(sys.stdin))
+assert len(rows) > 40, len(rows)
+assert {r["state"] for r in rows} == {"learning", "ok", "REGRESSION"}, {r["state"] for r in rows}
+assert all(float(r["value"]) > 0 for r in rows)
+assert all(r["reference"] == "" for r in rows if r["state"] == "learning")' || fail "history csv"
+hist --plot "$T/h.svg" 2> "$T/err" || fail "history --plot: $(cat "$T/err")"
+python3 -c 'import sys, xml.dom.minidom as m; d = m.parse(sys.argv[1]); assert len(d.getElementsByTagName("polyline")) >= 4' \
+        "$T/h.svg" || fail "the plot is not an SVG with a line per figure"
+[ "$(hist --since 1s | wc -l)" -lt "$(wc -l < "$T/hist")" ] || fail "--since kept everything"
+hist --since soon > /dev/null 2> "$T/err"; [ $? = 2 ] && grep -q "not a duration" "$T/err" || fail "--since soon"
+
 # baseline reset
 "$BENCHWATCH" -c "$T/bw.conf" baseline reset cpu | grep -q "baseline reset" || fail "baseline reset"
 [ -z "$(ls "$T/state" | grep '^baseline-cpu')" ] || fail "baseline file still there"
