@@ -30,6 +30,18 @@ bool baseline_probe_name_ok(const char *probe)
         return true;
 }
 
+int baseline_probe_file(const char *state_dir, const char *what, const char *probe,
+                        char **ret_path)
+{
+        if (!state_dir || !baseline_probe_name_ok(probe))
+                return -EINVAL;
+        char *p = str_printf("%s/%s-%s.txt", state_dir, what, probe);
+        if (!p)
+                return -ENOMEM;
+        *ret_path = p;
+        return 0;
+}
+
 struct baseline *baseline_new(const char *probe)
 {
         if (!baseline_probe_name_ok(probe))

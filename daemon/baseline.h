@@ -55,6 +55,11 @@ struct baseline {
  * starting with '.', no '/' and no control characters. */
 bool baseline_probe_name_ok(const char *probe);
 
+/* "<state_dir>/<what>-<probe>.txt" (the probe's baseline, its history),
+ * malloc'd.  -EINVAL for a bad probe name, -ENOMEM. */
+int baseline_probe_file(const char *state_dir, const char *what, const char *probe,
+                        char **ret_path);
+
 /* An empty baseline; NULL when out of memory or !baseline_probe_name_ok(). */
 struct baseline *baseline_new(const char *probe);
 void baseline_free(struct baseline *b);

@@ -23,13 +23,7 @@
 
 int baseline_path(const char *state_dir, const char *probe, char **ret_path)
 {
-        if (!state_dir || !baseline_probe_name_ok(probe))
-                return -EINVAL;
-        char *p = str_printf("%s/baseline-%s.txt", state_dir, probe);
-        if (!p)
-                return -ENOMEM;
-        *ret_path = p;
-        return 0;
+        return baseline_probe_file(state_dir, "baseline", probe, ret_path);
 }
 
 static uint64_t fnv1a(const char *p, size_t n)

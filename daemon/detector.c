@@ -8,6 +8,8 @@
 
 #define RHO_MAX 0.8
 #define RHO_MIN_RUNS 30
+#define ACCEPT_NOISE_RUNS 8 /* fewest runs accept takes a new noise from */
+#define ACCEPT_NOISIER 1.5
 #define NOISE_FLOOR 1e-4 /* a relative noise below 0.01% is a flat series */
 #define Z95 1.959964     /* two-sided 95% */
 #define Z99 2.326348     /* one-sided 99% */
@@ -332,16 +334,38 @@ int detector_update(struct detector *d, const struct detector_config *c,
         return 0;
 }
 
+/* The runs accept takes the new level from: those since the evidence
+ * began to accumulate (the runs since the change) when there are at least
+ * 3, else the last recent_runs. */
+static unsigned accept_runs(const struct detector *d, const struct detector_config *c)
+{
+        unsigned n = d->cusum > 0 && d->segment >= 3 ? d->segment : c->recent_runs;
+        return n < d->n_recent ? n : d->n_recent;
+}
+
 int detector_accept(struct detector *d, const struct detector_config *c, double t)
 {
         if (!d->pinned || d->n_recent < 3)
                 return -EAGAIN;
-        double f = exp(recent_log_level(d, c->recent_runs) - d->rs.log_level);
+        unsigned n = accept_runs(d, c);
+        double level = recent_log_level(d, n), spread = 1;
+        if (n >= ACCEPT_NOISE_RUNS) {
+                /* a new normal that is clearly noisier than the old one (half
+                 * as noisy again: more than the error of a noise estimate over
+                 * a few runs) keeps its own noise, so the reference is not
+                 * stricter than the host */
+                struct detector_reference now;
+                reference_of(d->recent + (d->n_recent - n), n, &now);
+                if (now.sigma > ACCEPT_NOISIER * d->rs.sigma)
+                        spread = now.sigma / d->rs.sigma;
+        }
+        /* move (and widen) the reference runs, so that everything derived
+         * from them (level, noise, correlation, verify's window) follows */
         for (unsigned i = 0; i < d->n_ref; i++)
-                d->ref[i] *= f;
+                d->ref[i] = exp(level + (log(d->ref[i]) - d->rs.log_level) * spread);
         d->pinned_at = t;
         d->regression = false;
-        d->cusum = d->fast = d->clear = d->shift = 0;
+        d->cusum = d->fast = d->clear = d->shift = d->last_z = 0;
         d->segment = 0;
         reference_of(d->ref, d->n_ref, &d->rs);
         return 0;

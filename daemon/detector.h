@@ -142,10 +142,12 @@ int detector_update(struct detector *d, const struct detector_config *c,
 void detector_state(const struct detector *d, const struct detector_config *c,
                     enum detector_direction dir, struct detector_verdict *ret);
 
-/* `baseline accept`: the recent level (the median of the last
- * c->recent_runs counted runs) becomes the reference (its runs are scaled
- * to it, so the noise estimate is kept), pinned at t, with no regression.
- * -EAGAIN while learning or with fewer than 3 recent runs. */
+/* `baseline accept`: the recent level (the median of the runs since the
+ * evidence began to accumulate, i.e. since the change, when there are 3
+ * or more; else of the last c->recent_runs) becomes the reference, pinned
+ * at t, with no regression.  The reference runs are moved to it, so the
+ * noise estimate is kept, or widened when 8 or more runs of the new level
+ * are clearly (1.5 times) noisier.  -EAGAIN while learning or with fewer than 3 recent runs. */
 int detector_accept(struct detector *d, const struct detector_config *c, double t);
 
 /* `baseline import`: pin the reference on the last DETECTOR_REF_MAX of

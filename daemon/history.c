@@ -25,13 +25,7 @@
 
 int history_path(const char *state_dir, const char *probe, char **ret_path)
 {
-        if (!state_dir || !baseline_probe_name_ok(probe))
-                return -EINVAL;
-        char *p = str_printf("%s/history-%s.txt", state_dir, probe);
-        if (!p)
-                return -ENOMEM;
-        *ret_path = p;
-        return 0;
+        return baseline_probe_file(state_dir, "history", probe, ret_path);
 }
 
 static bool key_ok(const char *key)

@@ -57,7 +57,8 @@ static int number_after(const char *text, const char *key, double *ret)
         return parse_double(num, ret);
 }
 
-int load_read_psi(const char *path, double *ret_avg10)
+/* The number after `key` on the "some" line of a PSI file. */
+static int psi_some(const char *path, const char *key, double *ret)
 {
         char buf[PROC_FILE_MAX];
         int r = read_small(path, buf, sizeof(buf));
@@ -67,7 +68,12 @@ int load_read_psi(const char *path, double *ret_avg10)
                 return -EINVAL;
         /* only the first line ("some"); "full" follows on the next */
         buf[strcspn(buf, "\n")] = 0;
-        return number_after(buf, " avg10=", ret_avg10);
+        return number_after(buf, key, ret);
+}
+
+int load_read_psi(const char *path, double *ret_avg10)
+{
+        return psi_some(path, " avg10=", ret_avg10);
 }
 
 int load_read_loadavg(const char *path, double *ret_load1)
@@ -90,14 +96,7 @@ const char *const load_psi_names[LOAD_N_PSI] = { "cpu", "io", "memory" };
 
 int load_read_psi_total(const char *path, double *ret_us)
 {
-        char buf[PROC_FILE_MAX];
-        int r = read_small(path, buf, sizeof(buf));
-        if (r < 0)
-                return r;
-        if (strncmp(buf, "some ", 5))
-                return -EINVAL;
-        buf[strcspn(buf, "\n")] = 0;
-        return number_after(buf, " total=", ret_us);
+        return psi_some(path, " total=", ret_us);
 }
 
 int load_read_steal(const char *path, double *ret_total, double *ret_steal)

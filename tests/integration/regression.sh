@@ -109,10 +109,15 @@ stop_daemon
 verify_passes > "$T/v2.out" 2> "$T/err" || fail "verify after recovery: $(cat "$T/v2.out" "$T/err")"
 
 # An intended slowdown (half a CPU), accepted: no more alarm at that level;
-# a further step from there (a fifth of a CPU) is caught.
-quota 50000
+# a further step from there (a fifth of a CPU) is caught.  A 10 ms quota
+# period keeps a 1 s run's share of the CPU steady (at 100 ms a run gets
+# 5 to 10 periods and its rate moves by 20%).
+echo 10000 > "$grp/cpu.cfs_period_us"
+quota 5000
 start_daemon
 wait_for 90 regression_is 1 || fail "no regression at half a CPU"
+n0=$(runs_done)
+wait_for 60 sh -c "[ \$(grep -c cpu '$T/daemon.out') -ge $((n0 + 8)) ]" || fail "the daemon stopped running"
 stop_daemon
 "$BENCHWATCH" -c "$T/bw.conf" baseline accept cpu > "$T/accept" 2>&1 || fail "baseline accept: $(cat "$T/accept")"
 grep -q "new reference" "$T/accept" && grep -q "benchwatch_cpu_events_per_second.*-[0-9.]*%" "$T/accept" ||
@@ -123,10 +128,11 @@ wait_for 60 regression_is 0 || fail "still in regression after accept"
 n0=$(runs_done)
 wait_for 60 sh -c "[ \$(grep -c cpu '$T/daemon.out') -ge $((n0 + 8)) ]" || fail "the daemon stopped running"
 [ "$(grep -c "entered a regression" "$T/daemon.err")" = "$before" ] || fail "alarm at the accepted level"
-quota 20000
+quota 2000
 wait_for 90 regression_is 1 || fail "a further step after accept was not caught"
 stop_daemon
 quota -1
+echo 100000 > "$grp/cpu.cfs_period_us"
 
 # Runs during which the hypervisor stole half the CPU time: judged, not
 # counted (a fake /proc whose steal column grows as fast as the total).

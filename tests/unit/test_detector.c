@@ -313,6 +313,15 @@ static void test_accept(void)
         EXPECT(feed(&d, &c, DETECTOR_HIGHER_IS_BETTER, 800, 0.03, 200).entered == 0);
         struct tally t = feed(&d, &c, DETECTOR_HIGHER_IS_BETTER, 680, 0.03, 10);
         EXPECT(t.entered == 1 && t.first_entered <= 5);
+
+        /* a new normal five times as noisy is accepted with its own noise
+         * (taken from the runs since the change), and does not alarm on its
+         * ordinary swings */
+        EXPECT(detector_accept(&d, &c, 23456) == 0);
+        EXPECT(feed(&d, &c, DETECTOR_HIGHER_IS_BETTER, 500, 0.15, 20).entered == 1);
+        EXPECT(detector_accept(&d, &c, 34567) == 0);
+        EXPECT(d.rs.sigma > 3 * sigma);
+        EXPECT(feed(&d, &c, DETECTOR_HIGHER_IS_BETTER, 500, 0.15, 300).entered == 0);
 }
 
 /* import pins a reference from a given history. */
