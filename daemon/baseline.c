@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "parse.h"
 #include "strutil.h"
 
 #define PROBE_NAME_MAX 200
@@ -253,6 +254,12 @@ const struct baseline_series *baseline_find(const struct baseline *b,
 {
         ssize_t i = find_index(b, key);
         return i < 0 ? NULL : &b->series[i];
+}
+
+const char *baseline_format_figure(const struct baseline_series *s, double v, char *buf,
+                                   unsigned size)
+{
+        return format_quantity(v, has_suffix(s->metric, "_seconds"), buf, size);
 }
 
 /* Index of the figure's series, appended (empty history) when new.  Takes

@@ -137,4 +137,9 @@ char *baseline_transition_message(const struct baseline *b,
 const struct baseline_series *baseline_find(const struct baseline *b,
                                             const char *key);
 
+/* The series' figure for people: "64.5 µs" for a latency, "26.2k" for a
+ * rate (format_quantity); buf returned. */
+const char *baseline_format_figure(const struct baseline_series *s, double v, char *buf,
+                                   unsigned size);
+
 #endif

@@ -37,8 +37,13 @@ static void show_series(const struct baseline *b, const struct baseline_series *
         }
         if (isfinite(v.change))
                 snprintf(change, sizeof(change), "%+.1f%%", v.change * 100);
-        printf("%-14s %-58s %-14s %12.6g %6.1f%% %-10s %8s\n", b->probe, s->key, state,
-               v.reference, isfinite(v.noise) ? v.noise * 100 : 0, day, change);
+        char ref[32] = "-", noise[16] = "-";
+        if (isfinite(v.reference))
+                baseline_format_figure(s, v.reference, ref, sizeof(ref));
+        if (isfinite(v.noise))
+                snprintf(noise, sizeof(noise), "%.1f%%", v.noise * 100);
+        printf("%-14s %-58s %-14s %10s %7s %-10s %8s\n", b->probe, s->key, state, ref, noise,
+               day, change);
 }
 
 static int for_probes(const char *state_dir, char **probes, int n, char ***ret_all,
@@ -71,7 +76,7 @@ static int baseline_show(const char *state_dir, char **probes, int n,
                 return ex;
         if (all)
                 probes = all;
-        printf("%-14s %-58s %-14s %12s %7s %-10s %8s\n", "probe", "metric", "state", "reference",
+        printf("%-14s %-58s %-14s %10s %7s %-10s %8s\n", "probe", "metric", "state", "reference",
                "noise", "since", "recent");
         for (int i = 0; i < n; i++) {
                 struct baseline *b = NULL;
@@ -169,9 +174,12 @@ static int accept_one(const char *state_dir, const char *probe,
                 printf("%s: the recent level is the new reference of %d figure(s):\n", probe, r);
                 for (size_t i = 0; i < b->n_series; i++) {
                         double after = exp(b->series[i].det.rs.log_level);
+                        char was[32], now[32];
                         if (b->series[i].det.pinned && after != before[i])
-                                printf("  %-58s %12.6g -> %-12.6g (%+.1f%%)\n", b->series[i].key,
-                                       before[i], after, (after / before[i] - 1) * 100);
+                                printf("  %-58s %10s -> %-10s (%+.1f%%)\n", b->series[i].key,
+                                       baseline_format_figure(&b->series[i], before[i], was, sizeof(was)),
+                                       baseline_format_figure(&b->series[i], after, now, sizeof(now)),
+                                       (after / before[i] - 1) * 100);
                 }
         }
         baseline_free(b);
@@ -244,9 +252,11 @@ static int import_one(const char *state_dir, const char *probe, const char *metr
                 ex = EXIT_USAGE;
         } else if (v && (ex = save(state_dir, b)) == EXIT_OK) {
                 const struct baseline_series *s = baseline_find(b, key);
+                char lvl[32];
                 printf("%s: reference of %s pinned on the last %u of %zu run(s) in %s: "
-                       "%.6g, noise %.1f%% a run\n", probe, key, s->det.n_ref, n, file,
-                       exp(s->det.rs.log_level), s->det.rs.sigma * 100);
+                       "%s, noise %.1f%% a run\n", probe, key, s->det.n_ref, n, file,
+                       baseline_format_figure(s, exp(s->det.rs.log_level), lvl, sizeof(lvl)),
+                       s->det.rs.sigma * 100);
         }
         free(v);
         free(pts);

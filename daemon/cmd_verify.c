@@ -62,13 +62,15 @@ static void print_table_row(const struct baseline *b, const struct baseline_seri
 {
         const struct detector_verdict *v = &s->verdict;
         const struct detector_verify_verdict *c = &s->check;
-        char ci[48] = "", ch[16] = "";
+        char ci[48] = "", ch[16] = "", ref[32] = "-", now[32];
         if (s->det.pinned) {
                 snprintf(ch, sizeof(ch), "%+.1f%%", c->change * 100);
                 snprintf(ci, sizeof(ci), "%+.1f..%+.1f%%", c->change_lo * 100, c->change_hi * 100);
+                baseline_format_figure(s, v->reference, ref, sizeof(ref));
         }
-        printf("%-14s %-58s %12.6g %12.6g %8s %16s %4u  %s\n", b->probe, s->key, v->reference,
-               v->value, ch, ci, c->runs, verdict_text(s));
+        baseline_format_figure(s, v->value, now, sizeof(now));
+        printf("%-14s %-58s %10s %10s %8s %16s %4u  %s\n", b->probe, s->key, ref, now, ch, ci,
+               c->runs, verdict_text(s));
 }
 
 static void print_rows(const struct baseline *b, enum output_format fmt, bool *first)
@@ -252,7 +254,7 @@ int cmd_verify(struct app *app, int argc, char **argv)
         tracker_settings(app->cfg, &ts);
         bool first = true;
         if (fmt == FORMAT_TABLE)
-                printf("%-14s %-58s %12s %12s %8s %16s %4s  %s\n", "probe", "metric", "reference",
+                printf("%-14s %-58s %10s %10s %8s %16s %4s  %s\n", "probe", "metric", "reference",
                        "now", "change", "95% CI", "runs", "verdict");
         else
                 printf("{\"results\":[");

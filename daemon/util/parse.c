@@ -176,31 +176,36 @@ const char *format_size(int64_t bytes, char *buf, unsigned size)
         return buf;
 }
 
+/* Three significant digits, trailing zeros kept: 1.00, 26.2, 812. */
+static void three_digits(double v, const char *unit, char *buf, unsigned size)
+{
+        double a = fabs(v);
+        int decimals = a >= 99.95 ? 0 : a >= 9.995 ? 1 : 2;
+        snprintf(buf, size, "%.*f%s", decimals, v, unit);
+}
+
 const char *format_quantity(double v, bool seconds, char *buf, unsigned size)
 {
-        static const char *const units[] = { "s", "ms", "\u00b5s", "ns" };
-        static const char suffix[] = " kMGTP";
+        static const char *const units[] = { " s", " ms", " \u00b5s", " ns" };
+        static const char *const suffix[] = { "", "k", "M", "G", "T", "P" };
         double a = fabs(v);
         int k = 0;
-        if (!isfinite(v)) {
-                snprintf(buf, size, "%g", v);
+        if (!isfinite(v) || v == 0) {
+                snprintf(buf, size, "%g%s", v, seconds ? " s" : "");
         } else if (seconds) {
-                while (k < 3 && a > 0 && a < 1) {
+                for (; k < 3 && a < 0.9995; k++) {
                         a *= 1e3;
                         v *= 1e3;
-                        k++;
                 }
-                snprintf(buf, size, "%.3g %s", v, units[k]);
+                three_digits(v, units[k], buf, size);
+        } else if (a < 0.9995) {
+                snprintf(buf, size, "%.3g", v);
         } else {
-                while (k < 5 && a >= 1e3) {
+                for (; k < 5 && a >= 999.5; k++) {
                         a /= 1e3;
                         v /= 1e3;
-                        k++;
                 }
-                if (k)
-                        snprintf(buf, size, "%.3g%c", v, suffix[k]);
-                else
-                        snprintf(buf, size, "%.3g", v);
+                three_digits(v, suffix[k], buf, size);
         }
         return buf;
 }

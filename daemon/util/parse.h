@@ -22,7 +22,8 @@ int parse_size(const char *s, int64_t *ret_bytes);
 const char *format_duration(double seconds, char *buf, unsigned size);
 const char *format_size(int64_t bytes, char *buf, unsigned size);
 /* A figure for people, three significant digits: seconds as "64.5 µs",
- * "1.20 ms", "2.35 s"; anything else as "812", "26.2k", "1.23M", "4.56G". */
+ * "1.20 ms", "2.35 s"; anything else as "812", "26.2k", "1.00M", "4.56G"
+ * (below 1: "0.25", "6.4e-05"). */
 const char *format_quantity(double v, bool seconds, char *buf, unsigned size);
 
 #endif
