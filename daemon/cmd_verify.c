@@ -62,15 +62,16 @@ static void print_table_row(const struct baseline *b, const struct baseline_seri
 {
         const struct detector_verdict *v = &s->verdict;
         const struct detector_verify_verdict *c = &s->check;
-        char ci[48] = "", ch[16] = "", ref[32] = "-", now[32];
+        char ci[48] = "", ch[16] = "", ref[32] = "-", now[32], runs[16] = "";
         if (s->det.pinned) {
                 snprintf(ch, sizeof(ch), "%+.1f%%", c->change * 100);
                 snprintf(ci, sizeof(ci), "%+.1f..%+.1f%%", c->change_lo * 100, c->change_hi * 100);
+                snprintf(runs, sizeof(runs), "%u", c->runs);
                 baseline_format_figure(s, v->reference, ref, sizeof(ref));
         }
         baseline_format_figure(s, v->value, now, sizeof(now));
-        printf("%-14s %-58s %10s %10s %8s %16s %4u  %s\n", b->probe, s->key, ref, now, ch, ci,
-               c->runs, verdict_text(s));
+        printf("%-14s %-58s %10s %10s %8s %16s %4s  %s\n", b->probe, s->key, ref, now, ch, ci,
+               runs, verdict_text(s));
 }
 
 static void print_rows(const struct baseline *b, enum output_format fmt, bool *first)
