@@ -150,7 +150,7 @@ static void test_plot(void)
         EXPECT(strstr(svg, "benchwatch_disk_iops{mode=&quot;rand read&quot;,op=&quot;read&quot;}"));
         EXPECT(strstr(svg, "benchwatch_disk_latency_seconds{quantile=&quot;0.99&quot;}"));
         EXPECT(strstr(svg, "fill=\"#2ca02c\"")); /* the band */
-        EXPECT(strstr(svg, "2 ms")); /* latency ticks in people's units */
+        EXPECT(strstr(svg, "2.00 ms")); /* latency ticks in people's units */
         EXPECT(strstr(svg, "reference \u00b15%"));
         free(svg);
         history_entries_free(e, n);
