@@ -18,6 +18,7 @@
 #include "baseline_store.h"
 #include "commands.h"
 #include "format.h"
+#include "load.h"
 #include "log.h"
 #include "tracker.h"
 
@@ -54,7 +55,7 @@ static void print_json_row(const struct baseline *b, const struct baseline_serie
                 printf(",\"change\":%.6g,\"change_low\":%.6g,\"change_high\":%.6g,"
                        "\"p_worse\":%.4g,\"runs\":%u,\"decided\":\"%s\"",
                        c->change, c->change_lo, c->change_hi, c->p_worse, c->runs,
-                       c->at_bound ? "bound" : "clear");
+                       c->at_bound ? "bound" : c->outcome == DETECTOR_VERIFY_MORE ? "unclear" : "clear");
         printf(",\"verdict\":\"%s\"}", verdict_text(s));
 }
 
@@ -146,6 +147,23 @@ static int load_pinned(const char *state_dir, const struct probe_cfg *pc,
         return EXIT_USAGE;
 }
 
+/* One run of the probe, with what the host went through during it (the
+ * CPU time the hypervisor stole, pressure) recorded beside its figures. */
+static struct result *verify_run(struct app *app, const struct probe_cfg *pc)
+{
+        struct run_spec spec;
+        struct load_snapshot before, after;
+        struct load_window w;
+        app_run_spec(app, pc->name, pc->plugin, pc->params, pc->timeout, &spec);
+        load_snapshot_take(&before);
+        struct result *res = runner_run_sync(&spec);
+        load_snapshot_take(&after);
+        load_window_between(&before, &after, &w);
+        if (res && res->success)
+                (void)load_window_add_metrics(&w, res);
+        return res;
+}
+
 /* Runs one probe until its comparison is clear; returns an exit code. */
 static int verify_probe(struct app *app, const struct probe_cfg *pc,
                         const struct tracker_settings *ts, enum output_format fmt, bool *first)
@@ -157,14 +175,12 @@ static int verify_probe(struct app *app, const struct probe_cfg *pc,
                 return ex;
         struct result *res[ts->verify_max_runs];
         int outcome = DETECTOR_VERIFY_MORE;
-        size_t n = 0;
+        size_t n = 0, stolen = 0;
         while (ex == EXIT_OK && outcome == DETECTOR_VERIFY_MORE && n < ts->verify_max_runs) {
-                struct run_spec spec;
-                app_run_spec(app, pc->name, pc->plugin, pc->params, pc->timeout, &spec);
                 if (fmt == FORMAT_TABLE)
                         fprintf(stderr, "%s: run %zu (at most %u) ...\n", pc->name, n + 1,
                                 ts->verify_max_runs);
-                res[n] = runner_run_sync(&spec);
+                res[n] = verify_run(app, pc);
                 if (!res[n] || !res[n]->success) {
                         log_error("%s probe '%s': %s", pc->plugin->name, pc->name,
                                   res[n] ? res[n]->error : "out of memory");
@@ -172,6 +188,19 @@ static int verify_probe(struct app *app, const struct probe_cfg *pc,
                         ex = EXIT_USAGE;
                         break;
                 }
+                /* as in the daemon: a run the hypervisor took the CPU from is
+                 * not a measurement of this host; it is run again (as often
+                 * as verify_runs at most) */
+                char *why = NULL;
+                if (!tracker_run_counts(ts, res[n], &why) && stolen < ts->verify_max_runs) {
+                        stolen++;
+                        log_notice("%s probe '%s': run not counted, run again: %s",
+                                   pc->plugin->name, pc->name, why ? why : "host busy");
+                        free(why);
+                        result_free(res[n]);
+                        continue;
+                }
+                free(why);
                 n++;
                 outcome = baseline_verify(b, (const struct result *const *)res, n, &ts->det,
                                           ts->verify_min_runs, ts->verify_max_runs);

@@ -10,6 +10,7 @@
 #define RHO_MIN_RUNS 30
 #define ACCEPT_NOISE_RUNS 8 /* fewest runs accept takes a new noise from */
 #define ACCEPT_NOISIER 1.5
+#define LAST_Z_MAX 50 /* a residual that large is a broken run, not a level */
 #define NOISE_FLOOR 1e-4 /* a relative noise below 0.01% is a flat series */
 #define Z95 1.959964     /* two-sided 95% */
 #define Z99 2.326348     /* one-sided 99% */
@@ -262,9 +263,12 @@ static bool effect_big_enough(const struct detector *d, const struct detector_co
 static enum detector_transition advance(struct detector *d, const struct detector_config *c,
                                         enum detector_direction dir, double z)
 {
-        double zc = clampd(innovation_of(d, clampd(z, -c->clamp, c->clamp)),
+        /* clamped after the correlation is taken out: a sustained step
+         * keeps adding up to clamp - allowance a run, and one wild run is
+         * still bounded (the next run's innovation pays some back) */
+        double zc = clampd(innovation_of(d, clampd(z, -LAST_Z_MAX, LAST_Z_MAX)),
                            -c->clamp, c->clamp);
-        d->last_z = clampd(z, -c->clamp, c->clamp);
+        d->last_z = clampd(z, -LAST_Z_MAX, LAST_Z_MAX);
         d->cusum = fmax(0, d->cusum + zc - c->allowance);
         d->fast = fmax(0, d->fast + zc - FAST_K * c->allowance);
         d->segment = d->cusum > 0 ? d->segment + 1 : 0;

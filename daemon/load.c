@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "parse.h"
+#include "result.h"
 #include "strutil.h"
 #include "timeutil.h"
 
@@ -199,5 +200,23 @@ int load_busy(const struct load_limits *lim, char **ret_why)
                 r = load_over(lim->max_load, &why);
         if (r > 0)
                 *ret_why = why;
+        return r;
+}
+
+int load_window_add_metrics(const struct load_window *w, struct result *res)
+{
+        int r = 0;
+        if (!isnan(w->steal))
+                r = result_add(res, "benchwatch_probe_steal_ratio",
+                               "Share of the host's CPU time stolen by the hypervisor during the run",
+                               METRIC_GAUGE, NULL, w->steal, NULL);
+        for (int i = 0; i < LOAD_N_PSI && r >= 0; i++) {
+                const char *lv[] = { "resource", load_psi_names[i], NULL };
+                if (!isnan(w->pressure[i]))
+                        r = result_add(res, "benchwatch_probe_pressure_ratio",
+                                       "Share of the run's time in which some task (the probe's own "
+                                       "included) waited for the resource (PSI some)",
+                                       METRIC_GAUGE, lv, w->pressure[i], NULL);
+        }
         return r;
 }

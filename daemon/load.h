@@ -47,9 +47,14 @@ struct load_window {
         double pressure[LOAD_N_PSI];   /* 0..1 or NAN */
 };
 
+struct result;
+
 void load_snapshot_take(struct load_snapshot *ret);
 void load_window_between(const struct load_snapshot *a, const struct load_snapshot *b,
                          struct load_window *ret);
+/* The window beside a run's figures: benchwatch_probe_steal_ratio and
+ * benchwatch_probe_pressure_ratio{resource} (what is known of them). */
+int load_window_add_metrics(const struct load_window *w, struct result *res);
 
 /* The total and steal jiffies of the "cpu" line of a /proc/stat file. */
 int load_read_steal(const char *path, double *ret_total, double *ret_steal);

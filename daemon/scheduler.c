@@ -186,18 +186,7 @@ static void add_run_load(const struct sched *s, struct result *res)
         struct load_window w;
         load_snapshot_take(&now);
         load_window_between(&s->run_load, &now, &w);
-        if (!isnan(w.steal))
-                (void)result_add(res, "benchwatch_probe_steal_ratio",
-                                 "Share of the host's CPU time stolen by the hypervisor during the run",
-                                 METRIC_GAUGE, NULL, w.steal, NULL);
-        for (int i = 0; i < LOAD_N_PSI; i++) {
-                const char *lv[] = { "resource", load_psi_names[i], NULL };
-                if (!isnan(w.pressure[i]))
-                        (void)result_add(res, "benchwatch_probe_pressure_ratio",
-                                         "Share of the run's time in which some task (the probe's own "
-                                         "included) waited for the resource (PSI some)",
-                                         METRIC_GAUGE, lv, w.pressure[i], NULL);
-        }
+        (void)load_window_add_metrics(&w, res);
 }
 
 /* After a run of d seconds, none for d x (1/duty_cycle - 1). */
