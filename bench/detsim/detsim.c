@@ -207,6 +207,18 @@ static double false_alarms(bool old, enum model m, double sigma, double *ret_lo,
 
 #define PRE_RUNS 20 /* clean runs between commissioning and the change */
 
+/* A commissioned detector that has seen PRE_RUNS more clean runs; false
+ * when it alarmed on them (a trial that then counts as a miss). */
+static bool settled(struct det *x, struct noise *n, bool old, enum model m, double sigma)
+{
+        det_init(x, old);
+        noise_init(n, m, sigma);
+        commission(x, n);
+        for (unsigned i = 0; i < PRE_RUNS; i++)
+                det_feed(x, draw(n, 1.0));
+        return !det_regression(x);
+}
+
 /* Share of trials in which a step to level `to` is flagged within `within`
  * runs (an alarm before the step counts as a miss); *ret_delay gets the
  * median delay of the flagged ones. */
@@ -217,12 +229,7 @@ static double step_detected(bool old, enum model m, double sigma, double to,
         for (unsigned t = 0; t < trials; t++) {
                 struct det x;
                 struct noise n;
-                det_init(&x, old);
-                noise_init(&n, m, sigma);
-                commission(&x, &n);
-                for (unsigned i = 0; i < PRE_RUNS; i++)
-                        det_feed(&x, draw(&n, 1.0));
-                if (det_regression(&x))
+                if (!settled(&x, &n, old, m, sigma))
                         continue;
                 for (unsigned i = 1; i <= within; i++)
                         if (det_feed(&x, draw(&n, to)) == 1) {
@@ -250,12 +257,7 @@ static double drift_detected(bool old, enum model m, double sigma, double per_ru
         for (unsigned t = 0; t < trials && at; t++) {
                 struct det x;
                 struct noise n;
-                det_init(&x, old);
-                noise_init(&n, m, sigma);
-                commission(&x, &n);
-                for (unsigned i = 0; i < PRE_RUNS; i++)
-                        det_feed(&x, draw(&n, 1.0));
-                if (det_regression(&x))
+                if (!settled(&x, &n, old, m, sigma))
                         continue;
                 for (unsigned i = 1; i < steps; i++)
                         if (det_feed(&x, draw(&n, 1 - per_run * i)) == 1) {
