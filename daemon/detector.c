@@ -266,8 +266,8 @@ static enum detector_transition advance(struct detector *d, const struct detecto
         /* clamped after the correlation is taken out: a sustained step
          * keeps adding up to clamp - allowance a run, and one wild run is
          * still bounded (the next run's innovation pays some back) */
-        double zc = clampd(innovation_of(d, clampd(z, -LAST_Z_MAX, LAST_Z_MAX)),
-                           -c->clamp, c->clamp);
+        double u = innovation_of(d, clampd(z, -LAST_Z_MAX, LAST_Z_MAX));
+        double zc = clampd(u, -c->clamp, c->clamp);
         d->last_z = clampd(z, -LAST_Z_MAX, LAST_Z_MAX);
         d->cusum = fmax(0, d->cusum + zc - c->allowance);
         d->fast = fmax(0, d->fast + zc - FAST_K * c->allowance);
@@ -292,8 +292,16 @@ static enum detector_transition advance(struct detector *d, const struct detecto
         }
         d->cusum = fmin(d->cusum, c->alarm);
         d->fast = fmin(d->fast, FAST_H * c->alarm);
-        /* "back at 0" against "still at shift": each run adds shift/2 - z */
-        d->clear = fmax(0, d->clear + clampd(d->shift / 2 - zc, -c->clamp, c->clamp));
+        /* "back" against "still at shift": each run adds the boundary minus
+         * its (unclamped) innovation, clamped, the boundary being half way
+         * to the regressed level
+         * or the minimum effect, whichever is further, so that a level back
+         * inside the minimum effect always clears, even on a reference so
+         * steady that the way back is many noise units long */
+        double effect = margin_of(dir, c->threshold) / d->rs.sigma *
+                        sqrt((1 - d->rs.rho) / (1 + d->rs.rho));
+        double bound = fmax(d->shift / 2, effect);
+        d->clear = fmax(0, d->clear + clampd(bound - u, -c->clamp, c->clamp));
         if (d->clear < c->alarm)
                 return DETECTOR_STEADY;
         d->regression = false;

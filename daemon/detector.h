@@ -27,8 +27,9 @@
  * fewer runs (Lucas 1982 combines a CUSUM with a quicker rule for the same
  * reason).  A regression is entered when either reaches its alarm level AND
  * the recent level is worse than the reference by at least `threshold` (a
- * minimum effect: a very quiet host must not alarm on a meaningless 2%).  It is left when a second
- * CUSUM, testing "back at the reference" against "still at the regressed
+ * minimum effect: a very quiet host must not alarm on a meaningless 2%).
+ * It is left when a second CUSUM, testing "back" (inside the minimum
+ * effect, or half way to the reference) against "still at the regressed
  * level", reaches `alarm`; then both start afresh.
  *
  * Runs taken while the host was busy are judged (the verdict says how this
