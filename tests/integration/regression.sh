@@ -120,7 +120,7 @@ quota 5000
 start_daemon
 wait_for 90 regression_is 1 || fail "no regression at half a CPU"
 n0=$(runs_done)
-wait_for 60 sh -c "[ \$(grep -c cpu '$T/daemon.out') -ge $((n0 + 8)) ]" || fail "the daemon stopped running"
+wait_for 90 sh -c "[ \$(grep -c cpu '$T/daemon.out') -ge $((n0 + 16)) ]" || fail "the daemon stopped running"
 stop_daemon
 "$BENCHWATCH" -c "$T/bw.conf" baseline accept cpu > "$T/accept" 2>&1 || fail "baseline accept: $(cat "$T/accept")"
 grep -q "new reference" "$T/accept" && grep -q "benchwatch_cpu_events_per_second.*-[0-9.]*%" "$T/accept" ||
