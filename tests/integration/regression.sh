@@ -63,10 +63,20 @@ start_daemon() {
 }
 stop_daemon() { kill "$dpid"; wait "$dpid"; BW_PIDS=""; }
 verify_in_cgroup() { ( echo $BASHPID > "$grp/cgroup.procs"; exec "$BENCHWATCH" -c "$T/bw.conf" verify "$@" ); }
+# Learn the reference afresh (the daemon alone, until it has one).
+learn() {
+        rm -f "$T/bw.prom"
+        start_daemon
+        wait_for 90 has_reference || fail "no reference after 90s: $(tail -5 "$T/daemon.err")"
+        stop_daemon
+}
 # A healthy host must pass; on a shared machine a burst of outside load can
-# spoil one verify, so a pass within three tries counts.  OUT gets the
-# output of the last try.
-verify_passes() { # OUT ARGS...
+# spoil one verify, so a pass within three tries counts.  A host whose own
+# speed moved between learning and verifying (seen in CI: every run 7.5%
+# slower for a minute, with nothing throttled) is a real change the
+# detector is right to report, so then the reference is learnt once more and
+# verify gets three more tries.  OUT gets the output of the last try.
+verify_tries() { # OUT ARGS...
         local out=$1
         shift
         for try in 1 2 3; do
@@ -74,6 +84,14 @@ verify_passes() { # OUT ARGS...
                 sleep 2
         done
         return 1
+}
+verify_passes() { # OUT ARGS...
+        verify_tries "$@" && return 0
+        echo "verify failed three times on an unthrottled host; learning the reference again" >&2
+        cat "$1" >&2
+        "$BENCHWATCH" -c "$T/bw.conf" baseline reset cpu > /dev/null || fail "baseline reset"
+        learn
+        verify_tries "$@"
 }
 quota() { echo "$1" > "$grp/cpu.cfs_quota_us"; }
 echo 100000 > "$grp/cpu.cfs_period_us"
