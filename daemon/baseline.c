@@ -76,6 +76,8 @@ void baseline_free(struct baseline *b)
         for (size_t i = 0; i < b->n_series; i++)
                 series_done(&b->series[i]);
         free(b->series);
+        context_clear(&b->context);
+        context_clear(&b->seen);
         free(b->probe);
         free(b);
 }
@@ -534,6 +536,9 @@ int baseline_accept(struct baseline *b, const struct detector_config *c, double 
         int accepted = 0;
         for (size_t i = 0; i < b->n_series; i++)
                 accepted += detector_accept(&b->series[i].det, c, t) >= 0;
+        /* the new reference is the last runs': so is its context */
+        if (accepted && b->seen.n && context_copy(&b->context, &b->seen) < 0)
+                return -ENOMEM;
         return accepted ? accepted : -EAGAIN;
 }
 
@@ -655,6 +660,33 @@ char *baseline_change_text(const struct baseline_series *s, double change, doubl
                           change * 100, day, lo * 100, hi * 100);
 }
 
+static bool any_pinned(const struct baseline *b)
+{
+        for (size_t i = 0; i < b->n_series; i++)
+                if (b->series[i].det.pinned)
+                        return true;
+        return false;
+}
+
+int baseline_note_context(struct baseline *b, const struct context *now,
+                          char **ret_change)
+{
+        *ret_change = b->seen.n ? context_diff(&b->seen, now) : NULL;
+        int r = context_copy(&b->seen, now);
+        if (r >= 0 && (!any_pinned(b) || !b->context.n))
+                r = context_copy(&b->context, now);
+        if (r < 0) {
+                free(*ret_change);
+                *ret_change = NULL;
+        }
+        return r;
+}
+
+char *baseline_context_change(const struct baseline *b)
+{
+        return context_diff(&b->context, &b->seen);
+}
+
 char *baseline_transition_message(const struct baseline *b,
                                   const struct baseline_series *s)
 {
@@ -662,13 +694,17 @@ char *baseline_transition_message(const struct baseline *b,
         if (!s->seen || v->transition == DETECTOR_STEADY)
                 return NULL;
         char *change = baseline_change_text(s, v->change, v->change_lo, v->change_hi);
+        char *ctx = v->transition == DETECTOR_ENTERED ? baseline_context_change(b) : NULL;
         char *m = change ? str_printf("probe '%s': %s %s: %s; this run %.6g, reference %.6g "
-                                      "(noise %.1f%% a run, %s is worse)", b->probe, s->key,
+                                      "(noise %.1f%% a run, %s is worse)%s%s", b->probe, s->key,
                                       v->transition == DETECTOR_ENTERED ? "entered a regression"
                                                                         : "recovered from its regression",
                                       change, v->value, v->reference, v->noise * 100,
-                                      s->direction == DETECTOR_HIGHER_IS_BETTER ? "lower" : "higher")
+                                      s->direction == DETECTOR_HIGHER_IS_BETTER ? "lower" : "higher",
+                                      ctx ? "; measured on another context than the reference: " : "",
+                                      ctx ? ctx : "")
                          : NULL;
+        free(ctx);
         free(change);
         return m;
 }

@@ -27,6 +27,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "context.h"
 #include "detector.h"
 #include "result.h"
 
@@ -47,6 +48,10 @@ struct baseline_series {
 
 struct baseline {
         char *probe;
+        /* What the reference was learnt on, and what the last run ran on
+         * (context.h); empty when unknown (a file of format 2). */
+        struct context context;
+        struct context seen;
         struct baseline_series *series;
         size_t n_series;
 };
@@ -125,11 +130,23 @@ int baseline_add_metrics(const struct baseline *b, struct result *res, bool coun
 char *baseline_change_text(const struct baseline_series *s, double change, double lo,
                            double hi);
 
+/* A run's context (context.h) for b: becomes the context of the last run,
+ * and the reference's too while no series of b is pinned yet.  *ret_change
+ * (malloc'd, NULL when nothing changed or b had seen no run yet) says what
+ * differs from the last run's.  0 or -ENOMEM. */
+int baseline_note_context(struct baseline *b, const struct context *now,
+                          char **ret_change);
+/* What differs between the reference's context and the last run's, or
+ * NULL (also when either is unknown); malloc'd. */
+char *baseline_context_change(const struct baseline *b);
+
 /* The journal line for a series whose last verdict entered or left a
  * regression, e.g.
  *   probe 'root': benchwatch_disk_iops{mode="randread",op="read"} entered a
  *   regression: -14.2% vs the reference of 2026-11-30 (95% CI -17..-11%);
  *   this run 812.5, reference 1003 (noise 2.1% a run, lower is worse)
+ * and, on entering, what changed since the reference was learnt
+ * ("; measured on another context than the reference: kernel A → B").
  * malloc'd; NULL when there was no transition or no memory. */
 char *baseline_transition_message(const struct baseline *b,
                                   const struct baseline_series *s);

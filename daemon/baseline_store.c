@@ -56,6 +56,21 @@ static void format_series(FILE *f, const struct baseline_series *s)
                 d->segment, d->cusum, d->fast, d->clear, d->shift, d->last_z);
 }
 
+static void format_context(FILE *f, const char *word, const struct context *c)
+{
+        for (size_t i = 0; i < c->n; i++) {
+                fprintf(f, "%s %s ", word, c->items[i].name);
+                for (const char *p = c->items[i].value; *p; p++)
+                        if (*p == '\\')
+                                fputs("\\\\", f);
+                        else if (*p == '\n')
+                                fputs("\\n", f);
+                        else
+                                fputc(*p, f);
+                fputc('\n', f);
+        }
+}
+
 static int format_baseline(const struct baseline *b, char **ret, size_t *ret_len)
 {
         char *buf = NULL;
@@ -69,6 +84,8 @@ static int format_baseline(const struct baseline *b, char **ret, size_t *ret_len
         if (f) {
                 fprintf(f, "benchwatch-baseline %d\nprobe %s\n",
                         BASELINE_FORMAT_VERSION, b->probe);
+                format_context(f, "context", &b->context);
+                format_context(f, "seen", &b->seen);
                 for (size_t i = 0; i < b->n_series; i++)
                         format_series(f, &b->series[i]);
                 fflush(f);
@@ -384,6 +401,31 @@ static int parse_series(struct parser *ps, struct baseline *b, const char *key)
         return r;
 }
 
+/* "<item> <value>" of a context or seen line, value unescaped in place. */
+static int parse_context(struct parser *ps, char *rest, struct context *c)
+{
+        char *item = rest ? strsep(&rest, " ") : NULL;
+        if (ps->version < 3 || !item || !*item || !rest) {
+                ps->why = "bad context line";
+                return -EBADMSG;
+        }
+        char *out = rest;
+        for (const char *in = rest; *in; in++) {
+                if (*in == '\\' && (in[1] == '\\' || in[1] == 'n')) {
+                        *out++ = in[1] == 'n' ? '\n' : '\\';
+                        in++;
+                } else {
+                        *out++ = *in;
+                }
+        }
+        *out = 0;
+        if (context_get(c, item)) {
+                ps->why = "context item listed twice";
+                return -EBADMSG;
+        }
+        return context_set(c, item, rest);
+}
+
 /* "end <count> <checksum>" must be the last line and match. */
 static int check_end(struct parser *ps, const struct baseline *b, char *rest,
                      const char *line_start)
@@ -415,7 +457,7 @@ static int parse_header(struct parser *ps, const char *probe)
                 ps->why = "not a benchwatch baseline file";
                 return -EBADMSG;
         }
-        if (ps->version != BASELINE_FORMAT_VERSION && ps->version != 1)
+        if (ps->version < 1 || ps->version > BASELINE_FORMAT_VERSION)
                 return -EPROTONOSUPPORT;
         int r = expect(ps, "probe", &rest);
         if (r >= 0 && (!rest || strcmp(rest, probe))) {
@@ -449,6 +491,10 @@ static int parse_baseline(struct parser *ps, size_t len, const char *probe,
                         r = -EBADMSG;
                 else if ((rest = after_word(line, "series")))
                         r = parse_series(ps, b, rest);
+                else if ((rest = after_word(line, "context")) && !b->n_series)
+                        r = parse_context(ps, rest, &b->context);
+                else if ((rest = after_word(line, "seen")) && !b->n_series)
+                        r = parse_context(ps, rest, &b->seen);
                 else if ((end = (rest = after_word(line, "end"))))
                         r = check_end(ps, b, rest, start);
                 else {

@@ -4,8 +4,10 @@
  * One file per probe, <state_dir>/baseline-<probe>.txt, so a reset is one
  * unlink.  Text, in a format of its own that carries a version number:
  *
- *   benchwatch-baseline 2
+ *   benchwatch-baseline 3
  *   probe <probe>
+ *   context <item> <value>            } what the reference was learnt on,
+ *   seen <item> <value>               } what the last run ran on (context.h)
  *   series <key>                      } once per series (baseline.h)
  *   direction higher|lower            }
  *   reference <pinned 0|1> <UNIX time it was pinned or accepted>
@@ -14,7 +16,9 @@
  *   state <regression 0|1> <segment> <cusum> <fast cusum> <clear> <shift> <last residual>
  *   end <number of series> <FNV-1a 64 of every byte before this line, hex>
  *
- * (detector.h says what each field is.)  Version 1, the per-run rule's
+ * (detector.h says what each field is; a context value is the rest of its
+ * line, with \\ and \n escaped.)  Version 2 is version 3 without context
+ * lines, read as it is.  Version 1, the per-run rule's
  * format (state <regression> <bad runs> <good runs>, then values: the
  * window of accepted runs), is still read and converted: its window
  * becomes the reference, pinned when it held 20 runs (v1's full window)
@@ -43,7 +47,7 @@
 
 #include "baseline.h"
 
-#define BASELINE_FORMAT_VERSION 2
+#define BASELINE_FORMAT_VERSION 3
 
 /* "<state_dir>/baseline-<probe>.txt", malloc'd.  -EINVAL, -ENOMEM. */
 int baseline_path(const char *state_dir, const char *probe, char **ret_path);

@@ -95,6 +95,26 @@ static void host_latency(const struct bw_host *h, const char *name,
         emit(h, name, help, METRIC_SUMMARY, labels, 0, hist);
 }
 
+static bool info_family_ok(const char *family)
+{
+        size_t n = strlen(family);
+        return !strncmp(family, "benchwatch_", 11) && n > 16 &&
+               !strcmp(family + n - 5, "_info");
+}
+
+static void host_info(const struct bw_host *h, const char *family,
+                      const char *help, const char *const *labels)
+{
+        struct child_ctx *c = h->ctx;
+        pthread_mutex_lock(&c->lock);
+        int r = info_family_ok(family)
+                ? result_add(c->result, family, help, METRIC_GAUGE, labels, 1, NULL)
+                : -EINVAL;
+        if (r < 0 && !c->emit_error)
+                c->emit_error = r;
+        pthread_mutex_unlock(&c->lock);
+}
+
 static void host_log(const struct bw_host *h, int prio, const char *fmt, ...)
 {
         struct child_ctx *c = h->ctx;
@@ -230,6 +250,7 @@ static int call_plugin(struct child_ctx *c, const struct run_request *req)
                 .ctx = c, .gauge = host_gauge, .counter = host_counter,
                 .latency = host_latency, .log = host_log, .fail = host_fail,
                 .progress = host_progress, .stopping = host_stopping,
+                .info = host_info,
         };
         struct bw_run run = {
                 .probe = req->probe, .values = c->params->values,

@@ -92,6 +92,11 @@ static int baseline_show(const char *state_dir, char **probes, int n,
                         show_series(b, &b->series[k], ts);
                 if (!b->n_series)
                         printf("%-14s (no baseline)\n", probes[i]);
+                char *ctx = baseline_context_change(b);
+                if (ctx)
+                        printf("%-14s the last run was measured on another context than the "
+                               "reference: %s\n", probes[i], ctx);
+                free(ctx);
                 baseline_free(b);
         }
         baseline_strv_free(all);

@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "commands.h"
+#include "context.h"
 #include "format.h"
 #include "log.h"
 #include "scheduler.h"
@@ -32,6 +33,7 @@ struct daemon {
         struct sched *sched;
         struct sink_set *sinks;
         struct tracker *tracker;
+        struct context host;  /* read once at start */
         sd_event_source *watchdog;
         uint64_t watchdog_usec;
         bool stalled;
@@ -234,9 +236,20 @@ static int prepare_dirs(struct daemon *d)
                         return EXIT_ENV;
                 }
         }
-        if (tracker_new(dirs[0], &d->tracker) < 0)
+        if (context_read_this_host(&d->host) < 0 ||
+            tracker_new(dirs[0], &d->host, &d->tracker) < 0)
                 return EXIT_ENV;
         return EXIT_OK;
+}
+
+/* benchwatch_build_info and _host_info: the sinks keep them beside the
+ * probes' results (and carry them over a reload). */
+static void publish_host_info(struct daemon *d)
+{
+        struct result *info = context_info_result(&d->host);
+        if (info)
+                sink_set_publish(d->sinks, info);
+        result_free(info);
 }
 
 static void daemon_usage(FILE *f)
@@ -268,6 +281,7 @@ static int run(struct daemon *d)
                  PACKAGE_VERSION, d->app->cfg->n_probes, d->app->cfg->source,
                  sink_set_count(d->sinks));
         tracker_warn_obsolete(d->app->cfg);
+        publish_host_info(d);
         sd_notify(false, "READY=1");
         notify_status(d);
         r = sd_event_loop(d->event);
@@ -309,6 +323,7 @@ int cmd_daemon(struct app *app, int argc, char **argv)
         if (ex == EXIT_OK)
                 ex = run(&d);
         tracker_free(d.tracker);
+        context_clear(&d.host);
         sd_event_source_disable_unref(d.watchdog);
         sched_free(d.sched);
         sink_set_free(d.sinks);

@@ -18,7 +18,8 @@ int cmd_push(struct app *app, int argc, char **argv)
                         "Usage: benchwatch push --delete [PROBE ...]\n\n"
                         "Deletes this host's groups (job/benchwatch/instance/<host>/probe/<probe>)\n"
                         "from the Pushgateway of the [pushgateway] section: of every configured\n"
-                        "probe, or of the named ones (which need not be configured any more).\n");
+                        "probe and the host's own (job/benchwatch/instance/<host>: its info\n"
+                        "metrics), or of the named probes (which need not be configured any more).\n");
                 return help ? EXIT_OK : EXIT_USAGE;
         }
         int ex = app_init(app);
@@ -30,17 +31,23 @@ int cmd_push(struct app *app, int argc, char **argv)
                 app_done(app);
                 return EXIT_USAGE;
         }
-        size_t n = argc > 2 ? (size_t)(argc - 2) : app->cfg->n_probes;
+        /* every probe's group, and the host's (its info metrics) */
+        size_t n = argc > 2 ? (size_t)(argc - 2) : app->cfg->n_probes + 1;
         const char *probes[n + 1];
         for (size_t i = 0; i < n; i++)
-                probes[i] = argc > 2 ? argv[2 + i] : app->cfg->probes[i].name;
+                probes[i] = argc > 2 ? argv[2 + i] :
+                            i < app->cfg->n_probes ? app->cfg->probes[i].name : "";
         char *why = NULL;
         if (sink_pushgateway_delete(opts, probes, n, &why) < 0) {
                 log_error("push --delete: %s", why ? why : "failed");
                 ex = EXIT_FAILED;
         } else {
                 for (size_t i = 0; i < n; i++)
-                        printf("deleted group of probe '%s'\n", probes[i]);
+                        if (*probes[i])
+                                printf("deleted group of probe '%s'\n", probes[i]);
+                        else
+                                printf("deleted the host's group (benchwatch_host_info, "
+                                       "benchwatch_build_info)\n");
         }
         free(why);
         app_done(app);

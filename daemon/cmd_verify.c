@@ -17,6 +17,7 @@
 #include "baseline.h"
 #include "baseline_store.h"
 #include "commands.h"
+#include "context.h"
 #include "format.h"
 #include "load.h"
 #include "log.h"
@@ -100,17 +101,35 @@ static const struct baseline_series *first_failure(const struct baseline *b)
         return NULL;
 }
 
+/* What the last run was measured on that the reference was not. */
+static char *context_change(const struct baseline *b, const struct result *last)
+{
+        struct context host = { 0 }, now = { 0 };
+        char *change = NULL;
+        if (context_read_this_host(&host) >= 0 && context_of_run(&host, last, &now) >= 0)
+                change = context_diff(&b->context, &now);
+        context_clear(&host);
+        context_clear(&now);
+        return change;
+}
+
 /* Why verify stopped with this probe, on stderr. */
 static void print_stop(const struct probe_cfg *pc, const struct baseline *b, int outcome,
-                       size_t runs, const struct tracker_settings *ts)
+                       size_t runs, const struct tracker_settings *ts,
+                       const struct result *last)
 {
         const struct baseline_series *f = first_failure(b);
         bool bound = runs >= ts->verify_max_runs;
         if (f) {
                 char *t = baseline_change_text(f, f->check.change, f->check.change_lo,
                                                f->check.change_hi);
+                char *ctx = context_change(b, last);
                 fprintf(stderr, "%s: FAIL after %zu run(s)%s: %s %s\n", pc->name, runs,
                         bound ? " (the bound)" : "", f->key, t ? t : "");
+                if (ctx)
+                        fprintf(stderr, "%s: measured on another context than the reference: %s\n",
+                                pc->name, ctx);
+                free(ctx);
                 free(t);
         } else if (outcome == DETECTOR_VERIFY_PASS && !bound) {
                 fprintf(stderr, "%s: pass after %zu run(s): every figure is clearly within "
@@ -214,7 +233,7 @@ static int verify_probe(struct app *app, const struct probe_cfg *pc,
         if (ex == EXIT_OK) {
                 ex = outcome == DETECTOR_VERIFY_FAIL ? EXIT_FAILED : EXIT_OK;
                 if (fmt == FORMAT_TABLE)
-                        print_stop(pc, b, outcome, n, ts);
+                        print_stop(pc, b, outcome, n, ts, res[n - 1]);
                 print_rows(b, fmt, first);
         }
         for (size_t i = 0; i < n; i++)

@@ -58,16 +58,23 @@ static void put_label(FILE *f, const char *name, const char *value)
 static void put_labels(FILE *f, const char *probe, const struct sample *s,
                        const char *extra_name, const char *extra_value)
 {
+        bool first = true;
         fputc('{', f);
-        put_label(f, "probe", probe);
+        if (*probe) { /* "": the host's own info metrics, no probe */
+                put_label(f, "probe", probe);
+                first = false;
+        }
         for (size_t i = 0; i < s->n_labels; i++) {
                 if (!strcmp(s->labels[i].name, "probe"))
                         continue; /* the run's probe name wins */
-                fputc(',', f);
+                if (!first)
+                        fputc(',', f);
                 put_label(f, s->labels[i].name, s->labels[i].value);
+                first = false;
         }
         if (extra_name) {
-                fputc(',', f);
+                if (!first)
+                        fputc(',', f);
                 put_label(f, extra_name, extra_value);
         }
         fputc('}', f);

@@ -12,35 +12,11 @@
 
 #include "parse.h"
 #include "result.h"
+#include "fdio.h"
 #include "strutil.h"
 #include "timeutil.h"
 
 #define PROC_FILE_MAX 512 /* PSI and loadavg files are a line or two */
-
-/* The start of a small kernel file, NUL-terminated. */
-static int read_small(const char *path, char *buf, size_t size)
-{
-        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return -errno;
-        size_t len = 0;
-        while (len + 1 < size) {
-                ssize_t n = read(fd, buf + len, size - 1 - len);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0) {
-                        int r = -errno;
-                        close(fd);
-                        return r;
-                }
-                if (n == 0)
-                        break;
-                len += (size_t)n;
-        }
-        close(fd);
-        buf[len] = 0;
-        return 0;
-}
 
 /* The number that follows `key` in text, up to the next space or newline. */
 static int number_after(const char *text, const char *key, double *ret)
@@ -62,7 +38,7 @@ static int number_after(const char *text, const char *key, double *ret)
 static int psi_some(const char *path, const char *key, double *ret)
 {
         char buf[PROC_FILE_MAX];
-        int r = read_small(path, buf, sizeof(buf));
+        int r = read_small_file(path, buf, sizeof(buf));
         if (r < 0)
                 return r;
         if (strncmp(buf, "some ", 5))
@@ -80,7 +56,7 @@ int load_read_psi(const char *path, double *ret_avg10)
 int load_read_loadavg(const char *path, double *ret_load1)
 {
         char buf[PROC_FILE_MAX];
-        int r = read_small(path, buf, sizeof(buf));
+        int r = read_small_file(path, buf, sizeof(buf));
         if (r < 0)
                 return r;
         buf[strcspn(buf, " \n")] = 0;
@@ -104,7 +80,7 @@ int load_read_steal(const char *path, double *ret_total, double *ret_steal)
 {
         char buf[PROC_FILE_MAX];
         double f[8];
-        int r = read_small(path, buf, sizeof(buf));
+        int r = read_small_file(path, buf, sizeof(buf));
         if (r < 0)
                 return r;
         if (strncmp(buf, "cpu ", 4))

@@ -6,6 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
+
+#include <systemd/sd-journal.h>
 
 #include "timeutil.h"
 
@@ -44,6 +47,39 @@ void log_msg(int priority, const char *fmt, ...)
         vfprintf(stderr, fmt, ap);
         fputc('\n', stderr);
         va_end(ap);
+}
+
+void log_event(int priority, const char *const *fields, const char *fmt, ...)
+{
+        va_list ap;
+        va_start(ap, fmt);
+        char *msg = NULL;
+        if (vasprintf(&msg, fmt, ap) < 0)
+                msg = NULL;
+        va_end(ap);
+        if (priority > max_level || !msg) {
+                free(msg);
+                return;
+        }
+        size_t n = 0;
+        while (fields && fields[n])
+                n++;
+        struct iovec iov[n + 3];
+        char *m = NULL, prio[16];
+        snprintf(prio, sizeof(prio), "PRIORITY=%d", priority);
+        int r = -1;
+        if (to_journal() && asprintf(&m, "MESSAGE=%s", msg) >= 0) {
+                iov[0] = (struct iovec){ m, strlen(m) };
+                iov[1] = (struct iovec){ prio, strlen(prio) };
+                iov[2] = (struct iovec){ (char *)"SYSLOG_IDENTIFIER=benchwatch", 28 };
+                for (size_t i = 0; i < n; i++)
+                        iov[3 + i] = (struct iovec){ (char *)fields[i], strlen(fields[i]) };
+                r = sd_journal_sendv(iov, (int)(n + 3));
+        }
+        if (r < 0)
+                log_msg(priority, "%s", msg);
+        free(m);
+        free(msg);
 }
 
 int log_ratelimit_ok(struct log_ratelimit *rl)

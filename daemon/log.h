@@ -18,6 +18,12 @@ void log_msg(int priority, const char *fmt, ...)
 #define log_info(...) log_msg(LOG_INFO, __VA_ARGS__)
 #define log_debug(...) log_msg(LOG_DEBUG, __VA_ARGS__)
 
+/* An event of its own in the journal, with structured fields (each
+ * "NAME=value", NULL-terminated) beside MESSAGE and PRIORITY, when the
+ * daemon runs under journald; elsewhere the message alone, as log_msg. */
+void log_event(int priority, const char *const *fields, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+
 /* Rate limiting for failures that repeat every cycle: true when a message
  * with this key may be printed now (at most one per interval seconds). */
 struct log_ratelimit {

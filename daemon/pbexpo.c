@@ -54,10 +54,12 @@ static int fill_labels(struct pb_sample *p, const char *probe,
         p->label_ptrs = calloc(s->n_labels + 1, sizeof(*p->label_ptrs));
         if (!p->labels || !p->label_ptrs)
                 return -ENOMEM;
-        io__prometheus__client__label_pair__init(&p->labels[n]);
-        p->labels[n].name = (char *)"probe";
-        p->labels[n].value = (char *)probe;
-        n++;
+        if (*probe) { /* "": the host's own info metrics, no probe */
+                io__prometheus__client__label_pair__init(&p->labels[n]);
+                p->labels[n].name = (char *)"probe";
+                p->labels[n].value = (char *)probe;
+                n++;
+        }
         for (size_t i = 0; i < s->n_labels; i++) {
                 if (!strcmp(s->labels[i].name, "probe"))
                         continue; /* the run's probe name wins, as in expo.c */

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define BW_PLUGIN_ABI_VERSION 2
+#define BW_PLUGIN_ABI_VERSION 3
 #define BW_PLUGIN_SYMBOL "benchwatch_plugin"
 
 struct bw_hist; /* latency histogram, daemon/util/hist.h */
@@ -110,6 +110,14 @@ struct bw_host {
         void (*progress)(const struct bw_host *h, uint64_t n);
         /* True once the run was asked to stop (SIGTERM): wind down. */
         bool (*stopping)(const struct bw_host *h);
+        /* An info metric as node_exporter spells them (value 1, the facts
+         * in labels, e.g. benchwatch_disk_info{device="vda",model=...}):
+         * `family` is the whole name, benchwatch_..._info, shared by the
+         * plugins that describe the same kind of thing; it gets the given
+         * labels only, not the run's parameter labels, so PromQL joins on
+         * it work. */
+        void (*info)(const struct bw_host *h, const char *family,
+                     const char *help, const char *const *labels);
 };
 
 /* One line of the plugin's terminal report (`run`'s table format), so the

@@ -300,7 +300,8 @@ static int group_url(const struct pg_config *c, const char *probe, char **ret)
         fputs(c->url, f);
         fputs("/metrics/job/benchwatch", f);
         put_segment(f, "instance", c->instance);
-        put_segment(f, "probe", probe);
+        if (*probe) /* "": the host's info metrics, a group of their own */
+                put_segment(f, "probe", probe);
         for (size_t i = 0; i < c->n_labels; i++)
                 put_segment(f, c->label_names[i], c->label_values[i]);
         if (ferror(f) | fclose(f)) {

@@ -128,13 +128,18 @@ bool tracker_run_counts(const struct tracker_settings *ts, const struct result *
 
 struct tracker {
         char *state_dir;
+        struct context host;
         struct log_ratelimit errors;
 };
 
-int tracker_new(const char *state_dir, struct tracker **ret)
+int tracker_new(const char *state_dir, const struct context *host,
+                struct tracker **ret)
 {
         struct tracker *t = calloc(1, sizeof(*t));
-        if (!t || !(t->state_dir = strdup(state_dir))) {
+        if (!t || !(t->state_dir = strdup(state_dir)) ||
+            context_copy(&t->host, host) < 0) {
+                if (t)
+                        free(t->state_dir);
                 free(t);
                 return -ENOMEM;
         }
@@ -148,6 +153,7 @@ void tracker_free(struct tracker *t)
         if (!t)
                 return;
         free(t->state_dir);
+        context_clear(&t->host);
         free(t);
 }
 
@@ -204,6 +210,71 @@ static void record_history(struct tracker *t, const struct config *cfg,
         free(why);
 }
 
+/* "kernel_release" -> "KERNEL_RELEASE": journal fields are upper case. */
+static char *journal_field_name(const char *item)
+{
+        char *f = strdup(item);
+        for (char *p = f; p && *p; p++)
+                *p = (*p >= 'a' && *p <= 'z') ? (char)(*p - 'a' + 'A') :
+                     ((*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')) ? *p : '_';
+        return f;
+}
+
+/* One journal event per change of context between two runs of a probe. */
+static void log_context_change(const struct baseline *b, const struct context *before,
+                               const char *change)
+{
+        const struct context *now = &b->seen;
+        const char *fields[2 * now->n + 4];
+        char *owned[2 * now->n + 2];
+        size_t n = 0, k = 0;
+        owned[k++] = str_printf("BENCHWATCH_PROBE=%s", b->probe);
+        owned[k++] = str_printf("BENCHWATCH_CONTEXT_CHANGE=%s", change);
+        for (size_t i = 0; i < now->n; i++) {
+                const char *was = context_get(before, now->items[i].name);
+                if (was && !strcmp(was, now->items[i].value))
+                        continue;
+                char *field = journal_field_name(now->items[i].name);
+                owned[k++] = field ? str_printf("BENCHWATCH_%s_BEFORE=%s", field,
+                                                was ? was : "") : NULL;
+                owned[k++] = field ? str_printf("BENCHWATCH_%s_AFTER=%s", field,
+                                                now->items[i].value) : NULL;
+                free(field);
+        }
+        fields[n++] = "MESSAGE_ID=8d868cd2b3f64028a42c1320bee7683f";
+        fields[n++] = "BENCHWATCH_EVENT=context-change";
+        for (size_t i = 0; i < k; i++)
+                if (owned[i])
+                        fields[n++] = owned[i];
+        fields[n] = NULL;
+        log_event(LOG_NOTICE, fields, "probe '%s': measured on another context than its "
+                  "last run: %s", b->probe, change);
+        for (size_t i = 0; i < k; i++)
+                free(owned[i]);
+}
+
+/* The run's context into b; a change is logged.  True when b changed in a
+ * way worth saving even if the run is not counted. */
+static bool note_context(struct tracker *t, struct baseline *b, const struct result *res)
+{
+        struct context now = { 0 }, before = { 0 };
+        char *change = NULL;
+        bool first = !b->seen.n;
+        if (context_of_run(&t->host, res, &now) < 0 || context_copy(&before, &b->seen) < 0 ||
+            baseline_note_context(b, &now, &change) < 0) {
+                context_clear(&now);
+                context_clear(&before);
+                return false;
+        }
+        if (change)
+                log_context_change(b, &before, change);
+        free(change);
+        bool changed = first || !context_equal(&before, &now);
+        context_clear(&now);
+        context_clear(&before);
+        return changed;
+}
+
 void tracker_observe(struct tracker *t, const struct config *cfg,
                      struct result *res, bool counted)
 {
@@ -215,12 +286,13 @@ void tracker_observe(struct tracker *t, const struct config *cfg,
         struct baseline *b = load(t, res->probe);
         if (!b)
                 return;
+        bool context_changed = note_context(t, b, res);
         int r = baseline_update(b, res, &ts.det, counted);
         if (r >= 0)
                 log_transitions(b);
         if (r >= 0)
                 r = baseline_add_metrics(b, res, counted);
-        if (r >= 0 && counted && baseline_save(b, t->state_dir, &why) < 0 &&
+        if (r >= 0 && (counted || context_changed) && baseline_save(b, t->state_dir, &why) < 0 &&
             log_ratelimit_ok(&t->errors))
                 log_error("%s", why ? why : "cannot save the baseline");
         if (r >= 0)

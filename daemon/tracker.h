@@ -7,7 +7,10 @@
  * (benchwatch_baseline, benchwatch_regression, _ratio, _change_ratio,
  * _evidence...) are appended to the result before it goes to the sinks.
  * Entering or leaving a regression is logged at warning level with the
- * size of the change, against what, and how sure.  The [regression]
+ * size of the change, against what, how sure and, when entering, what the
+ * run's context has that the reference's had not; a change of context
+ * between two runs is a journal event of its own (BENCHWATCH_EVENT=
+ * context-change, with the items before and after as fields).  The [regression]
  * section tunes the detector and verify. */
 #ifndef BENCHWATCH_TRACKER_H
 #define BENCHWATCH_TRACKER_H
@@ -15,6 +18,7 @@
 #include <stdbool.h>
 
 #include "config.h"
+#include "context.h"
 #include "detector.h"
 #include "result.h"
 
@@ -48,7 +52,10 @@ bool tracker_run_counts(const struct tracker_settings *ts, const struct result *
                         char **ret_why);
 
 struct tracker;
-int tracker_new(const char *state_dir, struct tracker **ret);
+/* host: the host's context (context.h), copied; each run's context is it
+ * plus the run's device. */
+int tracker_new(const char *state_dir, const struct context *host,
+                struct tracker **ret);
 /* Update the probe's baseline with res (counted: see tracker_run_counts)
  * and append the verdict metrics to res.  Logs its own problems. */
 void tracker_observe(struct tracker *t, const struct config *cfg,

@@ -28,6 +28,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "common/blockdev.h"
 #include "common/testfile.h"
 #include "hist.h"
 #include "plugin.h"
@@ -666,8 +667,10 @@ static int disk_run(const struct bw_run *run, const struct bw_host *h)
                 return h->fail(h, -ENOMEM, "out of memory");
         r = testfile_prepare(h, path, (uint64_t)v[P_SIZE].i, v[P_SIZE].is_set,
                              run->deadline - STOP_MARGIN, &tf);
-        if (r == 0)
+        if (r == 0) {
+                blockdev_report(h, tf.path);
                 r = disk_measure(run, h, &tf);
+        }
         if (r == -EOPNOTSUPP && tf.created)
                 testfile_remove(h, path); /* useless without O_DIRECT */
         testfile_done(&tf);

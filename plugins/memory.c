@@ -34,6 +34,7 @@
 #endif
 
 #include "common/sbloop.h"
+#include "fdio.h"
 #include "plugin.h"
 #include "timeutil.h"
 
@@ -368,25 +369,6 @@ int memory_count_cpu_list(const char *s, unsigned *ret)
         return 0;
 }
 
-static int read_small(const char *dir, const char *name, char *buf, size_t size)
-{
-        char path[512];
-        ssize_t n;
-        int fd;
-
-        if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path))
-                return -ENAMETOOLONG;
-        fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        n = read(fd, buf, size - 1);
-        close(fd);
-        if (n < 0)
-                return -errno;
-        buf[n] = '\0';
-        return 0;
-}
-
 struct cache_info {
         int level;
         uint64_t size;
@@ -399,16 +381,16 @@ static bool read_cache_index(const char *cache_dir, int k, struct cache_info *ci
         char dir[400], buf[128];
 
         snprintf(dir, sizeof(dir), "%s/index%d", cache_dir, k);
-        if (read_small(dir, "type", buf, sizeof(buf)) < 0 ||
+        if (read_sysfs_attr(dir, "type", buf, sizeof(buf)) < 0 ||
             !strncmp(buf, "Instruction", 11))
                 return false;
-        if (read_small(dir, "level", buf, sizeof(buf)) < 0)
+        if (read_sysfs_attr(dir, "level", buf, sizeof(buf)) < 0)
                 return false;
         ci->level = (int)strtol(buf, NULL, 10);
-        if (read_small(dir, "size", buf, sizeof(buf)) < 0 ||
+        if (read_sysfs_attr(dir, "size", buf, sizeof(buf)) < 0 ||
             memory_parse_cache_size(buf, &ci->size) < 0)
                 return false;
-        if (read_small(dir, "shared_cpu_list", buf, sizeof(buf)) < 0 ||
+        if (read_sysfs_attr(dir, "shared_cpu_list", buf, sizeof(buf)) < 0 ||
             memory_count_cpu_list(buf, &ci->sharing) < 0)
                 ci->sharing = 1;
         return true;

@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/blockdev.h"
 #include "common/testfile.h"
 #include "plugin.h"
 #include "timeutil.h"
@@ -207,8 +208,10 @@ static int seqread_run(const struct bw_run *run, const struct bw_host *h)
         int r = testfile_prepare(h, path, (uint64_t)v[P_SIZE].i,
                                  v[P_SIZE].is_set, run->deadline - STOP_MARGIN,
                                  &tf);
-        if (r == 0)
+        if (r == 0) {
+                blockdev_report(h, tf.path);
                 r = seqread_time(run, h, &tf);
+        }
         testfile_done(&tf);
         free(path);
         return r;

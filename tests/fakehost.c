@@ -58,6 +58,12 @@ static void fake_latency(const struct bw_host *h, const char *name,
         m->value = bw_hist_mean_ns(hist) / 1e9;
 }
 
+static void fake_info(const struct bw_host *h, const char *family,
+                      const char *help, const char *const *labels)
+{
+        add(h, FAKE_INFO, family, labels)->value = 1;
+}
+
 static void fake_log(const struct bw_host *h, int prio, const char *fmt, ...)
 {
         struct fakehost *fh = h->ctx;
@@ -105,6 +111,7 @@ void fakehost_init(struct fakehost *fh)
                 .ctx = fh, .gauge = fake_gauge, .counter = fake_counter,
                 .latency = fake_latency, .log = fake_log, .fail = fake_fail,
                 .progress = fake_progress, .stopping = fake_stopping,
+                .info = fake_info,
         };
         const char *tmp = getenv("TMPDIR");
         snprintf(fh->cache_dir, sizeof(fh->cache_dir), "%s/bwtest.XXXXXX",

@@ -11,11 +11,12 @@
 #include "plugin.h"
 #include "unit/test.h"
 
-enum fake_kind { FAKE_GAUGE, FAKE_COUNTER, FAKE_LATENCY };
+enum fake_kind { FAKE_GAUGE, FAKE_COUNTER, FAKE_LATENCY, FAKE_INFO };
 
 struct fake_metric {
         enum fake_kind kind;
-        char *name;   /* as emitted, without the benchwatch_<plugin>_ prefix */
+        char *name;   /* as emitted, without the benchwatch_<plugin>_ prefix
+                         (an info metric: its whole family name) */
         char *labels; /* "k=v,k=v" in the order given, "" for none */
         double value; /* gauge/counter value; latency: the mean in seconds */
         struct bw_hist hist; /* FAKE_LATENCY only */

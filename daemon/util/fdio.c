@@ -2,6 +2,9 @@
 #include "fdio.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -51,5 +54,44 @@ int fd_read_all(int fd, size_t max, uint8_t **ret, size_t *ret_size)
         }
         *ret = buf;
         *ret_size = size;
+        return 0;
+}
+
+int read_small_file(const char *path, char *buf, size_t size)
+{
+        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+        size_t len = 0;
+        while (len + 1 < size) {
+                ssize_t n = read(fd, buf + len, size - 1 - len);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0) {
+                        int r = -errno;
+                        close(fd);
+                        return r;
+                }
+                if (n == 0)
+                        break;
+                len += (size_t)n;
+        }
+        close(fd);
+        buf[len] = 0;
+        return 0;
+}
+
+int read_sysfs_attr(const char *dir, const char *name, char *buf, size_t size)
+{
+        char path[4096];
+
+        if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path))
+                return -ENAMETOOLONG;
+        int r = read_small_file(path, buf, size);
+        if (r < 0)
+                return r;
+        size_t len = strlen(buf);
+        while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' ' || buf[len - 1] == '\t'))
+                buf[--len] = 0;
         return 0;
 }

@@ -1,5 +1,7 @@
 /* fdio.h — whole writes and reads on file descriptors, retried across
- * EINTR and short transfers: the runner's pipes carry one message each. */
+ * EINTR and short transfers: the runner's pipes carry one message each;
+ * and the start of small kernel files (/proc, /sys), which every module
+ * that looks at the host reads the same way. */
 #ifndef BENCHWATCH_FDIO_H
 #define BENCHWATCH_FDIO_H
 
@@ -11,5 +13,12 @@ int fd_write_all(int fd, const void *buf, size_t size);
 /* Everything until EOF into a malloc'd buffer of at most max bytes.
  * 0, -EFBIG when there is more, -ENOMEM, or -errno. */
 int fd_read_all(int fd, size_t max, uint8_t **ret, size_t *ret_size);
+
+/* The start of the file at path (at most size - 1 bytes), NUL-terminated.
+ * 0 or -errno. */
+int read_small_file(const char *path, char *buf, size_t size);
+/* The same for dir/name, with trailing white space (the newline of a sysfs
+ * attribute) removed. 0, -ENAMETOOLONG or -errno. */
+int read_sysfs_attr(const char *dir, const char *name, char *buf, size_t size);
 
 #endif

@@ -114,5 +114,5 @@ PY
 grep 'benchwatch_disk_iops{op="read"}' "$T/show" | grep -q " ok .*40\.0k " || fail "v1 file: $(cat "$T/show")"
 "$BENCHWATCH" -c "$T/bw.conf" baseline accept v1 > /dev/null 2> "$T/err"; rc=$?
 [ $rc = 0 ] || fail "accept on a v1 file: $(cat "$T/err")"
-head -n 1 "$T/state/baseline-v1.txt" | grep -qx "benchwatch-baseline 2" || fail "not rewritten as version 2"
+head -n 1 "$T/state/baseline-v1.txt" | grep -qx "benchwatch-baseline 3" || fail "not rewritten as version 3"
 echo "replay: ok"

@@ -2,8 +2,9 @@
  * stored baseline reads back bit for bit, that no damaged or foreign file
  * is ever trusted (every truncation, every flipped byte, garbage, a future
  * format version), that a version 1 file (the per-run rule's) is read and
- * converted, reset and listing, accept and import, the verify comparison
- * and the benchwatch_baseline* / benchwatch_regression* families. */
+ * converted, reset and listing, accept and import, the verify comparison,
+ * the benchwatch_baseline* / benchwatch_regression* families, and the
+ * context a reference was learnt on (kept, compared, said). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -166,7 +167,8 @@ static unsigned sweep_others(unsigned *corrupt)
 
 static bool same_baseline(const struct baseline *a, const struct baseline *b)
 {
-        if (strcmp(a->probe, b->probe) || a->n_series != b->n_series)
+        if (strcmp(a->probe, b->probe) || a->n_series != b->n_series ||
+            !context_equal(&a->context, &b->context) || !context_equal(&a->seen, &b->seen))
                 return false;
         for (size_t i = 0; i < a->n_series; i++) {
                 const struct baseline_series *x = &a->series[i], *y = &b->series[i];
@@ -252,7 +254,7 @@ static void test_damaged_files(void)
         baseline_save(b, dir, NULL);
         baseline_path(dir, "root", &path);
         good = slurp(path, &len);
-        EXPECT(len > 200 && !strncmp(good, "benchwatch-baseline 2\nprobe root\n", 33));
+        EXPECT(len > 200 && !strncmp(good, "benchwatch-baseline 3\nprobe root\n", 33));
 
         /* Every truncation (a crash while writing without the rename). */
         for (size_t cut = 0; cut < len; cut++, n_trunc++)
@@ -283,13 +285,13 @@ static void test_damaged_files(void)
         baseline_free(w);
 
         /* A future format: set aside with a message saying so. */
-        const char future[] = "benchwatch-baseline 3\nprobe root\nwhatever 3 means\n";
+        const char future[] = "benchwatch-baseline 4\nprobe root\nwhatever 4 means\n";
         struct baseline *back = NULL;
         char *err = NULL;
         unsigned corrupt;
         spit(path, future, strlen(future));
         EXPECT(baseline_load(dir, "root", &back, &err) == -EPROTONOSUPPORT && !back);
-        EXPECT(err && strstr(err, "format version 3"));
+        EXPECT(err && strstr(err, "format version 4"));
         EXPECT(sweep_others(&corrupt) == 1 && corrupt == 1);
         free(err);
 
@@ -441,7 +443,7 @@ static void test_v1_conversion(void)
         EXPECT(b && baseline_save(b, dir, NULL) == 0);
         size_t len;
         char *text = slurp(path, &len);
-        EXPECT(!strncmp(text, "benchwatch-baseline 2\n", 22));
+        EXPECT(!strncmp(text, "benchwatch-baseline 3\n", 22));
         free(text);
         EXPECT(baseline_load(dir, "root", &back, NULL) == 0 && same_baseline(b, back));
         baseline_free(back);
@@ -572,6 +574,83 @@ static void test_metrics(void)
         baseline_free(b);
 }
 
+/* A context as a daemon sees it: kernel, and the disk's firmware. */
+static void some_context(struct context *c, const char *kernel, const char *firmware)
+{
+        context_clear(c);
+        EXPECT(context_set(c, "kernel_release", kernel) == 0);
+        EXPECT(context_set(c, "cpu_model", "AMD EPYC 7B13 \\ 64-Core\nx") == 0);
+        EXPECT(context_set(c, "disk_device", "nvme0n1") == 0);
+        EXPECT(context_set(c, "disk_firmware", firmware) == 0);
+        EXPECT(context_set(c, "microcode", "") == 0);
+}
+
+static void test_context(void)
+{
+        struct detector_config c;
+        struct context a = { 0 }, b2 = { 0 };
+        struct baseline *b = baseline_new("root"), *back = NULL;
+        char *change = NULL;
+        detector_config_default(&c);
+        c.reference_runs = 10;
+
+        some_context(&a, "6.1.0-13-amd64", "1.2");
+        some_context(&b2, "6.1.0-18-amd64", "1.4");
+        EXPECT(c.reference_runs && a.n == 5 && !strcmp(a.items[0].name, "cpu_model"));
+        /* learning: the reference's context follows the runs */
+        for (int i = 0; i < 10; i++) {
+                struct result *r = disk_result(1000 + i % 2, 0.001, "seq");
+                r->started = 1764547200 + 600 * i;
+                EXPECT(baseline_note_context(b, &a, &change) == 0 && !change);
+                baseline_update(b, r, &c, true);
+                result_free(r);
+        }
+        EXPECT(b->series[0].det.pinned && context_equal(&b->context, &a));
+        EXPECT(!baseline_context_change(b));
+        /* pinned: a new kernel and firmware are said, the reference keeps its own */
+        EXPECT(baseline_note_context(b, &b2, &change) == 0);
+        EXPECT(change && !strcmp(change, "kernel 6.1.0-13-amd64 → 6.1.0-18-amd64; "
+                                         "nvme0n1 firmware 1.2 → 1.4"));
+        free(change);
+        EXPECT(context_equal(&b->context, &a) && context_equal(&b->seen, &b2));
+        EXPECT(baseline_note_context(b, &b2, &change) == 0 && !change); /* once */
+        char *since = baseline_context_change(b);
+        EXPECT(since && strstr(since, "kernel 6.1.0-13-amd64 → 6.1.0-18-amd64"));
+        free(since);
+        /* kept across a save, escapes and all */
+        EXPECT(baseline_save(b, dir, NULL) == 0);
+        EXPECT(baseline_load(dir, "root", &back, NULL) == 0 && same_baseline(b, back));
+        EXPECT(back && !strcmp(context_get(&back->context, "cpu_model"),
+                               "AMD EPYC 7B13 \\ 64-Core\nx"));
+        baseline_free(back);
+        /* a regression entered on the new context says what changed */
+        char *msg = NULL;
+        for (int i = 0; i < 6 && !msg; i++) {
+                struct result *r = disk_result(500, 0.002, "seq");
+                r->started = 1764547200 + 600 * (i + 10);
+                baseline_update(b, r, &c, true);
+                const struct baseline_series *rs = baseline_find(b, "benchwatch_disk_iops{mode=\"seq\",op=\"read\"}");
+                msg = rs ? baseline_transition_message(b, rs) : NULL;
+                result_free(r);
+        }
+        EXPECT(msg && strstr(msg, "entered a regression") &&
+               strstr(msg, "; measured on another context than the reference: kernel 6.1.0-13-amd64"));
+        free(msg);
+        /* accept: the new level and its context become the reference's */
+        EXPECT(baseline_accept(b, &c, 1800000000) > 0);
+        EXPECT(context_equal(&b->context, &b2) && !baseline_context_change(b));
+        /* a file without context (format 2) compares with nothing */
+        context_clear(&b->context);
+        EXPECT(!baseline_context_change(b));
+        char *path;
+        baseline_path(dir, "root", &path);
+        unlink(path);
+        free(path);
+        context_clear(&a);
+        context_clear(&b2);
+        baseline_free(b);
+}
+
 static void test_import(void)
 {
         struct baseline *b = baseline_new("root");
@@ -647,6 +726,7 @@ int main(void)
         test_metrics();
         test_import();
         test_verify();
+        test_context();
         if (rmdir(dir) < 0) {
                 fprintf(stderr, "%s not empty after the test\n", dir);
                 test_failures++;
