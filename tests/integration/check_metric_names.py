@@ -7,7 +7,8 @@ from its source at test time:
   - each plugin's figures: the h->gauge / h->counter / h->latency calls in
     the sources Makefile.am builds into plugins/<x>.la (shared helpers
     included), prefixed with benchwatch_<name>_ where <name> is the
-    plugin's descriptor name (a latency is a summary: also _sum, _count);
+    plugin's descriptor name (a latency is a summary: also _sum, _count),
+    and h->info(h, "benchwatch_..._info") info metrics named whole;
   - the core's families: result_add(..., "benchwatch_...") in daemon/*.c,
     or result_add(..., NAME, ...) with #define NAME "benchwatch_...", or
     result_add(..., table[i].name, ...) with the names of that table's
@@ -90,6 +91,9 @@ def emitted_names(srcdir):
                 for n in found:
                     names.add(n)
                     origin[n] = "plugin " + plugin
+            for full in re.findall(r'\b\w+\s*->\s*info\s*\(\s*\w+\s*,\s*"(benchwatch_[a-z0-9_]+_info)"', t):
+                names.add(full)
+                origin[full] = "plugin " + plugin
     daemon = os.path.join(srcdir, "daemon")
     for f in sorted(os.listdir(daemon)):
         if f.endswith(".c"):
