@@ -37,7 +37,8 @@ static void on_term(int sig)
         stop_requested = 1;
 }
 
-/* Plugin labels, then the parameters flagged BW_PARAM_LABEL. */
+/* Plugin labels, then the parameters flagged BW_PARAM_LABEL that apply to
+ * the run (see bw_param_def.applies). */
 static const char **merge_labels(const struct child_ctx *c,
                                  const char *const *labels)
 {
@@ -51,7 +52,8 @@ static const char **merge_labels(const struct child_ctx *c,
                 v[k] = labels[k];
         for (size_t i = 0; i < c->params->n; i++) {
                 const struct bw_param_def *d = &c->params->defs[i];
-                if (!(d->flags & BW_PARAM_LABEL) || (d->flags & BW_PARAM_SECRET))
+                if (!(d->flags & BW_PARAM_LABEL) || (d->flags & BW_PARAM_SECRET) ||
+                    !param_applies(c->params, i))
                         continue;
                 v[k++] = d->name;
                 v[k++] = param_text(c->params, i);

@@ -27,6 +27,8 @@ static void print_param(const struct bw_param_def *d)
                         printf(" %s", d->choices[i]);
                 printf("\n");
         }
+        if (d->applies)
+                printf("        applies only with %s (else not a label)\n", d->applies);
 }
 
 static void print_plugin(const struct bw_plugin *p)

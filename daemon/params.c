@@ -199,6 +199,73 @@ static int store(struct param_set *ps, size_t i, const char *text,
         return 0;
 }
 
+/* "name=v1|v2": 0 with the index of name and the values part, or -EINVAL. */
+static int split_applies(const struct bw_param_def *defs, const char *applies,
+                         int *ret_index, const char **ret_values)
+{
+        const char *eq = strchr(applies, '=');
+        char name[64];
+        if (!eq || eq == applies || (size_t)(eq - applies) >= sizeof(name) || !eq[1])
+                return -EINVAL;
+        memcpy(name, applies, (size_t)(eq - applies));
+        name[eq - applies] = 0;
+        *ret_index = param_index(defs, name);
+        *ret_values = eq + 1;
+        return *ret_index < 0 ? -EINVAL : 0;
+}
+
+/* Whether text is one of the '|'-separated values. */
+static bool among(const char *values, const char *text)
+{
+        size_t n = strlen(text);
+        for (const char *v = values; v;) {
+                const char *bar = strchr(v, '|');
+                size_t len = bar ? (size_t)(bar - v) : strlen(v);
+                if (len == n && !strncmp(v, text, n))
+                        return true;
+                v = bar ? bar + 1 : NULL;
+        }
+        return false;
+}
+
+bool param_applies(const struct param_set *ps, size_t i)
+{
+        const char *values;
+        int k;
+        if (!ps->defs[i].applies)
+                return true;
+        if (split_applies(ps->defs, ps->defs[i].applies, &k, &values) < 0)
+                return true; /* refused at load (check_applies) */
+        return among(values, param_text(ps, (size_t)k));
+}
+
+/* A plugin's `applies` must name another parameter, and for a choice list
+ * only its choices. */
+static char *check_applies(const struct bw_param_def *defs, size_t i)
+{
+        const char *values;
+        int k;
+        if (!defs[i].applies)
+                return NULL;
+        if (split_applies(defs, defs[i].applies, &k, &values) < 0 || (size_t)k == i)
+                return str_printf("parameter '%s': applies '%s' does not name another "
+                                  "parameter as name=value|value", defs[i].name,
+                                  defs[i].applies);
+        for (const char *v = values; defs[k].type == BW_PARAM_ENUM && v;) {
+                const char *bar = strchr(v, '|');
+                size_t len = bar ? (size_t)(bar - v) : strlen(v);
+                bool known = false;
+                for (const char *const *c = defs[k].choices; c && *c && !known; c++)
+                        known = strlen(*c) == len && !strncmp(*c, v, len);
+                if (!known)
+                        return str_printf("parameter '%s': applies '%s': '%.*s' is not a "
+                                          "choice of '%s'", defs[i].name, defs[i].applies,
+                                          (int)len, v, defs[k].name);
+                v = bar ? bar + 1 : NULL;
+        }
+        return NULL;
+}
+
 int param_set_new(const struct bw_param_def *defs, struct param_set **ret,
                   char **ret_error)
 {
@@ -215,7 +282,15 @@ int param_set_new(const struct bw_param_def *defs, struct param_set **ret,
                 return -ENOMEM;
         }
         for (size_t i = 0; i < ps->n; i++) {
-                char *why = NULL;
+                char *why = check_applies(defs, i);
+                if (why) {
+                        if (ret_error)
+                                *ret_error = why;
+                        else
+                                free(why);
+                        param_set_free(ps);
+                        return -EINVAL;
+                }
                 const char *def = defs[i].default_value ? defs[i].default_value : "";
                 int r = store(ps, i, def, false, &why);
                 if (r < 0) {

@@ -41,5 +41,7 @@ void param_set_free(struct param_set *ps);
  * child process is sent to rebuild the same set. */
 const char *param_text(const struct param_set *ps, size_t i);
 const char *param_type_name(enum bw_param_type t);
+/* Whether parameter i applies to this run (its def's `applies` holds). */
+bool param_applies(const struct param_set *ps, size_t i);
 
 #endif

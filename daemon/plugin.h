@@ -60,6 +60,11 @@ struct bw_param_def {
         const char *unit;          /* for help text: "s", "bytes", "IOPS" */
         const char *help;
         unsigned flags;
+        /* NULL, or "mode=randrw" / "mode=randwrite|randrw|write": the
+         * parameter means something only when another parameter has one of
+         * these values.  Otherwise it is not a label of the run's figures
+         * (rwmix_read on a randread run would only multiply series). */
+        const char *applies;
 };
 
 struct bw_param_value {

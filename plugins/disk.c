@@ -709,11 +709,11 @@ static const struct bw_param_def disk_params[] = {
                 BW_PARAM_LABEL },
         [P_RWMIX] = { "rwmix_read", BW_PARAM_INT, "50", 0, 100, NULL, "%",
                 "share of reads in mode=randrw (fio's rwmixread, same "
-                "default)", BW_PARAM_LABEL },
+                "default)", BW_PARAM_LABEL, "mode=randrw" },
         [P_FSYNC] = { "fsync", BW_PARAM_INT, "0", 0, 1e9, NULL, "writes",
                 "fdatasync after every N writes of a thread, inside the "
                 "measurement; 0: only once after it (as sysbench's "
-                "--file-fsync-end)", BW_PARAM_LABEL },
+                "--file-fsync-end)", BW_PARAM_LABEL, "mode=randwrite|randrw|write" },
         [P_PATH] = { "path", BW_PARAM_STRING, "", 0, 0, NULL, NULL,
                 "test file (created and marked by benchwatch; an existing "
                 "file it did not create is refused) or block device (read "

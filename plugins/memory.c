@@ -60,7 +60,7 @@ static const struct bw_param_def memory_params[] = {
         [P_BLOCK_SIZE] = {
                 .name = "block_size", .type = BW_PARAM_SIZE,
                 .default_value = "1k", .min = 8, .max = 16.0 * (1 << 30),
-                .unit = "bytes", .flags = BW_PARAM_LABEL,
+                .unit = "bytes", .flags = BW_PARAM_LABEL, .applies = "mode=block",
                 .help = "Block one event passes over, a power of two "
                         "(sysbench --memory-block-size)",
         },
@@ -73,18 +73,18 @@ static const struct bw_param_def memory_params[] = {
         },
         [P_OPER] = {
                 .name = "oper", .type = BW_PARAM_ENUM, .default_value = "write",
-                .choices = oper_choices, .flags = BW_PARAM_LABEL,
+                .choices = oper_choices, .flags = BW_PARAM_LABEL, .applies = "mode=block",
                 .help = "Operation on each word (sysbench --memory-oper)",
         },
         [P_ACCESS] = {
                 .name = "access", .type = BW_PARAM_ENUM, .default_value = "seq",
-                .choices = access_choices, .flags = BW_PARAM_LABEL,
+                .choices = access_choices, .flags = BW_PARAM_LABEL, .applies = "mode=block",
                 .help = "Word order within a block "
                         "(sysbench --memory-access-mode)",
         },
         [P_SCOPE] = {
                 .name = "scope", .type = BW_PARAM_ENUM, .default_value = "global",
-                .choices = scope_choices, .flags = BW_PARAM_LABEL,
+                .choices = scope_choices, .flags = BW_PARAM_LABEL, .applies = "mode=block",
                 .help = "One block shared by all threads, or one per thread "
                         "(sysbench --memory-scope)",
         },

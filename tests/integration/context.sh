@@ -1,6 +1,8 @@
 #!/bin/bash
 # What a figure was measured on, and what changed since its reference.
 #
+# A figure's labels are the parameters that apply to its run: no
+# rwmix_read or fsync on a randread.
 # benchwatch_disk_info names the physical device behind a probe's path as
 # lsblk and node_exporter name it (node_disk_info{device} joins with it):
 # a file on the root filesystem, a file in an ext4 image mounted on a loop
@@ -37,6 +39,11 @@ label() { sed -n "s/.*[{,]$1=\"\([^\"]*\)\".*/\1/p"; }
 root_disk=$(disk_of "$T")
 [ -n "$root_disk" ] || skip "lsblk does not know the device of $T"
 line=$(info_of "$T/f.dat") || fail "no benchwatch_disk_info on $T"
+# the figures' labels: only parameters that apply to the mode
+bw run disk path="$T/f.dat" size=16M duration=0.2s --format=prometheus | grep '^benchwatch_disk_iops{' > "$T/iops"
+grep -q 'mode="randread"' "$T/iops" && ! grep -qE 'rwmix_read=|fsync=' "$T/iops" || fail "randread labels: $(cat "$T/iops")"
+bw run disk path="$T/f.dat" size=16M duration=0.2s mode=randrw --format=prometheus | grep '^benchwatch_disk_iops{' > "$T/iops"
+grep -q 'rwmix_read="50",fsync="0"' "$T/iops" || fail "randrw labels: $(cat "$T/iops")"
 [ "$(label device <<< "$line")" = "$root_disk" ] || fail "device: $line, lsblk says $root_disk"
 q=/sys/block/$root_disk/queue
 [ "$(label rotational <<< "$line")" = "$(cat $q/rotational)" ] || fail "rotational: $line"

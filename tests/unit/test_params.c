@@ -1,5 +1,7 @@
 /* test_params.c — parameter validation against a declarative table: types,
- * ranges, enums, repeatable values, defaults and the error texts users see. */
+ * ranges, enums, repeatable values, defaults and the error texts users see;
+ * parameters that apply only with another's value, and plugins whose
+ * `applies` is malformed. */
 #include <errno.h>
 
 #include "params.h"
@@ -72,6 +74,35 @@ int main(void)
         };
         CHECK(param_set_new(broken, &ps, &why) < 0);
         CHECK_STR_CONTAINS(why, "default of parameter 'n' is invalid");
+        free(why);
+
+        /* applies: rwmix only with mode=rw, fsync with write|rw */
+        static const char *const rw[] = { "read", "write", "rw", NULL };
+        static const struct bw_param_def cond[] = {
+                { "mode", BW_PARAM_ENUM, "read", 0, 0, rw, NULL, "", BW_PARAM_LABEL },
+                { "rwmix", BW_PARAM_INT, "50", 0, 100, NULL, NULL, "", BW_PARAM_LABEL, "mode=rw" },
+                { "fsync", BW_PARAM_INT, "0", 0, 9, NULL, NULL, "", BW_PARAM_LABEL, "mode=write|rw" },
+                { NULL },
+        };
+        CHECK(param_set_new(cond, &ps, &why) == 0);
+        CHECK(param_applies(ps, 0) && !param_applies(ps, 1) && !param_applies(ps, 2));
+        CHECK(param_set_assign_kv(ps, "mode=write", &why) == 0);
+        CHECK(!param_applies(ps, 1) && param_applies(ps, 2));
+        CHECK(param_set_assign_kv(ps, "mode=rw", &why) == 0);
+        CHECK(param_applies(ps, 1) && param_applies(ps, 2));
+        param_set_free(ps);
+        static const struct bw_param_def bad_name[] = {
+                { "x", BW_PARAM_INT, "1", 0, 9, NULL, NULL, "", 0, "mood=rw" }, { NULL },
+        };
+        CHECK(param_set_new(bad_name, &ps, &why) < 0);
+        CHECK_STR_CONTAINS(why, "parameter 'x': applies 'mood=rw' does not name another parameter");
+        free(why);
+        static const struct bw_param_def bad_choice[] = {
+                { "mode", BW_PARAM_ENUM, "read", 0, 0, rw, NULL, "", 0 },
+                { "x", BW_PARAM_INT, "1", 0, 9, NULL, NULL, "", 0, "mode=rw|randrw" }, { NULL },
+        };
+        CHECK(param_set_new(bad_choice, &ps, &why) < 0);
+        CHECK_STR_CONTAINS(why, "'randrw' is not a choice of 'mode'");
         free(why);
         printf("test_params: ok\n");
         return 0;
