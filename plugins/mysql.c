@@ -36,6 +36,7 @@ enum {
         P_TABLES, P_TABLE_SIZE, P_THREADS, P_DURATION, P_TRANSACTIONS,
         P_MIX, P_RANGE_SIZE, P_POINT_SELECTS, P_SKIP_TRX, P_RAND_TYPE,
         P_AUTO_PREPARE, P_CONNECT_TIMEOUT, P_RECONNECT_TIMEOUT,
+        P_TABLE_ENGINE,
 };
 
 static const char *const mix_choices[] = {
@@ -94,6 +95,11 @@ static const struct bw_param_def mysql_params[] = {
         [P_RECONNECT_TIMEOUT] = { "reconnect_timeout", BW_PARAM_DURATION,
                 "5s", 0, 3600, NULL, "s", "how long a thread that lost its "
                 "connection tries to reconnect before the run fails", 0 },
+        [P_TABLE_ENGINE] = { "table_engine", BW_PARAM_STRING, "InnoDB", 0, 0,
+                NULL, NULL, "storage engine of the sbtest tables (sysbench's "
+                "--mysql-storage-engine): InnoDB, Aria, MyISAM, RocksDB... "
+                "as the server offers (SHOW ENGINES); tables of another "
+                "engine are recreated", BW_PARAM_LABEL },
         { .name = NULL },
 };
 
@@ -119,6 +125,7 @@ static void cfg_from_run(const struct bw_run *run, struct db_cfg *c)
                 .threads = (unsigned)v[P_THREADS].i,
                 .connect_timeout = (unsigned)ceil(v[P_CONNECT_TIMEOUT].d),
                 .reconnect_timeout = v[P_RECONNECT_TIMEOUT].d,
+                .engine = v[P_TABLE_ENGINE].s,
         };
         if (c->mix == MIX_POINT_SELECT)
                 c->point_selects = 1;
@@ -720,6 +727,9 @@ static int mysql_check(const struct bw_run *run, const struct bw_host *h)
                                "stay below 2^31 (ids are INTEGER)");
         if (!*v[P_SOCKET].s && !*v[P_HOST].s)
                 return h->fail(h, -EINVAL, "give host or socket");
+        if (!db_engine_name_ok(v[P_TABLE_ENGINE].s))
+                return h->fail(h, -EINVAL, "table_engine: '%s' is not an engine "
+                               "name (letters, digits and _)", v[P_TABLE_ENGINE].s);
         return 0;
 }
 

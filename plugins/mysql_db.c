@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <syslog.h>
 #include <unistd.h>
@@ -222,7 +223,7 @@ enum tstate { T_MISSING, T_READY, T_STALE, T_FOREIGN };
 #define ROW_MAX 220      /* longest "(id,k,'c','pad')," */
 
 typedef int (*table_cb)(void *ctx, unsigned num, const char *comment,
-                        const char *type);
+                        const char *type, const char *engine);
 
 /* "sbtest12" -> 12; anything else (sbtest01, sbtestx) is not ours. */
 static bool table_number(const char *name, unsigned *ret)
@@ -246,7 +247,7 @@ static bool table_number(const char *name, unsigned *ret)
 static int tables_list(struct db_session *s, table_cb cb, void *ctx)
 {
         static const char q[] = "SELECT TABLE_NAME, TABLE_COMMENT, "
-                "TABLE_TYPE FROM information_schema.TABLES WHERE "
+                "TABLE_TYPE, ENGINE FROM information_schema.TABLES WHERE "
                 "TABLE_SCHEMA = DATABASE() AND TABLE_NAME LIKE 'sbtest%'";
         if (mysql_real_query(s->db, q, sizeof(q) - 1))
                 return db_fail(s, "cannot list tables");
@@ -258,7 +259,7 @@ static int tables_list(struct db_session *s, table_cb cb, void *ctx)
         int r = 0;
         while (r == 0 && (row = mysql_fetch_row(res)))
                 if (row[0] && row[1] && row[2] && table_number(row[0], &num))
-                        r = cb(ctx, num, row[1], row[2]);
+                        r = cb(ctx, num, row[1], row[2], row[3] ? row[3] : "");
         mysql_free_result(res);
         return r;
 }
@@ -270,15 +271,18 @@ static bool comment_is_ours(const char *comment)
                (comment[l] == ' ' || comment[l] == '\0');
 }
 
+/* Ours and complete, with the rows and the engine wanted: ready; ours
+ * otherwise: stale (rebuilt, never silently reused). */
 static enum tstate classify(const char *comment, const char *type,
-                            int64_t size)
+                            const char *engine, const struct db_cfg *c)
 {
         char want[64];
         snprintf(want, sizeof(want), COMMENT_PREFIX " table_size=%lld",
-                 (long long)size);
+                 (long long)c->table_size);
         if (strcmp(type, "BASE TABLE") || !comment_is_ours(comment))
                 return T_FOREIGN;
-        return strcmp(comment, want) ? T_STALE : T_READY;
+        return strcmp(comment, want) || strcasecmp(engine, c->engine) ? T_STALE
+                                                                       : T_READY;
 }
 
 struct scan {
@@ -287,12 +291,53 @@ struct scan {
 };
 
 static int scan_cb(void *ctx, unsigned num, const char *comment,
-                   const char *type)
+                   const char *type, const char *engine)
 {
         struct scan *sc = ctx;
         if (num >= 1 && num <= sc->cfg->tables)
-                sc->st[num - 1] = classify(comment, type,
-                                           sc->cfg->table_size);
+                sc->st[num - 1] = classify(comment, type, engine, sc->cfg);
+        return 0;
+}
+
+bool db_engine_name_ok(const char *e)
+{
+        if (!e || !*e || strlen(e) > 64)
+                return false;
+        for (; *e; e++)
+                if (!((*e >= 'a' && *e <= 'z') || (*e >= 'A' && *e <= 'Z') ||
+                      (*e >= '0' && *e <= '9') || *e == '_'))
+                        return false;
+        return true;
+}
+
+/* The engine must be one the server offers (SHOW ENGINES' Support YES or
+ * DEFAULT); else a failure that lists those it does. */
+static int engine_check(struct db_session *s, const struct bw_host *h)
+{
+        static const char q[] = "SELECT ENGINE FROM information_schema.ENGINES "
+                "WHERE SUPPORT IN ('YES', 'DEFAULT') ORDER BY ENGINE";
+        char offered[512] = "";
+        size_t len = 0;
+        bool found = false;
+        if (mysql_real_query(s->db, q, sizeof(q) - 1))
+                return h->fail(h, db_fail(s, "cannot list the server's engines"), "%s", s->err);
+        MYSQL_RES *res = mysql_store_result(s->db);
+        if (!res)
+                return h->fail(h, db_fail(s, "cannot list the server's engines"), "%s", s->err);
+        MYSQL_ROW row;
+        while ((row = mysql_fetch_row(res)))
+                if (row[0]) {
+                        found |= !strcasecmp(row[0], s->cfg->engine);
+                        if (len < sizeof(offered))
+                                len += (size_t)snprintf(offered + len, sizeof(offered) - len,
+                                                        "%s%s", len ? ", " : "", row[0]);
+                }
+        mysql_free_result(res);
+        char t[300];
+        if (!found)
+                return h->fail(h, -EOPNOTSUPP, "table_engine: the server (%s) has no "
+                               "engine '%s'; it offers: %s", target(s->cfg, t, sizeof(t)),
+                               s->cfg->engine, offered);
         return 0;
 }
 
@@ -354,8 +399,8 @@ static int table_build(struct db_session *s, unsigned t, bool drop,
                          "k INTEGER DEFAULT '0' NOT NULL, "
                          "c CHAR(120) DEFAULT '' NOT NULL, "
                          "pad CHAR(60) DEFAULT '' NOT NULL, "
-                         "PRIMARY KEY (id)) ENGINE=InnoDB "
-                         "COMMENT='" COMMENT_PREFIX " preparing'", t);
+                         "PRIMARY KEY (id)) ENGINE=%s "
+                         "COMMENT='" COMMENT_PREFIX " preparing'", t, s->cfg->engine);
         if (r >= 0)
                 r = table_fill(s, t, g, buf);
         if (r >= 0)
@@ -379,8 +424,8 @@ static int tables_check(const struct db_cfg *c, const enum tstate *st,
                                 "benchwatch a database of its own", c->db, t);
                 if (st[t - 1] != T_READY && !c->auto_prepare)
                         return h->fail(h, -ENOENT, "table %s.sbtest%u is "
-                                "missing or has another table_size, and "
-                                "auto_prepare=no", c->db, t);
+                                "missing or has another table_size or "
+                                "engine, and auto_prepare=no", c->db, t);
         }
         return 0;
 }
@@ -417,7 +462,19 @@ static int tables_build(struct db_session *s, const enum tstate *st,
         return r;
 }
 
-/* Makes sure sbtest1..N exist, are ours and have table_size rows. */
+/* Before building a table: its engine must be there (ready tables show
+ * that it is, without a query). */
+static int engine_needed(struct db_session *s, const enum tstate *st,
+                         const struct bw_host *h)
+{
+        for (unsigned t = 1; t <= s->cfg->tables; t++)
+                if (st[t - 1] != T_READY)
+                        return engine_check(s, h);
+        return 0;
+}
+
+/* Makes sure sbtest1..N exist, are ours, have table_size rows and the
+ * engine asked for. */
 int db_tables_prepare(const struct db_cfg *c, const struct bw_host *h)
 {
         struct db_session s = { .cfg = c };
@@ -429,7 +486,7 @@ int db_tables_prepare(const struct db_cfg *c, const struct bw_host *h)
         if ((r = db_connect(&s)) < 0 ||
             (r = tables_list(&s, scan_cb, &sc)) < 0)
                 r = h->fail(h, r, "%s", s.err);
-        else if ((r = tables_check(c, st, h)) >= 0)
+        else if ((r = tables_check(c, st, h)) >= 0 && (r = engine_needed(&s, st, h)) >= 0)
                 r = tables_build(&s, st, h);
         db_close(&s);
         free(st);
@@ -443,7 +500,7 @@ struct drop {
 };
 
 static int drop_cb(void *ctx, unsigned num, const char *comment,
-                   const char *type)
+                   const char *type, const char *engine)
 {
         struct drop *d = ctx;
         if (strcmp(type, "BASE TABLE") || !comment_is_ours(comment)) {

@@ -49,6 +49,7 @@ struct db_cfg {
         bool trx, auto_prepare;
         unsigned threads, connect_timeout;
         double reconnect_timeout;
+        const char *engine;     /* of the tables: "InnoDB", "Aria"... */
         uint64_t hard_end_ns;   /* everything must be over by then */
 };
 
@@ -60,6 +61,7 @@ struct db_session {
 };
 
 void db_wipe_free(char *s);           /* explicit_bzero, then free */
+bool db_engine_name_ok(const char *e); /* [A-Za-z0-9_]+, as SQL allows bare */
 int db_errno(unsigned mysql_error);  /* a -errno for h->fail() */
 bool db_is_ignorable(unsigned e);    /* sysbench restarts the transaction */
 bool db_is_conn_lost(unsigned e);    /* reconnect */

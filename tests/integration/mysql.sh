@@ -3,7 +3,8 @@
 #
 # Proves what an operator relies on: the figures that `benchwatch run mysql`
 # prints are the ones the server itself counted (SHOW GLOBAL STATUS deltas
-# around a run), tables are prepared, reused and cleaned up, and a wrong
+# around a run), tables are prepared, reused and cleaned up, with the
+# table_engine asked for (Aria, MyISAM and InnoDB here), and a wrong
 # password, an unknown database, a server that is down or that dies mid-run
 # give a clean failure rather than a hang or a crash; a server that comes
 # back within reconnect_timeout costs only reconnects.  It also runs the
@@ -140,7 +141,30 @@ echo "threads=8: $tx transactions, $rd reads, $wr writes, $ot other, $er ignored
 expect_eq "server Com_commit" "$(delta "$tmp/s2" "$tmp/s3" Com_commit)" "$tx"
 expect_eq "server Com_rollback (one per ignored error)" "$(delta "$tmp/s2" "$tmp/s3" Com_rollback)" "$er"
 expect_eq "server Com_stmt_execute (failed ones too)" "$(delta "$tmp/s2" "$tmp/s3" Com_stmt_execute)" "$((rd + wr + ot + er))"
-expect_eq "labels" "$(python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))["metrics"][0]["samples"][0]["labels"]; print(",".join("%s=%s" % kv for kv in sorted(m.items()) if kv[0] != "probe"))' "$tmp/rw4.json")" "mix=read_write,table_size=2000,tables=1,threads=8"
+expect_eq "labels" "$(python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))["metrics"][0]["samples"][0]["labels"]; print(",".join("%s=%s" % kv for kv in sorted(m.items()) if kv[0] != "probe"))' "$tmp/rw4.json")" "mix=read_write,table_engine=InnoDB,table_size=2000,tables=1,threads=8"
+
+# 2b. Table engines (sysbench's --mysql-storage-engine): the tables are
+#     created with the engine asked for, a table of another engine left by
+#     an earlier run is recreated (not reused), the engine is a label, and
+#     one the server lacks is a clean error listing those it offers.
+engine_of() { mariadb_sql "SELECT ENGINE FROM information_schema.TABLES WHERE TABLE_SCHEMA='$MARIADB_DB' AND TABLE_NAME='sbtest1'"; }
+offered=$(mariadb_sql "SELECT ENGINE FROM information_schema.ENGINES WHERE SUPPORT IN ('YES','DEFAULT')")
+for e in Aria MyISAM ROCKSDB InnoDB; do
+        grep -qix "$e" <<< "$offered" || { echo "(engine $e not offered by this server)"; continue; }
+        rc=$(bwrun "$tmp/e-$e.json" tables=1 table_size=1000 transactions=20 table_engine=$e)
+        expect_eq "engine $e: exit code" "$rc" 0
+        expect_eq "engine $e: sbtest1's engine" "$(engine_of | tr a-z A-Z)" "$(tr a-z A-Z <<< "$e")"
+        expect_eq "engine $e: transactions" "$(fig "$tmp/e-$e.json" benchwatch_mysql_transactions_total table_engine=$e)" 20
+        expect_eq "engine $e: rows" "$(mariadb_sql "SELECT COUNT(*) FROM $MARIADB_DB.sbtest1")" 1000
+done
+rc=$(bwrun "$tmp/ndb.json" table_engine=ndbcluster transactions=1)
+expect_eq "engine ndbcluster: exit code" "$rc" 1
+grep -q "has no engine 'ndbcluster'; it offers: .*InnoDB" "$tmp/ndb.json" && grep -q "Aria" "$tmp/ndb.json" &&
+        ok "engine ndbcluster: the server's engines listed" || fail "engine ndbcluster: $(cat "$tmp/ndb.json")"
+rc=$(bwrun "$tmp/badengine.json" "table_engine=InnoDB;DROP" transactions=1)
+expect_eq "engine name with ';': usage error" "$rc" 2
+grep -q "table_engine: 'InnoDB;DROP' is not an engine name" "$tmp/badengine.json.err" && ok "engine name refused" ||
+        fail "bad engine name: $(cat "$tmp/badengine.json.err")"
 
 # 3. Clean failures.
 echo wrong-password-zz9 >"$tmp/badpw"; chmod 600 "$tmp/badpw"
