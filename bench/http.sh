@@ -1,6 +1,6 @@
 #!/bin/bash
 # bench/http.sh — benchwatch's http plugin side by side with wrk and ab on
-# the same nginx and haproxy (over two nginx backends), on 127.0.0.1.
+# the same nginx and haproxy (over two squids), on 127.0.0.1.
 #
 # For each target, concurrency 1, 50 and 500, keep-alive on and off, the
 # three clients run in turn (the order rotates every round, so drift in the

@@ -1,6 +1,7 @@
 #!/bin/bash
-# http.sh — `benchwatch run http` through the CLI against real nginx and
-# haproxy on 127.0.0.1 (tests/integration/http_servers.sh starts them).
+# http.sh — `benchwatch run http` through the CLI against real nginx,
+# haproxy and squid on 127.0.0.1 (tests/integration/http_servers.sh starts
+# them, in the seed's three topologies over two squids).
 #
 # Checks what a user sees: request counts agree with the servers' access
 # logs, labels carry concurrency/keepalive/method/target and never the URL
@@ -89,6 +90,27 @@ d2=$(($(http_settled_count b2 $((b2 + 600 - $(http_access_count b1) + b1))) - b2
 d1=$(($(http_access_count b1) - b1))
 [ "$rc" = 0 ] && [ $((d1 + d2)) = 600 ] && [ $d1 -ge 200 ] && [ $d2 -ge 200 ] ||
     bad "haproxy: $d1 + $d2 logged for 600 requests"
+
+# the seed's three topologies over the two squids: every request reaches
+# a squid (their access logs), shared between both, and is counted once by
+# the front nginx where there is one
+for topo in $HTTP_TOPOLOGIES; do
+    name=${topo%%:*} port=${topo##*:}
+    front=; [ "$name" = nginx ] && front=lb; [ "$name" = nginx-haproxy ] && front=lbh
+    b1=$(http_access_count b1) b2=$(http_access_count b2)
+    f0=$([ -n "$front" ] && http_access_count $front)
+    run "topo-$name" url=http://127.0.0.1:$port/index.html method=HEAD requests=300 \
+        concurrency=10 keepalive=no target=$name
+    http_settled_count b1 $((b1 + 100)) >/dev/null
+    d2=$(($(http_settled_count b2 $((b2 + 300 - $(http_access_count b1) + b1))) - b2))
+    d1=$(($(http_access_count b1) - b1))
+    [ "$rc" = 0 ] && [ "$(get "topo-$name" complete_requests)" = 300 ] &&
+        [ "$(get "topo-$name" non_2xx_responses)" = 0 ] || bad "$name: exit $rc, $(cat "$HTTP_DIR/topo-$name.err")"
+    [ $((d1 + d2)) = 300 ] && [ $d1 -ge 100 ] && [ $d2 -ge 100 ] || bad "$name: squids logged $d1 + $d2 of 300"
+    [ -z "$front" ] || [ $(($(http_settled_count $front $((f0 + 300))) - f0)) = 300 ] ||
+        bad "$name: the front nginx logged $(($(http_access_count $front) - f0)) of 300"
+    grep -q ' HEAD http://origin/index.html ' "$HTTP_DIR/b1.access.log" || bad "$name: squid did not log the HEADs"
+done
 
 # a slow backend shows in the quantiles
 run slow url=http://127.0.0.1:$HTTP_FRONT_PORT/slow duration=1s

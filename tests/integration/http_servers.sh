@@ -8,13 +8,21 @@
 #   front  nginx  :18080  /index.html (static), /big.bin, /404, /500,
 #                         /slow -> the slow backend, /private (basic auth
 #                         bw:pa55word)
-#   b1, b2 nginx  :18081, :18082  static files (the seed's two squids)
+#   origin nginx  :18087  the same static files, behind the squids
+#   b1, b2 squid  :18081, :18082  the seed's two squids: reverse proxies
+#                         (accelerators) in front of origin, memory cache
 #   slow   python :18083  answers every request after HTTP_SLOW_DELAY s
 #   silent python :18084  accepts connections, never answers
-#   haproxy       :18085  round robin over b1 and b2
+#   haproxy       :18085  round robin over the two squids
 #   front  nginx  :18086  https (self-signed $HTTP_DIR/cert.pem), same files
+#   lb     nginx  :18088  round robin over the two squids
+#   lbh    nginx  :18090  through haproxy to the two squids
 #   refused       :18089  nothing listens there
-# Each nginx has its own access log ($HTTP_DIR/<name>.access.log).
+# The seed's three topologies are lb, haproxy and lbh (HTTP_TOPOLOGIES).
+# Each nginx and squid has its own access log ($HTTP_DIR/<name>.access.log,
+# one line per request).  Servers run at their shipped defaults but for
+# ports, paths and what the topology needs; where a default had to change,
+# a comment says why.
 #
 # Usage:  . "$top_srcdir/tests/integration/http_servers.sh"
 #         http_servers_start || exit 77
@@ -28,7 +36,12 @@ HTTP_SLOW_PORT=18083
 HTTP_SILENT_PORT=18084
 HTTP_HAPROXY_PORT=18085
 HTTP_TLS_PORT=18086
+HTTP_ORIGIN_PORT=18087
+HTTP_LB_PORT=18088
 HTTP_REFUSED_PORT=18089
+HTTP_LBH_PORT=18090
+# name:port of each of the seed's topologies
+HTTP_TOPOLOGIES="nginx:$HTTP_LB_PORT haproxy:$HTTP_HAPROXY_PORT nginx-haproxy:$HTTP_LBH_PORT"
 HTTP_SLOW_DELAY=${HTTP_SLOW_DELAY:-0.2}
 HTTP_NGINX_WORKERS=${HTTP_NGINX_WORKERS:-1}
 HTTP_DIR=
@@ -61,6 +74,8 @@ daemon off;
 master_process on;
 pid $HTTP_DIR/$1.pid;
 error_log $HTTP_DIR/$1.error.log warn;
+# 512 connections a worker by default: the seed's 500 concurrent clients
+# need 1000 through a proxying nginx (one to the client, one upstream)
 events { worker_connections 16384; }
 http {
     access_log $HTTP_DIR/$1.access.log;
@@ -69,10 +84,10 @@ http {
     fastcgi_temp_path $HTTP_DIR/tmp-$1/fastcgi;
     uwsgi_temp_path $HTTP_DIR/tmp-$1/uwsgi;
     scgi_temp_path $HTTP_DIR/tmp-$1/scgi;
-    keepalive_requests 1000000;
-    keepalive_timeout 60s;
     default_type application/octet-stream;
     server {
+        # a listen backlog of 511 by default: 500 clients connecting at once
+        # (ab -c 500) overflow it on a loaded host and see resets
         listen 127.0.0.1:$2 backlog=4096;
         root $HTTP_DIR/www;
         location = /404 { return 404 "not here\n"; }
@@ -133,6 +148,27 @@ http__wait_port() {
 	return 1
 }
 
+# http__squid_conf NAME PORT: a reverse proxy (accelerator) in front of
+# origin, with its own pid, logs and memory-only cache.
+http__squid_conf() {
+	cat > "$HTTP_DIR/$1.squid.conf" <<EOF
+http_port 127.0.0.1:$2 accel defaultsite=origin no-vhost
+cache_peer 127.0.0.1 parent $HTTP_ORIGIN_PORT 0 no-query no-digest originserver name=origin
+cache_peer_access origin allow all
+# an accelerator answers everyone who reaches it (here: 127.0.0.1 only)
+http_access allow all
+pid_filename $HTTP_DIR/$1.pid
+access_log stdio:$HTTP_DIR/$1.access.log
+cache_log $HTTP_DIR/$1.cache.log
+coredump_dir $HTTP_DIR
+# 30 s by default: a stopped squid would hold the test that long
+shutdown_lifetime 0 seconds
+# on by default: its ICMP helper measures the way to origin servers (one,
+# on 127.0.0.1, here) and outlives a squid stopped mid-test
+pinger_enable off
+EOF
+}
+
 http__haproxy_conf() {
 	cat > "$HTTP_DIR/haproxy.cfg" <<EOF
 global
@@ -158,15 +194,17 @@ http_servers_start() {
 	command -v nginx >/dev/null || PATH=$PATH:/usr/sbin
 	command -v nginx >/dev/null || { http__skip "nginx not installed"; return; }
 	command -v haproxy >/dev/null || { http__skip "haproxy not installed"; return; }
+	command -v squid >/dev/null || { http__skip "squid not installed"; return; }
 	command -v python3 >/dev/null || { http__skip "python3 not installed"; return; }
 	command -v openssl >/dev/null || { http__skip "openssl not installed"; return; }
 	command -v flock >/dev/null || { http__skip "flock not installed"; return; }
 	# one user of these ports at a time (make -j check runs tests in
 	# parallel): a lock on this very file, released when the shell exits
 	exec 9<"${BASH_SOURCE[0]}"
-	flock -w 300 9 || { http__skip "ports 18080-18089 stayed busy (lock)"; return; }
+	flock -w 300 9 || { http__skip "ports 18080-18090 stayed busy (lock)"; return; }
 	for p in $HTTP_FRONT_PORT $HTTP_B1_PORT $HTTP_B2_PORT $HTTP_SLOW_PORT \
-	    $HTTP_SILENT_PORT $HTTP_HAPROXY_PORT $HTTP_TLS_PORT $HTTP_REFUSED_PORT; do
+	    $HTTP_SILENT_PORT $HTTP_HAPROXY_PORT $HTTP_TLS_PORT $HTTP_REFUSED_PORT \
+	    $HTTP_ORIGIN_PORT $HTTP_LB_PORT $HTTP_LBH_PORT; do
 		if (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
 			http__skip "port $p on 127.0.0.1 is already in use"
 			return
@@ -174,7 +212,8 @@ http_servers_start() {
 	done
 	HTTP_DIR=$(mktemp -d "${TMPDIR:-/tmp}/bw-http.XXXXXX") || return 1
 	trap http_servers_stop EXIT
-	chmod 755 "$HTTP_DIR"
+	# squid drops to its own user (proxy) and writes its logs there
+	chmod 777 "$HTTP_DIR"
 	mkdir "$HTTP_DIR/www"
 	printf '<html><body>benchwatch test page</body></html>\n' > "$HTTP_DIR/www/index.html"
 	head -c 100000 /dev/zero > "$HTTP_DIR/www/big.bin"
@@ -194,11 +233,22 @@ http_servers_start() {
         root $HTTP_DIR/www;
         location = /404 { return 404 \"not here\n\"; }
     }"
-	http__nginx_conf b1 $HTTP_B1_PORT ""
-	http__nginx_conf b2 $HTTP_B2_PORT ""
+	http__nginx_conf origin $HTTP_ORIGIN_PORT ""
+	http__nginx_conf lb $HTTP_LB_PORT "
+        location / { proxy_pass http://squids; }" "
+    upstream squids { server 127.0.0.1:$HTTP_B1_PORT; server 127.0.0.1:$HTTP_B2_PORT; }"
+	http__nginx_conf lbh $HTTP_LBH_PORT "
+        location / { proxy_pass http://127.0.0.1:$HTTP_HAPROXY_PORT; }"
+	http__squid_conf b1 $HTTP_B1_PORT
+	http__squid_conf b2 $HTTP_B2_PORT
 	http__haproxy_conf
 	http__python
-	for n in front b1 b2; do
+	for n in b1 b2; do
+		squid -k parse -f "$HTTP_DIR/$n.squid.conf" >"$HTTP_DIR/$n.parse" 2>&1 || {
+			cat "$HTTP_DIR/$n.parse"; return 1; }
+		http__start $n squid -N -f "$HTTP_DIR/$n.squid.conf"
+	done
+	for n in front origin lb lbh; do
 		nginx -q -p "$HTTP_DIR" -c "$HTTP_DIR/$n.conf" -t >/dev/null 2>&1 || {
 			nginx -p "$HTTP_DIR" -c "$HTTP_DIR/$n.conf" -t; return 1; }
 		http__start $n nginx -p "$HTTP_DIR" -c "$HTTP_DIR/$n.conf"
@@ -206,15 +256,17 @@ http_servers_start() {
 	http__start py python3 "$HTTP_DIR/pyserv.py" $HTTP_SLOW_PORT $HTTP_SILENT_PORT "$HTTP_SLOW_DELAY"
 	http__start haproxy haproxy -db -f "$HTTP_DIR/haproxy.cfg"
 	for p in $HTTP_FRONT_PORT $HTTP_B1_PORT $HTTP_B2_PORT $HTTP_SLOW_PORT \
-	    $HTTP_SILENT_PORT $HTTP_HAPROXY_PORT $HTTP_TLS_PORT; do
+	    $HTTP_SILENT_PORT $HTTP_HAPROXY_PORT $HTTP_TLS_PORT $HTTP_ORIGIN_PORT \
+	    $HTTP_LB_PORT $HTTP_LBH_PORT; do
 		http__wait_port $p || return 1
 	done
-	: > "$HTTP_DIR/front.access.log"
-	: > "$HTTP_DIR/b1.access.log"
-	: > "$HTTP_DIR/b2.access.log"
+	for n in front origin lb lbh b1 b2; do
+		: > "$HTTP_DIR/$n.access.log"
+	done
 }
 
-# Stop one nginx (front, b1, b2) at once (SIGTERM: fast shutdown).
+# Stop one server (front, origin, lb, lbh, b1, b2) at once (SIGTERM: nginx's
+# fast shutdown; squid with shutdown_lifetime 0).
 http_stop_server() {
 	eval "pid=\$HTTP_PID_$1"
 	kill "$pid" 2>/dev/null
@@ -227,7 +279,7 @@ http_access_count() {
 }
 
 # Requests logged, once the log holds at least WANT lines or 2 s have
-# passed (nginx logs a request just after it sent the answer).
+# passed (nginx and squid log a request just after they sent the answer).
 http_settled_count() {
 	i=0
 	while [ "$(http_access_count "$1")" -lt "$2" ] && [ $i -lt 100 ]; do
