@@ -201,7 +201,7 @@ static void test_textfile(const char *tmp)
         for (size_t i = 0; sink_types[i]; i++)
                 if (!strcmp(sink_types[i]->section, "textfile"))
                         opts[i] = ps;
-        assert(sink_set_new(opts, &set, &err) == 0);
+        assert(sink_set_new(opts, NULL, &set, &err) == 0);
         EXPECT(sink_set_count(set) == 2); /* textfile + journal (default on) */
 
         /* The directory does not exist yet: the write fails, is retried. */
@@ -253,7 +253,7 @@ static void test_syslog_socket(const char *tmp)
         for (size_t i = 0; sink_types[i]; i++)
                 if (!strcmp(sink_types[i]->section, "syslog"))
                         opts[i] = ps;
-        assert(sink_set_new(opts, &set, &err) == 0);
+        assert(sink_set_new(opts, NULL, &set, &err) == 0);
         /* without journald, [journal] would log to syslog too: dropped */
         if (access("/run/systemd/journal/socket", F_OK) < 0)
                 EXPECT(sink_set_count(set) == 1);
@@ -306,13 +306,13 @@ static void test_carry_over(const char *tmp)
                 if (!strcmp(sink_types[i]->section, "journal"))
                         opts[i] = j;
         }
-        assert(sink_set_new(opts, &old, &err) == 0);
+        assert(sink_set_new(opts, NULL, &old, &err) == 0);
         EXPECT(sink_set_count(old) == 1); /* journal: enabled = no */
         struct result *a = make_result("a", 1, false), *b = make_result("b", 2, false);
         struct result *c = make_result("c", 3, false);
         EXPECT(sink_set_publish(old, a) == 0);
         EXPECT(sink_set_publish(old, b) == 0);
-        assert(sink_set_new(opts, &new, &err) == 0);
+        assert(sink_set_new(opts, NULL, &new, &err) == 0);
         EXPECT(sink_set_carry_over(new, old) == 0);
         sink_set_free(old);
         EXPECT(sink_set_publish(new, c) == 0);
@@ -358,7 +358,7 @@ static int drive(int argc, char **argv)
                         return 2;
                 }
         }
-        if (sink_set_new((const struct param_set *const *)ps, &set, &err) < 0) {
+        if (sink_set_new((const struct param_set *const *)ps, NULL, &set, &err) < 0) {
                 fprintf(stderr, "drive: %s\n", err);
                 return 2;
         }
