@@ -154,9 +154,11 @@ count = open(sys.argv[1], "a")
 class H(http.server.BaseHTTPRequestHandler):
     def do_POST(self):
         self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        count.write("%s %s %s\n" % (self.headers.get("Content-Encoding"),
+        count.write("%s %s %s %s %s\n" % (self.headers.get("Content-Encoding"),
                                     self.headers.get("X-Prometheus-Remote-Write-Version"),
-                                    self.headers.get("User-Agent")))
+                                    self.headers.get("User-Agent"),
+                                    self.headers.get("Content-Type"),
+                                    self.headers.get("Authorization")))
         count.flush()
         body = b"out of bounds: sample too old " + b"x" * 400 + b" END-OF-BODY"
         self.send_response(400)
@@ -173,8 +175,11 @@ fake_pid=$!
 BW_PIDS="$BW_PIDS $fake_pid"
 wait_for 10 test -s "$T/fake.port" || fail "the fake receiver did not start"
 FAKE=http://127.0.0.1:$(cat "$T/fake.port")/api/v1/write
+# the bearer token as a systemd credential (LoadCredential=)
+mkdir -p "$T/creds"
+printf 'tok-%s\n' $$ > "$T/creds/rw-token"
 : > "$T/daemon.log"
-start_daemon "$FAKE"
+CREDENTIALS_DIRECTORY="$T/creds" start_daemon "$FAKE" "bearer_token_file = rw-token"
 wait_runs 4
 sleep 1
 stop_daemon
@@ -189,7 +194,9 @@ grep "refused a run" "$T/daemon.log" | grep -q "END-OF-BODY" && fail "phase 5: t
 made=$(grep -c "remote_write: probe 'c': " "$T/daemon.log")
 [ "$n" = "$made" ] || fail "phase 5: $n requests for $made runs"
 spool_empty || fail "phase 5: refused runs left in the spool"
-grep -q "^snappy 0.1.0 benchwatch/" "$T/fake.seen" || fail "phase 5: headers: $(head -1 "$T/fake.seen")"
+grep -q "^snappy 0.1.0 benchwatch/[0-9.]* application/x-protobuf Bearer tok-$$\$" "$T/fake.seen" ||
+        fail "phase 5: headers: $(head -1 "$T/fake.seen")"
+grep -q "tok-$$" "$T/daemon.log" "$T/bw.prom" && fail "phase 5: the token shows in the log or textfile"
 echo "5 refused: $n runs, each sent once, refusal logged once"
 
 # 6. A receiver away and a tiny spool: the bound holds, drops are counted
