@@ -31,6 +31,15 @@
 #include "timeutil.h"
 
 #define RELOG_INTERVAL 600.0
+
+/* One worker at a time owns the spool directory: on a reload the new sink
+ * is created before the old one stops, and the two must not both send,
+ * drop or number the same files.  The new worker waits here until the
+ * old one, done with its last attempt, lets go; runs published meanwhile
+ * wait in its queue. */
+static pthread_mutex_t owner_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t owner_cond = PTHREAD_COND_INITIALIZER;
+static bool owned;
 #define ANSWER_LOGGED 200 /* bytes of a refusal's answer in the log */
 
 static const struct bw_param_def remote_write_options[] = {
@@ -62,7 +71,7 @@ static const struct bw_param_def remote_write_options[] = {
           .help = "do not verify the receiver's certificate" },
         { .name = "connect_timeout", .type = BW_PARAM_DURATION, .default_value = "5s",
           .min = 0.001, .max = 600, .unit = "s", .help = "connection timeout" },
-        { .name = "timeout", .type = BW_PARAM_DURATION, .default_value = "30s",
+        { .name = "timeout", .type = BW_PARAM_DURATION, .default_value = "10s",
           .min = 0.001, .max = 3600, .unit = "s",
           .help = "whole request timeout; also bounds the last attempt at stop" },
         { .name = "retry_min", .type = BW_PARAM_DURATION, .default_value = "1s",
@@ -103,6 +112,7 @@ struct rw_sink {
         double refused_logged_at, spool_logged_at;
         pthread_t thread;
         bool sync_ready, thread_started;
+        bool quit; /* under owner_lock: stop waiting for the spool */
 };
 
 /* ---- configuration ------------------------------------------------------- */
@@ -279,6 +289,45 @@ static void spool_run(struct rw_sink *p, const struct result *r)
         update_spool_gauges(p);
 }
 
+/* Worker: the spool once this worker owns it (false: told to quit before
+ * that).  A directory that cannot be read leaves a spool in memory. */
+static bool take_spool(struct rw_sink *p)
+{
+        int r;
+
+        pthread_mutex_lock(&owner_lock);
+        while (owned && !p->quit)
+                pthread_cond_wait(&owner_cond, &owner_lock);
+        if (!owned && !p->quit)
+                owned = true;
+        else
+                p->quit = true;
+        pthread_mutex_unlock(&owner_lock);
+        if (p->quit)
+                return false;
+        r = spool_open(p->cfg.spool_dir, p->cfg.spool_max, &p->spool);
+        if (r < 0) {
+                log_error("remote_write: cannot read spool '%s': %s (runs are kept "
+                          "in memory only)", p->cfg.spool_dir, strerror(-r));
+                if (spool_open_memory(p->cfg.spool_max, &p->spool) < 0)
+                        abort(); /* a few bytes at start */
+        }
+        note_spool_drops(p, spool_trim(p->spool));
+        if (spool_count(p->spool))
+                log_info("remote_write: %zu unsent run(s) in spool '%s', "
+                         "sending them first", spool_count(p->spool), p->cfg.spool_dir);
+        update_spool_gauges(p);
+        return true;
+}
+
+static void release_spool(void)
+{
+        pthread_mutex_lock(&owner_lock);
+        owned = false;
+        pthread_cond_broadcast(&owner_cond);
+        pthread_mutex_unlock(&owner_lock);
+}
+
 /* ---- sending ---------------------------------------------------------------- */
 
 enum outcome { SENT, DROPPED, RETRY };
@@ -416,6 +465,8 @@ static void *rw_worker(void *arg)
         struct rw_sink *p = arg;
         struct sink_latest *l = &p->sync;
 
+        if (!take_spool(p))
+                return NULL; /* freed before it got the spool: a failed reload */
         pthread_mutex_lock(&l->lock);
         for (;;) {
                 if (p->n_queue) {
@@ -438,6 +489,9 @@ static void *rw_worker(void *arg)
         }
         pthread_mutex_unlock(&l->lock);
         last_attempt(p);
+        spool_free(p->spool);
+        p->spool = NULL;
+        release_spool();
         return NULL;
 }
 
@@ -475,6 +529,10 @@ static void rw_free(struct sink *s)
         if (!p)
                 return;
         if (p->thread_started) {
+                pthread_mutex_lock(&owner_lock);
+                p->quit = true;
+                pthread_cond_broadcast(&owner_cond);
+                pthread_mutex_unlock(&owner_lock);
                 sink_latest_stop(&p->sync);
                 pthread_join(p->thread, NULL);
         }
@@ -499,23 +557,6 @@ static int check_url(const char *url, char **ret_error)
         return 0;
 }
 
-static int open_spool(struct rw_sink *p, char **ret_error)
-{
-        int r = spool_open(p->cfg.spool_dir, p->cfg.spool_max, &p->spool);
-
-        if (r < 0) {
-                *ret_error = sink_errorf("cannot open spool_dir '%s': %s",
-                                         p->cfg.spool_dir, strerror(-r));
-                return r;
-        }
-        note_spool_drops(p, spool_trim(p->spool));
-        if (spool_count(p->spool))
-                log_info("remote_write: %zu unsent run(s) in spool '%s', "
-                         "sending them first", spool_count(p->spool), p->cfg.spool_dir);
-        update_spool_gauges(p);
-        return 0;
-}
-
 static void init_counters(void)
 {
         count(RW_SENT_TOTAL, 0);
@@ -537,8 +578,9 @@ static int rw_start(struct rw_sink *p, const struct param_set *opts,
                 .n_labels = p->cfg.labels.n,
         };
         r = (p->curl = curl_easy_init()) ? 0 : -ENOMEM;
-        if (r >= 0)
-                r = open_spool(p, ret_error);
+        if (r >= 0 && (r = spool_check_dir(p->cfg.spool_dir)) < 0)
+                *ret_error = sink_errorf("cannot use spool_dir '%s': %s",
+                                         p->cfg.spool_dir, strerror(-r));
         if (r >= 0)
                 r = sink_latest_init(&p->sync);
         p->sync_ready = r >= 0;

@@ -143,6 +143,25 @@ void spool_free(struct spool *s)
         free(s);
 }
 
+int spool_check_dir(const char *dir)
+{
+        if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+                return -errno;
+        return access(dir, R_OK | W_OK | X_OK) < 0 ? -errno : 0;
+}
+
+int spool_open_memory(uint64_t max_bytes, struct spool **ret)
+{
+        struct spool *s = calloc(1, sizeof(*s));
+
+        if (!s)
+                return -ENOMEM;
+        s->max_bytes = max_bytes;
+        s->next_seq = 1;
+        *ret = s;
+        return 0;
+}
+
 int spool_open(const char *dir, uint64_t max_bytes, struct spool **ret)
 {
         struct spool *s = calloc(1, sizeof(*s));
@@ -225,11 +244,15 @@ int spool_add(struct spool *s, const void *data, size_t len, size_t *ret_dropped
         dropped = make_room(s, len);
         if (ret_dropped)
                 *ret_dropped = dropped;
-        path = entry_path(s, seq);
-        r = path ? write_file_atomic(s->dir, path, data, len, 0600) : -ENOMEM;
-        free(path);
-        if (r >= 0)
-                return push_entry(s, seq, len, NULL);
+        if (s->dir) {
+                path = entry_path(s, seq);
+                r = path ? write_file_atomic(s->dir, path, data, len, 0600) : -ENOMEM;
+                free(path);
+                if (r >= 0)
+                        return push_entry(s, seq, len, NULL);
+        } else {
+                r = 0; /* memory is all there is */
+        }
         mem = malloc(len ? len : 1);
         if (!mem)
                 return -ENOMEM;

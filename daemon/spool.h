@@ -20,7 +20,14 @@ struct spool;
  * read what an earlier daemon left there; left-over temporary files are
  * removed.  0 or -errno (the directory cannot be created or read). */
 int spool_open(const char *dir, uint64_t max_bytes, struct spool **ret);
+/* A spool without a directory, for when the directory cannot be used:
+ * runs are kept in memory only, under the same bound. 0 or -ENOMEM. */
+int spool_open_memory(uint64_t max_bytes, struct spool **ret);
 void spool_free(struct spool *s);
+
+/* Whether dir can hold a spool (creating it, mode 0700), without reading
+ * it: a constructor's check. 0 or -errno. */
+int spool_check_dir(const char *dir);
 
 /* Drop the oldest runs until the spool is within its bound (a smaller
  * bound than the last daemon's); how many went. */

@@ -6,7 +6,7 @@
 # (its history file: timestamp, series, value) must be in the receiver at
 # its own timestamp, with exactly as many runs stored as made, and the last
 # run's every series equal to the textfile's (remote_write_check.py):
-#   1. Prometheus, up all along;
+#   1. Prometheus, up all along, the daemon reloaded (SIGHUP) twice;
 #   2. Prometheus stopped for several runs, then started again: the
 #      spooled runs arrive, in order, with their timestamps;
 #   3. VictoriaMetrics, up: the same comparison through /api/v1/export;
@@ -95,11 +95,17 @@ check() { # prom|vm URL: every run in the receiver (VM makes data searchable aft
         echo "$3: $(cat "$T/check.out")"
 }
 
-# 1. Prometheus up
+# 1. Prometheus up, the daemon reloaded twice on the way (the new sink
+#    takes the spool over from the old one: no run lost or sent twice)
 start_prom
 start_daemon "$PROM/api/v1/write"
-wait_runs 4
+wait_runs 2
+kill -HUP "$dpid"
+wait_runs 2
+kill -HUP "$dpid"
+wait_runs 2
 stop_daemon
+[ "$(grep -c "configuration reloaded" "$T/daemon.log")" = 2 ] || fail "phase 1: the daemon did not reload twice"
 spool_empty || fail "phase 1: $(spooled) run(s) left in the spool"
 check prom "$PROM" "1 prometheus"
 [ "$(selfstat benchwatch_remote_write_failed_total)" = 0 ] || fail "phase 1: failed requests"

@@ -2,7 +2,7 @@
  * also after a reopen (a daemon restart); the byte bound drops the oldest
  * and counts them; a run larger than the bound is dropped alone; files
  * are private; a temporary file a crash left behind is removed and
- * foreign files are left alone. */
+ * foreign files are left alone; a spool in memory behaves the same. */
 #include <assert.h>
 #include <dirent.h>
 #include <errno.h>
@@ -106,6 +106,23 @@ int main(void)
         EXPECT(dir_bytes(dir, &files) == 0 && files == 0);
         spool_free(s);
 
+        /* a spool in memory: same order and bound, no files */
+        CHECK(spool_open_memory(30, &s) == 0);
+        EXPECT(spool_add(s, "mem-run-1xxx", 12, &dropped) == 0 && dropped == 0);
+        EXPECT(spool_add(s, "mem-run-2xxx", 12, &dropped) == 0 && dropped == 0);
+        EXPECT(spool_add(s, "mem-run-3xxx", 12, &dropped) == 0 && dropped == 1);
+        x = pop_str(s);
+        EXPECT(x && !strcmp(x, "mem-run-2xxx"));
+        free(x);
+        spool_free(s);
+        EXPECT(dir_bytes(dir, &files) == 0 && files == 0);
+
+        EXPECT(spool_check_dir(dir) == 0);
+        chmod(dir, 0500);
+        if (geteuid() != 0) /* root writes anyway */
+                EXPECT(spool_check_dir(dir) == -EACCES);
+        chmod(dir, 0700);
+        EXPECT(spool_check_dir("/nonexistent/dir") == -ENOENT);
         rmdir(dir);
         rmdir(tmpl);
         if (test_failures)
