@@ -128,7 +128,7 @@ int sink_read_secret(const char *option, const char *name, char **ret,
                 *ret_error = sink_errorf("%s '%s' is not a file or credential name",
                                          option, name);
         else if (r < 0 && r != -ENOMEM)
-                *ret_error = sink_errorf("cannot read %s '%s': %s", option,
+                *ret_error = sink_errorf("cannot open %s '%s': %s", option,
                                          path ? path : name, strerror(-r));
         free(path);
         return r;
