@@ -403,10 +403,12 @@ static enum outcome send_oldest(struct rw_sink *p, long timeout_ms)
         enum outcome out;
         uint8_t *body = NULL;
         size_t len = 0;
-        int r = spool_peek(p->spool, &body, &len);
+        int r;
 
-        if (r == -ENOENT)
+        if (spool_count(p->spool) == 0)
                 return SENT;
+        /* -ENOENT here is a file removed behind our back, not an empty spool */
+        r = spool_peek(p->spool, &body, &len);
         if (r < 0 && r != -ENOMEM) {
                 log_warning("remote_write: cannot read the oldest run in spool "
                             "'%s': %s (dropping it)", p->cfg.spool_dir, strerror(-r));

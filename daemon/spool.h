@@ -41,7 +41,8 @@ int spool_add(struct spool *s, const void *data, size_t len,
               size_t *ret_dropped);
 
 /* The oldest run's request, malloc'd.  0, -ENOENT when the spool is
- * empty, or -errno reading it (spool_pop() it: it is unreadable). */
+ * empty (or its file is gone), or -errno reading it; then spool_pop() it:
+ * it cannot be sent. */
 int spool_peek(struct spool *s, uint8_t **ret, size_t *ret_len);
 /* Forget the oldest run (delete its file). 0, or -errno of unlink(2). */
 int spool_pop(struct spool *s);
