@@ -49,7 +49,10 @@ static int make_sinks(const struct config *cfg, struct sink_set **ret, char **re
         for (size_t i = 0; i < n; i++)
                 opts[i] = config_section(cfg, sink_types[i]->section);
         opts[n] = NULL;
-        return sink_set_new(opts, ret, ret_error);
+        const struct sink_env env = {
+                .state_dir = cfg->daemon->values[CFG_D_STATE_DIR].s,
+        };
+        return sink_set_new(opts, &env, ret, ret_error);
 }
 
 static void notify_status(struct daemon *d)

@@ -12,6 +12,7 @@
 
 #include "fdio.h"
 #include "strutil.h"
+#include "timeutil.h"
 
 #ifndef BENCHWATCH_REVISION
 #define BENCHWATCH_REVISION "unknown"
@@ -303,5 +304,6 @@ struct result *context_info_result(const struct context *host)
         }
         r->success = true;
         r->refresh = true;
+        r->started = now_wall();
         return r;
 }

@@ -54,65 +54,95 @@ static void put_label(FILE *f, const char *name, const char *value)
         fputc('"', f);
 }
 
-/* {probe="...",labels...[,extra_name="extra_value"]} */
+/* {probe="...",labels...[,extra_name="extra_value"]}; the daemon's own
+ * figures have no probe, and a series without labels has no braces. */
 static void put_labels(FILE *f, const char *probe, const struct sample *s,
                        const char *extra_name, const char *extra_value)
 {
         bool first = true;
-        fputc('{', f);
-        if (*probe) { /* "": the host's own info metrics, no probe */
+
+        if (*probe) {
+                fputc('{', f);
                 put_label(f, "probe", probe);
                 first = false;
         }
         for (size_t i = 0; i < s->n_labels; i++) {
                 if (!strcmp(s->labels[i].name, "probe"))
                         continue; /* the run's probe name wins */
-                if (!first)
-                        fputc(',', f);
+                fputc(first ? '{' : ',', f);
                 put_label(f, s->labels[i].name, s->labels[i].value);
                 first = false;
         }
         if (extra_name) {
-                if (!first)
-                        fputc(',', f);
+                fputc(first ? '{' : ',', f);
                 put_label(f, extra_name, extra_value);
+                first = false;
         }
-        fputc('}', f);
+        if (!first)
+                fputc('}', f);
 }
 
-static void put_line(FILE *f, const char *name, const char *suffix,
-                     const char *probe, const struct sample *s,
-                     const char *extra_name, const char *extra_value, double v)
+static int put_line(const struct expo_series *e, void *arg)
 {
+        FILE *f = arg;
         char num[40];
 
-        fputs(name, f);
-        fputs(suffix, f);
-        put_labels(f, probe, s, extra_name, extra_value);
+        fputs(e->name, f);
+        fputs(e->suffix, f);
+        put_labels(f, e->probe, e->sample, e->extra_name, e->extra_value);
         fputc(' ', f);
-        fputs(expo_format_double(v, num, sizeof(num)), f);
+        fputs(expo_format_double(e->value, num, sizeof(num)), f);
         fputc('\n', f);
+        return 0;
 }
 
-static void put_summary(FILE *f, const char *name, const char *probe,
-                        const struct sample *s)
+static int visit_summary(const struct family *fam, const char *probe,
+                         const struct sample *s, expo_series_fn fn, void *arg)
 {
-        struct bw_hist empty;
+        struct expo_series e = { .name = fam->name, .suffix = "", .probe = probe,
+                                 .sample = s, .extra_name = "quantile" };
         const struct bw_hist *h = s->hist;
+        struct bw_hist empty;
         char q[40];
+        int r = 0;
 
         if (!h) {
                 bw_hist_init(&empty);
                 h = &empty;
         }
-        for (size_t i = 0; i < result_n_quantiles; i++) {
-                double v = h->count ?
+        e.extra_value = q;
+        for (size_t i = 0; i < result_n_quantiles && r >= 0; i++) {
+                e.value = h->count ?
                         bw_hist_quantile_ns(h, result_quantiles[i]) / 1e9 : NAN;
                 expo_format_double(result_quantiles[i], q, sizeof(q));
-                put_line(f, name, "", probe, s, "quantile", q, v);
+                r = fn(&e, arg);
         }
-        put_line(f, name, "_sum", probe, s, NULL, NULL, (double)h->sum_ns / 1e9);
-        put_line(f, name, "_count", probe, s, NULL, NULL, (double)h->count);
+        e.extra_name = e.extra_value = NULL;
+        e.suffix = "_sum";
+        e.value = (double)h->sum_ns / 1e9;
+        if (r >= 0)
+                r = fn(&e, arg);
+        e.suffix = "_count";
+        e.value = (double)h->count;
+        return r < 0 ? r : fn(&e, arg);
+}
+
+int expo_family_series(const struct result *r, const struct family *fam,
+                       expo_series_fn fn, void *arg)
+{
+        int e = 0;
+
+        for (size_t k = 0; k < fam->n_samples && e >= 0; k++) {
+                const struct sample *s = &fam->samples[k];
+                const struct expo_series one = { .name = fam->name, .suffix = "",
+                                                 .probe = r->probe, .sample = s,
+                                                 .value = s->value };
+                if (fam->type == METRIC_SUMMARY)
+                        e = visit_summary(fam, r->probe, s, fn, arg);
+                else
+                        e = fn(&one, arg);
+        }
+        return e;
 }
 
 static const char *type_name(enum metric_type t)
@@ -125,19 +155,6 @@ static const char *type_name(enum metric_type t)
         case METRIC_GAUGE:
         default:
                 return "gauge";
-        }
-}
-
-static void put_samples(FILE *f, const struct result *r,
-                        const struct family *fam)
-{
-        for (size_t k = 0; k < fam->n_samples; k++) {
-                const struct sample *s = &fam->samples[k];
-                if (fam->type == METRIC_SUMMARY)
-                        put_summary(f, fam->name, r->probe, s);
-                else
-                        put_line(f, fam->name, "", r->probe, s, NULL, NULL,
-                                 s->value);
         }
 }
 
@@ -169,7 +186,7 @@ static void put_family(FILE *f, const struct result *const *results,
                 /* A family of another type under the same name would make
                  * the exposition invalid: it loses, the first one stays. */
                 if (other && other->type == fam->type)
-                        put_samples(f, results[a], other);
+                        expo_family_series(results[a], other, put_line, f);
         }
 }
 

@@ -16,6 +16,26 @@
 
 #include "result.h"
 
+/* One series of the exposition, as the visitor below hands it out: the
+ * sample `name``suffix` with labels probe="<probe>" (when probe is not
+ * empty), the sample's labels except one named "probe" (the run's name
+ * wins), then extra_name="extra_value" when extra_name is set (a summary's
+ * quantile).  Every encoding of series (text here, remote write) walks the
+ * same list, so they cannot disagree on what a result's series are. */
+struct expo_series {
+        const char *name, *suffix, *probe;
+        const struct sample *sample;
+        const char *extra_name, *extra_value;
+        double value;
+};
+typedef int (*expo_series_fn)(const struct expo_series *s, void *arg);
+
+/* Call fn on every series of family fam of result r, in exposition order:
+ * a summary as its result_quantiles (seconds), then _sum and _count.
+ * Stops at, and returns, fn's first negative return. */
+int expo_family_series(const struct result *r, const struct family *fam,
+                       expo_series_fn fn, void *arg);
+
 /* Write results[0..n) to f.  0, or -EIO (errno of the stream) / -ENOMEM. */
 int expo_write(FILE *f, const struct result *const *results, size_t n);
 

@@ -12,10 +12,12 @@
 
 #include "sink_journal.h"
 #include "sink_pushgateway.h"
+#include "sink_remote_write.h"
 #include "sink_textfile.h"
 
 const struct sink_type *const sink_types[] = {
         &sink_pushgateway_type,
+        &sink_remote_write_type,
         &sink_journal_type,
         &sink_syslog_type,
         &sink_textfile_type,
@@ -57,9 +59,12 @@ static char *section_error(const char *section, const char *why)
         return e;
 }
 
+static const struct sink_env no_env = { .state_dir = NULL };
+
 /* Create the sink of type t, or leave *ret NULL when it is not enabled. */
 static int create_one(const struct sink_type *t, const struct param_set *opts,
-                      struct sink **ret, char **ret_error)
+                      const struct sink_env *env, struct sink **ret,
+                      char **ret_error)
 {
         struct param_set *defaults = NULL;
         char *why = NULL;
@@ -76,7 +81,7 @@ static int create_one(const struct sink_type *t, const struct param_set *opts,
         }
         if (param_index(opts->defs, "enabled") >= 0 && !sink_opt(opts, "enabled")->b)
                 goto out;
-        r = t->create(opts, ret, &why);
+        r = t->create(opts, env ? env : &no_env, ret, &why);
 out:
         if (r < 0)
                 *ret_error = section_error(t->section, why);
@@ -116,7 +121,8 @@ static void drop_duplicate_syslog(struct sink_set *set)
                 }
 }
 
-int sink_set_new(const struct param_set *const *opts, struct sink_set **ret,
+int sink_set_new(const struct param_set *const *opts,
+                 const struct sink_env *env, struct sink_set **ret,
                  char **ret_error)
 {
         size_t n_types = 0;
@@ -134,7 +140,8 @@ int sink_set_new(const struct param_set *const *opts, struct sink_set **ret,
         }
         for (size_t i = 0; i < n_types && r >= 0; i++) {
                 struct sink *s = NULL;
-                r = create_one(sink_types[i], opts ? opts[i] : NULL, &s, ret_error);
+                r = create_one(sink_types[i], opts ? opts[i] : NULL, env, &s,
+                               ret_error);
                 if (s)
                         set->sinks[set->n++] = s;
         }

@@ -1,8 +1,8 @@
 /* sink.h — where results go: the sink interface and the fan-out to every
  * configured sink.
  *
- * A sink type is a config section ([pushgateway], [journal], [syslog],
- * [textfile]) with a declarative option table (the same struct bw_param_def
+ * A sink type is a config section ([pushgateway], [remote_write],
+ * [journal], [syslog], [textfile]) with a declarative option table (the same struct bw_param_def
  * plugins use, so the config module parses every section the same way) and
  * a constructor.  A sink is enabled when its section exists, unless it says
  * `enabled = no`; [journal] is on even without a section.  A constructor
@@ -36,14 +36,19 @@ struct sink {
         int (*seed)(struct sink *s, const struct result *r);
 };
 
+/* What a sink may need to know of the daemon beyond its own section. */
+struct sink_env {
+        const char *state_dir; /* [daemon] state_dir; NULL: none (a test) */
+};
+
 struct sink_type {
         const char *section;
         const struct bw_param_def *options; /* ends with { .name = NULL } */
         bool default_on;                    /* enabled without a section */
         /* 0 with *ret = NULL when the options say "nothing to do";
          * -EINVAL etc. with *ret_error (malloc'd) saying why. */
-        int (*create)(const struct param_set *opts, struct sink **ret,
-                      char **ret_error);
+        int (*create)(const struct param_set *opts, const struct sink_env *env,
+                      struct sink **ret, char **ret_error);
 };
 
 /* Every sink type, NULL-terminated. */
@@ -57,7 +62,8 @@ struct sink_set;
 /* opts[i] belongs to sink_types[i]: the parsed section, or NULL when the
  * config has no such section (default_on types then use their defaults).
  * On failure *ret_error names the section: "[textfile]: path ...". */
-int sink_set_new(const struct param_set *const *opts, struct sink_set **ret,
+int sink_set_new(const struct param_set *const *opts,
+                 const struct sink_env *env, struct sink_set **ret,
                  char **ret_error);
 /* Hand r to every sink; returns the first error, after trying them all. */
 int sink_set_publish(struct sink_set *set, const struct result *r);

@@ -498,7 +498,8 @@ static int new_sink(const char *name, const char *ident, int facility,
         return 0;
 }
 
-static int journal_create(const struct param_set *opts, struct sink **ret,
+static int journal_create(const struct param_set *opts,
+                          const struct sink_env *env, struct sink **ret,
                           char **ret_error)
 {
         struct journal_sink *j;
@@ -513,7 +514,8 @@ static int journal_create(const struct param_set *opts, struct sink **ret,
         return 0;
 }
 
-static int syslog_create(const struct param_set *opts, struct sink **ret,
+static int syslog_create(const struct param_set *opts,
+                         const struct sink_env *env, struct sink **ret,
                          char **ret_error)
 {
         const char *sock = sink_opt(opts, "socket")->s;

@@ -11,21 +11,20 @@
 #include "sink_pushgateway.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <curl/curl.h>
 
 #include "expo.h"
+#include "httpc.h"
 #include "log.h"
 #include "pbexpo.h"
+#include "secret.h"
+#include "sinkconf.h"
 #include "timeutil.h"
-
-#define ANSWER_MAX 512 /* of the gateway's error answer, for the log */
 
 static const char *const format_names[] = { "protobuf", "text", NULL };
 
@@ -66,8 +65,7 @@ static const struct bw_param_def pushgateway_options[] = {
 struct pg_config {
         char *url; /* without a trailing '/' */
         bool text;
-        char **label_names, **label_values;
-        size_t n_labels;
+        struct sink_labels labels;
         char *instance;
         char *username, *password;
         const char *ca_file, *cert_file, *key_file; /* in opts */
@@ -78,139 +76,12 @@ struct pg_config {
 
 static void pg_config_done(struct pg_config *c)
 {
-        for (size_t i = 0; i < c->n_labels; i++) {
-                free(c->label_names[i]);
-                free(c->label_values[i]);
-        }
-        free(c->label_names);
-        free(c->label_values);
+        sink_labels_done(&c->labels);
         free(c->url);
         free(c->instance);
         free(c->username);
-        if (c->password)
-                explicit_bzero(c->password, strlen(c->password));
-        free(c->password);
+        secret_free(c->password);
         memset(c, 0, sizeof(*c));
-}
-
-static char *errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *errorf(const char *fmt, ...)
-{
-        char *s = NULL;
-        va_list ap;
-
-        va_start(ap, fmt);
-        if (vasprintf(&s, fmt, ap) < 0)
-                s = NULL;
-        va_end(ap);
-        return s;
-}
-
-static bool valid_label_name(const char *s)
-{
-        if (!*s || (*s >= '0' && *s <= '9') || !strncmp(s, "__", 2))
-                return false;
-        for (; *s; s++)
-                if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-                      (*s >= '0' && *s <= '9') || *s == '_'))
-                        return false;
-        return true;
-}
-
-static char *trimmed(const char *s, size_t n)
-{
-        while (n && (*s == ' ' || *s == '\t'))
-                s++, n--;
-        while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
-                n--;
-        return strndup(s, n);
-}
-
-static int add_label(struct pg_config *c, const char *item, size_t len,
-                     char **ret_error)
-{
-        const char *eq = memchr(item, '=', len);
-        char **nn, **nv, *name, *value;
-
-        if (!eq) {
-                *ret_error = errorf("labels: '%.*s' is not name=value", (int)len, item);
-                return -EINVAL;
-        }
-        name = trimmed(item, (size_t)(eq - item));
-        value = trimmed(eq + 1, len - (size_t)(eq - item) - 1);
-        nn = realloc(c->label_names, (c->n_labels + 1) * sizeof(*nn));
-        if (nn)
-                c->label_names = nn;
-        nv = realloc(c->label_values, (c->n_labels + 1) * sizeof(*nv));
-        if (nv)
-                c->label_values = nv;
-        if (!name || !value || !nn || !nv) {
-                free(name);
-                free(value);
-                return -ENOMEM;
-        }
-        c->label_names[c->n_labels] = name;
-        c->label_values[c->n_labels++] = value;
-        if (!valid_label_name(name) || !strcmp(name, "job") ||
-            !strcmp(name, "instance") || !strcmp(name, "probe")) {
-                *ret_error = errorf("labels: '%s' is not a label name benchwatch "
-                                    "can group by", name);
-                return -EINVAL;
-        }
-        return 0;
-}
-
-static int parse_labels(struct pg_config *c, const char *s, char **ret_error)
-{
-        while (s && *s) {
-                size_t len = strcspn(s, ",");
-                if (strspn(s, " \t") < len) {
-                        int r = add_label(c, s, len, ret_error);
-                        if (r < 0)
-                                return r;
-                }
-                s += len + (s[len] == ',');
-        }
-        return 0;
-}
-
-static int read_password(const char *path, char **ret, char **ret_error)
-{
-        FILE *f = fopen(path, "re");
-        char *line = NULL;
-        size_t cap = 0;
-        ssize_t n;
-
-        if (!f) {
-                int r = -errno;
-                *ret_error = errorf("cannot open password_file '%s': %s", path,
-                                    strerror(errno));
-                return r;
-        }
-        n = getline(&line, &cap, f);
-        fclose(f);
-        if (n < 0) {
-                free(line);
-                line = strdup("");
-                if (!line)
-                        return -ENOMEM;
-                n = 0;
-        }
-        while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
-                line[--n] = 0;
-        *ret = line;
-        return 0;
-}
-
-static int hostname(char **ret)
-{
-        char buf[256];
-
-        if (gethostname(buf, sizeof(buf)) < 0)
-                return -errno;
-        buf[sizeof(buf) - 1] = 0;
-        *ret = strdup(buf);
-        return *ret ? 0 : -ENOMEM;
 }
 
 static int pg_config_parse(const struct param_set *o, struct pg_config *c,
@@ -238,12 +109,12 @@ static int pg_config_parse(const struct param_set *o, struct pg_config *c,
         if (c->retry_max < c->retry_min)
                 c->retry_max = c->retry_min;
         c->username = strdup(sink_opt(o, "username")->s ? sink_opt(o, "username")->s : "");
-        r = c->username ? parse_labels(c, sink_opt(o, "labels")->s, ret_error) : -ENOMEM;
+        r = c->username ? sink_labels_parse(sink_opt(o, "labels")->s, &c->labels, ret_error) : -ENOMEM;
         if (r >= 0)
                 r = inst && *inst ? ((c->instance = strdup(inst)) ? 0 : -ENOMEM)
-                                  : hostname(&c->instance);
+                                  : sink_host_name(&c->instance);
         if (r >= 0 && pwfile && *pwfile)
-                r = read_password(pwfile, &c->password, ret_error);
+                r = sink_read_secret("password_file", pwfile, &c->password, ret_error);
         if (r < 0)
                 pg_config_done(c);
         return r;
@@ -302,8 +173,8 @@ static int group_url(const struct pg_config *c, const char *probe, char **ret)
         put_segment(f, "instance", c->instance);
         if (*probe) /* "": the host's info metrics, a group of their own */
                 put_segment(f, "probe", probe);
-        for (size_t i = 0; i < c->n_labels; i++)
-                put_segment(f, c->label_names[i], c->label_values[i]);
+        for (size_t i = 0; i < c->labels.n; i++)
+                put_segment(f, c->labels.names[i], c->labels.values[i]);
         if (ferror(f) | fclose(f)) {
                 free(buf);
                 return -ENOMEM;
@@ -327,112 +198,32 @@ int sink_pushgateway_group_url(const struct param_set *opts, const char *probe,
 
 /* ---- one HTTP request ----------------------------------------------------- */
 
-struct answer {
-        char text[ANSWER_MAX + 1];
-        size_t len;
-};
-
-static size_t keep_answer(char *data, size_t size, size_t nmemb, void *arg)
-{
-        struct answer *a = arg;
-        size_t n = size * nmemb, room = ANSWER_MAX - a->len;
-
-        memcpy(a->text + a->len, data, n < room ? n : room);
-        a->len += n < room ? n : room;
-        a->text[a->len] = 0;
-        return n;
-}
-
-/* libcurl's sockets would leak into the processes that run probes. */
-static curl_socket_t open_cloexec(void *arg, curlsocktype purpose,
-                                  struct curl_sockaddr *a)
-{
-        return socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
-}
-
-static void set_common(CURL *h, const struct pg_config *c, struct answer *a,
-                       char *errbuf)
-{
-        curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, open_cloexec);
-        curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-        curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
-        curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, c->connect_timeout_ms);
-        curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, c->timeout_ms);
-        curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, keep_answer);
-        curl_easy_setopt(h, CURLOPT_WRITEDATA, a);
-        curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-        curl_easy_setopt(h, CURLOPT_USERAGENT, "benchwatch/" PACKAGE_VERSION);
-        if (*c->username || c->password) {
-                curl_easy_setopt(h, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
-                curl_easy_setopt(h, CURLOPT_USERNAME, c->username);
-                curl_easy_setopt(h, CURLOPT_PASSWORD, c->password ? c->password : "");
-        }
-        if (c->ca_file && *c->ca_file)
-                curl_easy_setopt(h, CURLOPT_CAINFO, c->ca_file);
-        if (c->cert_file && *c->cert_file)
-                curl_easy_setopt(h, CURLOPT_SSLCERT, c->cert_file);
-        if (c->key_file && *c->key_file)
-                curl_easy_setopt(h, CURLOPT_SSLKEY, c->key_file);
-        if (c->insecure) {
-                curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
-                curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
-        }
-}
-
-/* The answer without its trailing newline, or a placeholder. */
-static const char *answer_text(struct answer *a)
-{
-        while (a->len > 0 && (a->text[a->len - 1] == '\n' || a->text[a->len - 1] == ' '))
-                a->text[--a->len] = 0;
-        for (size_t i = 0; i < a->len; i++)
-                if (a->text[i] == '\n' || a->text[i] == '\r')
-                        a->text[i] = ' '; /* one log line */
-        return a->len ? a->text : "(empty answer)";
-}
-
 /* method "PUT" with a body or "DELETE". 0 on a 2xx answer; otherwise -errno,
  * *ret_status (0 when no answer came) and *ret_error saying why. */
 static int http_request(CURL *h, const struct pg_config *c, const char *method,
                         const char *url, const void *body, size_t len,
                         long *ret_status, char **ret_error)
 {
-        char errbuf[CURL_ERROR_SIZE] = "";
-        struct answer a = { .len = 0 };
-        struct curl_slist *hdr = NULL, *h2;
-        CURLcode cc;
-        long status = 0;
+        const struct httpc_opts o = {
+                .username = c->username, .password = c->password,
+                .ca_file = c->ca_file, .cert_file = c->cert_file,
+                .key_file = c->key_file, .insecure = c->insecure,
+                .connect_timeout_ms = c->connect_timeout_ms,
+                .timeout_ms = c->timeout_ms,
+        };
+        const char *const headers[] = { c->text ?
+                "Content-Type: text/plain; version=0.0.4; charset=utf-8" :
+                "Content-Type: " PBEXPO_CONTENT_TYPE, NULL };
+        struct httpc_reply reply;
+        int r = httpc_request(h, &o, method, url, body ? headers : NULL, body,
+                              len, &reply);
 
-        curl_easy_reset(h);
-        set_common(h, c, &a, errbuf);
-        curl_easy_setopt(h, CURLOPT_URL, url);
-        curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
-        if (body) {
-                h2 = curl_slist_append(hdr, c->text ?
-                        "Content-Type: text/plain; version=0.0.4; charset=utf-8" :
-                        "Content-Type: " PBEXPO_CONTENT_TYPE);
-                hdr = h2 ? curl_slist_append(h2, "Expect:") : NULL;
-                if (!hdr) {
-                        curl_slist_free_all(h2);
-                        return -ENOMEM;
-                }
-                curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
-                curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
-                curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
-        }
-        cc = curl_easy_perform(h);
-        curl_slist_free_all(hdr);
-        if (cc != CURLE_OK) {
-                *ret_status = 0;
-                *ret_error = errorf("%s", *errbuf ? errbuf : curl_easy_strerror(cc));
-                return cc == CURLE_OPERATION_TIMEDOUT ? -ETIMEDOUT :
-                       cc == CURLE_COULDNT_CONNECT ? -ECONNREFUSED : -EIO;
-        }
-        curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
-        *ret_status = status;
-        if (status >= 200 && status < 300)
-                return 0;
-        *ret_error = errorf("HTTP %ld: %s", status, answer_text(&a));
-        return -EIO;
+        *ret_status = reply.status;
+        if (r < 0)
+                *ret_error = reply.error;
+        else
+                free(reply.error);
+        return r;
 }
 
 /* ---- the sink ------------------------------------------------------------ */
@@ -659,13 +450,14 @@ static void pg_free(struct sink *s)
 static int check_url(const char *url, char **ret_error)
 {
         if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8)) {
-                *ret_error = errorf("url '%s' is not http:// or https://", url);
+                *ret_error = sink_errorf("url '%s' is not http:// or https://", url);
                 return -EINVAL;
         }
         return 0;
 }
 
-static int pg_create(const struct param_set *opts, struct sink **ret,
+static int pg_create(const struct param_set *opts,
+                     const struct sink_env *env, struct sink **ret,
                      char **ret_error)
 {
         const char *url = sink_opt(opts, "url")->s;
@@ -736,7 +528,7 @@ int sink_pushgateway_delete(const struct param_set *opts,
                         r = http_request(h, &c, "DELETE", url, NULL, 0, &status, &err);
                 if (r < 0 && first == 0) {
                         first = r;
-                        *ret_error = errorf("cannot delete probe '%s' at %s: %s",
+                        *ret_error = sink_errorf("cannot delete probe '%s' at %s: %s",
                                             probes[i], url ? url : c.url,
                                             err ? err : strerror(-r));
                 }

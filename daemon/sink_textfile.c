@@ -18,6 +18,7 @@
 
 #include "expo.h"
 #include "log.h"
+#include "selfstats.h"
 #include "timeutil.h"
 
 #define TEXTFILE_DEFAULT_PATH "/var/lib/prometheus/node-exporter/benchwatch.prom"
@@ -116,15 +117,30 @@ int sink_textfile_write_atomic(const char *path, const char *data, size_t len,
         return r;
 }
 
-/* With the lock held: the file's new content; clears every dirty flag. */
+/* With the lock held: the file's new content, every probe's latest result
+ * and the daemon's own figures; clears every dirty flag. */
 static int render_locked(struct textfile_sink *t, char **ret, size_t *ret_len)
 {
         struct sink_latest *l = &t->latest;
+        struct result *self = selfstats_snapshot();
+        const struct result **all = calloc(l->n + 1, sizeof(*all));
+        size_t n = 0;
+        int r;
 
-        for (size_t i = 0; i < l->n; i++)
+        if (!all) {
+                result_free(self);
+                return -ENOMEM;
+        }
+        for (size_t i = 0; i < l->n; i++) {
                 l->dirty[i] = false;
-        return expo_to_string((const struct result *const *)l->results, l->n,
-                              ret, ret_len);
+                all[n++] = l->results[i];
+        }
+        if (self)
+                all[n++] = self;
+        r = expo_to_string(all, n, ret, ret_len);
+        free(all);
+        result_free(self);
+        return r;
 }
 
 static void report(struct textfile_sink *t, int r, const char *what)
@@ -200,7 +216,8 @@ static void textfile_free(struct sink *s)
         free(t);
 }
 
-static int textfile_create(const struct param_set *opts, struct sink **ret,
+static int textfile_create(const struct param_set *opts,
+                           const struct sink_env *env, struct sink **ret,
                            char **ret_error)
 {
         const char *path = sink_opt(opts, "path")->s;

@@ -18,17 +18,18 @@ CPPFLAGS = -include $(B)/config.h -I$(S)/daemon -I$(S)/daemon/util \
 	-I$(S)/plugins -I$(B)/daemon/proto \
 	-DPLUGINDIR=\"/nonexistent\" -DSYSCONFDIR=\"/etc\" \
 	-DLOCALSTATEDIR=\"/var\" $(shell pkg-config --cflags $(PKGS))
-LIBS = $(shell pkg-config --libs $(PKGS)) -lm -ldl -pthread
+LIBS = $(shell pkg-config --libs $(PKGS)) -lsnappy -lm -ldl -pthread
 
 # Every library module of the core, not the command line's (an archive
 # member is only linked when a target needs it, so the list may be
 # generous, and it survives new modules).
-PG = daemon/sink_pushgateway.c
+PG = daemon/sink_pushgateway.c daemon/httpc.c
 NOT_CORE = daemon/main.c daemon/app.c daemon/cmd_%.c daemon/scheduler.c \
 	daemon/sweep.c daemon/tracker.c daemon/load.c $(PG)
 CORE = $(filter-out $(NOT_CORE), \
 	$(patsubst $(S)/%,%,$(wildcard $(S)/daemon/*.c $(S)/daemon/util/*.c)))
-PROTO = daemon/proto/run.pb-c.c daemon/proto/metrics.pb-c.c
+PROTO = daemon/proto/run.pb-c.c daemon/proto/metrics.pb-c.c \
+	daemon/proto/remote.pb-c.c
 TARGETS = fuzz_config fuzz_params fuzz_codec fuzz_http fuzz_pushgateway fuzz_history
 
 core_objs = $(CORE:%.c=$(O)/%.o) $(PROTO:%.c=$(O)/%.o)
@@ -42,11 +43,11 @@ $(O)/daemon/proto/%.o: $(B)/daemon/proto/%.c
 	@mkdir -p $(dir $@)
 	$(CLANG) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-# Everything but the pushgateway sink, which fuzz_pushgateway compiles in
-# itself (#include) to reach its static answer handling.
+# Everything but the pushgateway sink and httpc, which fuzz_pushgateway
+# compiles in itself (#include) to reach their static answer handling.
 $(O)/libcore-nopg.a: $(core_objs)
 	rm -f $@ && ar rcs $@ $^
-$(O)/libcore.a: $(core_objs) $(O)/$(PG:.c=.o)
+$(O)/libcore.a: $(core_objs) $(PG:%.c=$(O)/%.o)
 	rm -f $@ && ar rcs $@ $^
 
 $(O)/fuzz_http: $(O)/tests/fuzz/fuzz_http.o $(O)/plugins/http.o \
@@ -60,10 +61,10 @@ $(O)/fuzz_%: $(O)/tests/fuzz/fuzz_%.o $(O)/libcore.a
 # A header change rebuilds everything (cheap enough, and always right).
 HEADERS = $(wildcard $(S)/daemon/*.h $(S)/daemon/util/*.h $(S)/plugins/*.h \
 	$(S)/tests/fuzz/*.h) $(B)/config.h
-$(core_objs) $(O)/$(PG:.c=.o) $(O)/plugins/http.o $(O)/plugins/http_curl.o \
+$(core_objs) $(PG:%.c=$(O)/%.o) $(O)/plugins/http.o $(O)/plugins/http_curl.o \
 	$(TARGETS:%=$(O)/tests/fuzz/%.o): $(HEADERS)
 $(O)/tests/fuzz/fuzz_http.o: $(S)/plugins/http_raw.c
-$(O)/tests/fuzz/fuzz_pushgateway.o: $(S)/$(PG)
+$(O)/tests/fuzz/fuzz_pushgateway.o: $(addprefix $(S)/,$(PG))
 
 .PHONY: all
 .SECONDARY:

@@ -3,13 +3,16 @@
  * fails) and the [pushgateway] options that become the grouping-key URL
  * (labels = name=value,..., instance, and the probe name).
  *
- * The sink's helpers are static, so this file includes sink_pushgateway.c.
+ * The helpers are static, so this file includes sink_pushgateway.c and
+ * httpc.c (the answer handling the Pushgateway and remote-write sinks
+ * share).
  * Input byte 0 picks the mode.  Answers are fed in pieces through the curl
  * write callback; the kept text must stay inside its buffer.  Options are
  * four '\n'-separated fields (labels, instance, probe, url); an accepted set
  * must give a URL whose path holds only unreserved characters, %XX and the
  * base64 markers, and whose segments decode back to exactly the values. */
 #include "../../daemon/sink_pushgateway.c"
+#include "../../daemon/httpc.c"
 
 #include <ctype.h>
 
@@ -17,17 +20,18 @@
 
 static void fuzz_answer(const uint8_t *p, size_t n)
 {
-        struct answer a = { .len = 0 };
+        char buf[ANSWER_DEFAULT + 1] = "";
+        struct answer a = { .text = buf, .len = 0, .max = ANSWER_DEFAULT };
         size_t piece = n ? (size_t)p[0] + 1 : 1;
         for (size_t i = 0; i < n; i += piece) {
                 size_t k = n - i < piece ? n - i : piece;
                 if (keep_answer((char *)p + i, 1, k, &a) != k)
                         abort();
-                if (a.len > ANSWER_MAX || a.text[a.len] != 0)
+                if (a.len > ANSWER_DEFAULT || a.text[a.len] != 0)
                         abort();
         }
         const char *t = answer_text(&a);
-        if (strlen(t) > ANSWER_MAX)
+        if (strlen(t) > ANSWER_DEFAULT)
                 abort();
 }
 
@@ -126,8 +130,8 @@ static void fuzz_url(const char *text)
                 p += 23;
                 expect_segment(&p, "instance", c.instance);
                 expect_segment(&p, "probe", f[2]);
-                for (size_t i = 0; i < c.n_labels; i++)
-                        expect_segment(&p, c.label_names[i], c.label_values[i]);
+                for (size_t i = 0; i < c.labels.n; i++)
+                        expect_segment(&p, c.labels.names[i], c.labels.values[i]);
                 if (*p)
                         abort();
                 pg_config_done(&c);

@@ -84,8 +84,10 @@ cp /etc/resolv.conf "$R/etc/resolv.conf" 2> /dev/null
 cp "$core" "$my" "$R/tmp/"
 in_root() { chroot "$R" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin "$@"; }
 
-# dpkg alone when the root has the dependencies (the nspawn root does);
-# otherwise apt fetches them from the mirror.
+# dpkg alone when the root has the dependencies (the nspawn root does, with
+# those it lacks taken from the host's apt cache); otherwise apt fetches
+# them from the mirror.
+add_host_debs "$R" libsnappy1v5
 if ! in_root dpkg -i "/tmp/$(basename "$core")" > "$T/install.log" 2>&1; then
         in_root sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get -f install -y -qq --no-install-recommends' \
                 >> "$T/install.log" 2>&1 || { tail -n 20 "$T/install.log"; fail "installing $(basename "$core")"; }

@@ -29,6 +29,20 @@ test_daemon_section() {
         printf '[daemon]\nstate_dir = %s/state\ncache_dir = %s/cache\nsplay = 0\nnice = 0\n' "$1" "$1"
         printf 'duty_cycle = 1\nmax_load = 0\nmax_psi_cpu = 0\nmax_psi_io = 0\nmax_psi_memory = 0\n'
 }
+# add_host_debs ROOT PKG...: install into the Debian root ROOT (a copy or an
+# overlay, never a cached root itself) those packages it lacks, from this
+# host's apt cache: a runtime library the binary gained after a cached root
+# was built then needs no mirror.  Missing .debs are left to the caller.
+add_host_debs() {
+        local root=$1 p deb
+        shift
+        for p in "$@"; do
+                dpkg --root="$root" -s "$p" 2> /dev/null | grep -q '^Status: install ok installed' && continue
+                deb=$(ls /var/cache/apt/archives/"$p"_*.deb 2> /dev/null | tail -n 1)
+                [ -n "$deb" ] && dpkg --root="$root" -i "$deb" > /dev/null 2>&1
+        done
+        return 0
+}
 # An empty configuration, so tests see only the probes they name.
 : > "$T/empty.conf"
 bw() { "$BENCHWATCH" -c "$T/empty.conf" "$@"; }

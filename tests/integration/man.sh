@@ -42,7 +42,7 @@ keys=$(awk '/^#?\[probe /{p=1; next} /^#?\[/{p=0}
 for k in $keys; do
         grep -q "^\.B[IR]* $k\( \|$\)" "$m5" || fail "option '$k' is not in benchwatch.conf(5)"
 done
-for s in daemon "probe NAME" pushgateway journal syslog textfile regression; do
+for s in daemon "probe NAME" pushgateway remote_write journal syslog textfile regression; do
         grep -q "^\.SH \[$s\]" "$m5" || fail "section [$s] is not in benchwatch.conf(5)"
 done
 echo "man pages: no warnings; $(echo "$cmds" | wc -w) commands, $(echo "$keys" | wc -w) options documented"

@@ -18,6 +18,10 @@ done
 CACHE=${BENCHWATCH_NSPAWN_ROOT:-/var/cache/benchwatch-test/nspawn-root}
 # runtime libraries of the binary and the plugins, kill(1) for ExecReload
 PKGS=systemd,dbus,procps,libinih1,libprotobuf-c1,libcurl4,libaio1,libmariadb3
+# Libraries added since: put into each test's copy of the root from the
+# host's apt cache (add_host_debs), so that a root cached before them stays
+# valid and needs no mirror.
+LATE_PKGS="libsnappy1v5"
 MIRROR=$(sed -n 's/^URIs: *\([^ ]*\).*/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n 1)
 : "${MIRROR:=http://deb.debian.org/debian}"
 
@@ -46,6 +50,11 @@ echo "root ready in $(( $(date +%s) - start ))s"
 ROOT=$T/root
 cp -a "$CACHE" "$ROOT" || fail "cannot copy $CACHE"
 flock -u 9
+add_host_debs "$ROOT" $LATE_PKGS
+for p in $LATE_PKGS; do
+        dpkg --root="$ROOT" -s "$p" > /dev/null 2>&1 ||
+                skip "$p is neither in the cached root nor in /var/cache/apt/archives"
+done
 
 # ---- benchwatch installed as a package would be ---------------------------
 make -s -C "$top_builddir" install DESTDIR="$ROOT" > "$T/install.log" 2>&1 \

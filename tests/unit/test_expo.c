@@ -166,8 +166,33 @@ static void test_empty_summary_and_write_error(void)
         result_free(r);
 }
 
+/* The daemon's own figures (selfstats.h): a result without a probe name,
+ * whose series have no probe label and, unlabelled, no braces. */
+static void test_no_probe(void)
+{
+        struct result *r = result_new("", "benchwatch");
+        const char *lab[] = { "reason", "full", NULL };
+        assert(r);
+        assert(result_add(r, "benchwatch_x_total", "X", METRIC_COUNTER, NULL, 3, NULL) == 0);
+        assert(result_add(r, "benchwatch_y", "", METRIC_GAUGE, lab, 1, NULL) == 0);
+        const struct result *rs[] = { r };
+        char *t = render(rs, 1);
+        const char *want =
+                "# HELP benchwatch_x_total X\n"
+                "# TYPE benchwatch_x_total counter\n"
+                "benchwatch_x_total 3\n"
+                "# TYPE benchwatch_y gauge\n"
+                "benchwatch_y{reason=\"full\"} 1\n";
+        if (strcmp(t, want))
+                fprintf(stderr, "got:\n%s\nwant:\n%s\n", t, want);
+        EXPECT(!strcmp(t, want));
+        free(t);
+        result_free(r);
+}
+
 int main(void)
 {
+        test_no_probe();
         test_numbers();
         test_gauge_counter_escaping();
         test_summary();

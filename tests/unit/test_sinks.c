@@ -94,8 +94,9 @@ static void test_group_url(void)
                              "instance@base64/aG9zdC9h/probe/root-disk/dc/eu%20west/"
                              "rack@base64/=/zone@base64/YS9i"));
         free(url);
+        /* "": the host's own group (its info metrics), no probe segment */
         EXPECT(sink_pushgateway_group_url(ps, "", &url, &err) == 0);
-        EXPECT(url && strstr(url, "/probe@base64/=/dc/"));
+        EXPECT(url && strstr(url, "/instance@base64/aG9zdC9h/dc/") && !strstr(url, "probe"));
         free(url);
         param_set_free(ps);
 
@@ -201,7 +202,7 @@ static void test_textfile(const char *tmp)
         for (size_t i = 0; sink_types[i]; i++)
                 if (!strcmp(sink_types[i]->section, "textfile"))
                         opts[i] = ps;
-        assert(sink_set_new(opts, &set, &err) == 0);
+        assert(sink_set_new(opts, NULL, &set, &err) == 0);
         EXPECT(sink_set_count(set) == 2); /* textfile + journal (default on) */
 
         /* The directory does not exist yet: the write fails, is retried. */
@@ -253,7 +254,7 @@ static void test_syslog_socket(const char *tmp)
         for (size_t i = 0; sink_types[i]; i++)
                 if (!strcmp(sink_types[i]->section, "syslog"))
                         opts[i] = ps;
-        assert(sink_set_new(opts, &set, &err) == 0);
+        assert(sink_set_new(opts, NULL, &set, &err) == 0);
         /* without journald, [journal] would log to syslog too: dropped */
         if (access("/run/systemd/journal/socket", F_OK) < 0)
                 EXPECT(sink_set_count(set) == 1);
@@ -306,13 +307,13 @@ static void test_carry_over(const char *tmp)
                 if (!strcmp(sink_types[i]->section, "journal"))
                         opts[i] = j;
         }
-        assert(sink_set_new(opts, &old, &err) == 0);
+        assert(sink_set_new(opts, NULL, &old, &err) == 0);
         EXPECT(sink_set_count(old) == 1); /* journal: enabled = no */
         struct result *a = make_result("a", 1, false), *b = make_result("b", 2, false);
         struct result *c = make_result("c", 3, false);
         EXPECT(sink_set_publish(old, a) == 0);
         EXPECT(sink_set_publish(old, b) == 0);
-        assert(sink_set_new(opts, &new, &err) == 0);
+        assert(sink_set_new(opts, NULL, &new, &err) == 0);
         EXPECT(sink_set_carry_over(new, old) == 0);
         sink_set_free(old);
         EXPECT(sink_set_publish(new, c) == 0);
@@ -358,7 +359,7 @@ static int drive(int argc, char **argv)
                         return 2;
                 }
         }
-        if (sink_set_new((const struct param_set *const *)ps, &set, &err) < 0) {
+        if (sink_set_new((const struct param_set *const *)ps, NULL, &set, &err) < 0) {
                 fprintf(stderr, "drive: %s\n", err);
                 return 2;
         }
