@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -15,6 +16,7 @@
 #include "fdio.h"
 #include "loader.h"
 #include "params.h"
+#include "parse.h"
 #include "result.h"
 #include "strutil.h"
 #include "timeutil.h"
@@ -30,11 +32,50 @@ struct child_ctx {
         int emit_error;
 };
 
-static volatile sig_atomic_t stop_requested;
+/* How long an orphaned child may take to wind down after SIGTERM before
+ * it kills its own process group: nobody else is left to do it. */
+#define ORPHAN_GRACE 1
 
+static volatile sig_atomic_t stop_requested;
+static pid_t parent_pid; /* the runner; 0 when not told (run by hand) */
+
+static bool orphaned(void)
+{
+        return parent_pid > 0 && getppid() != parent_pid;
+}
+
+/* SIGTERM is the runner's stop request, or the kernel's word that the
+ * runner died (PR_SET_PDEATHSIG): then no SIGKILL will follow its grace,
+ * so the child arms its own. */
 static void on_term(int sig)
 {
         stop_requested = 1;
+        if (orphaned())
+                alarm(ORPHAN_GRACE);
+}
+
+/* The whole group: this process and anything a plugin may have started
+ * (it inherits the group the runner made for the child). */
+static void on_orphan_alarm(int sig)
+{
+        kill(0, SIGKILL);
+}
+
+/* Die with the runner: SIGTERM when the thread that spawned us ends, so a
+ * stop cleans up (a half-written test file is unlinked) and a hung plugin
+ * still goes after ORPHAN_GRACE.  The parent may have died before the
+ * prctl, hence the check against the pid it passed. */
+static int follow_parent(int argc, char **argv)
+{
+        int64_t ppid = 0;
+        if (argc > 2 && !strncmp(argv[2], "--parent=", 9) &&
+            (parse_int64(argv[2] + 9, &ppid) < 0 || ppid <= 0))
+                return -EINVAL;
+        parent_pid = (pid_t)ppid;
+        signal(SIGALRM, on_orphan_alarm);
+        if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0)
+                return -errno;
+        return orphaned() ? -ESRCH : 0;
 }
 
 /* Plugin labels, then the parameters flagged BW_PARAM_LABEL. */
@@ -278,11 +319,14 @@ static void execute(struct child_ctx *c, const struct run_request *req)
         free(why);
 }
 
-int child_main(void)
+int child_main(int argc, char **argv)
 {
         uint8_t *buf = NULL;
         size_t size = 0;
         struct run_request *req = NULL;
+        signal(SIGTERM, on_term);
+        if (follow_parent(argc, argv) < 0)
+                return 2; /* the runner is gone already, or bad usage */
         if (fd_read_all(STDIN_FILENO, MAX_REQUEST, &buf, &size) < 0 ||
             codec_decode_request(buf, size, &req) < 0) {
                 fprintf(stderr, "benchwatch %s: no valid run request on stdin "
@@ -291,7 +335,6 @@ int child_main(void)
                 return 2;
         }
         free(buf);
-        signal(SIGTERM, on_term);
         signal(SIGINT, SIG_IGN); /* the parent decides; Ctrl-C reaches it */
         signal(SIGPIPE, SIG_IGN);
         dup2(STDERR_FILENO, STDOUT_FILENO);
@@ -313,5 +356,7 @@ int child_main(void)
         free(buf);
         result_free(c.result);
         run_request_free(req);
+        if (orphaned())
+                kill(0, SIGKILL); /* nobody will reap what the plugin left */
         return r < 0 ? 1 : 0;
 }

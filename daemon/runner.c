@@ -89,7 +89,9 @@ static int spawn_child(int req_fd, int res_fd, pid_t *ret_pid)
         posix_spawn_file_actions_t fa;
         posix_spawnattr_t attr;
         sigset_t none;
-        char *argv[] = { (char *)"benchwatch", (char *)CHILD_SUBCOMMAND, NULL };
+        char parent[32];
+        snprintf(parent, sizeof(parent), "--parent=%d", (int)getpid());
+        char *argv[] = { (char *)"benchwatch", (char *)CHILD_SUBCOMMAND, parent, NULL };
         sigemptyset(&none);
         posix_spawn_file_actions_init(&fa);
         posix_spawn_file_actions_adddup2(&fa, req_fd, STDIN_FILENO);
