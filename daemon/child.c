@@ -8,8 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "codec.h"
@@ -17,6 +15,7 @@
 #include "loader.h"
 #include "params.h"
 #include "parse.h"
+#include "priority.h"
 #include "result.h"
 #include "strutil.h"
 #include "timeutil.h"
@@ -174,15 +173,18 @@ static bool host_stopping(const struct bw_host *h)
         return stop_requested;
 }
 
-#define IOPRIO_CLASS_SHIFT 13
-static void lower_priority(const struct run_request *req)
+/* What the request asks for, and what the kernel really gave: that is
+ * what the result reports. */
+static void lower_priority(const struct run_request *req, struct priority *ret)
 {
-        if (req->nice)
-                (void)setpriority(PRIO_PROCESS, 0, req->nice);
-        if (req->ioprio_class > 0)
-                (void)syscall(SYS_ioprio_set, 1 /* IOPRIO_WHO_PROCESS */, 0,
-                              (req->ioprio_class << IOPRIO_CLASS_SHIFT) |
-                                      req->ioprio_level);
+        const struct priority want = { req->nice, req->ioprio_class, req->ioprio_level };
+        int r = prio_apply(&want);
+        if (r < 0)
+                fprintf(stderr, "benchwatch: probe '%s': cannot run at nice %d, I/O %s:%d: %s\n",
+                        req->probe, want.nice, prio_io_class_name(want.io_class),
+                        want.io_level, strerror(-r));
+        if (prio_current(ret) < 0)
+                ret->io_class = -1;
 }
 
 struct progress_thread {
@@ -338,7 +340,8 @@ int child_main(int argc, char **argv)
         signal(SIGINT, SIG_IGN); /* the parent decides; Ctrl-C reaches it */
         signal(SIGPIPE, SIG_IGN);
         dup2(STDERR_FILENO, STDOUT_FILENO);
-        lower_priority(req);
+        struct priority prio;
+        lower_priority(req, &prio);
 
         struct child_ctx c = { .lock = PTHREAD_MUTEX_INITIALIZER };
         c.result = result_new(req->probe, req->plugin);
@@ -349,6 +352,8 @@ int child_main(int argc, char **argv)
         execute(&c, req);
         c.result->duration = now_mono() - t0;
         result_add_probe_families(c.result);
+        if (prio.io_class >= 0)
+                (void)prio_add_metrics(&prio, c.result);
 
         int r = codec_encode_result(c.result, &buf, &size);
         if (r >= 0)
