@@ -60,6 +60,9 @@ int run_override_parse(struct run_overrides *o, int opt, const char *arg)
         if (opt == RUN_OPT_NICE) {
                 r = prio_parse_nice(arg, &o->nice);
                 o->nice_set = r >= 0;
+        } else if (opt == RUN_OPT_YIELD) {
+                o->yield = true;
+                return 1;
         } else if (opt == RUN_OPT_IONICE) {
                 r = prio_parse_ionice(arg, &o->io_class, &o->io_level);
                 o->ionice_set = r >= 0;
@@ -73,8 +76,13 @@ int run_override_parse(struct run_overrides *o, int opt, const char *arg)
         return r < 0 ? r : 1;
 }
 
-void run_override_apply(const struct run_overrides *o, struct run_spec *spec)
+void run_override_apply(const struct app *app, struct run_overrides *o,
+                        struct run_spec *spec)
 {
+        if (o->yield) {
+                app_yield_limits(app, true, &o->limits);
+                spec->yield = &o->limits;
+        }
         if (o->nice_set)
                 spec->nice = o->nice;
         if (o->ionice_set) {
@@ -147,7 +155,7 @@ int cmd_run(struct app *app, int argc, char **argv)
         }
         struct run_spec spec;
         app_run_spec(app, name, plugin, ps, timeout > 0 ? timeout : cfg_timeout, &spec);
-        run_override_apply(&ov, &spec);
+        run_override_apply(app, &ov, &spec);
         spec.progress = fmt == FORMAT_TABLE && isatty(STDERR_FILENO);
         r = app_ensure_dir(spec.cache_dir);
         if (r < 0) {

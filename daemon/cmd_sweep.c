@@ -173,7 +173,7 @@ struct sweep_run {
         const struct bw_plugin *plugin;
         const struct param_set *base;
         double timeout;
-        const struct sweep_opts *o;
+        struct sweep_opts *o;
 };
 
 /* One level: the base parameters with PARAM=level. */
@@ -192,7 +192,7 @@ static struct result *run_level(const struct sweep_run *s, const char *param,
         }
         struct run_spec spec;
         app_run_spec(s->app, s->probe, s->plugin, ps, s->timeout, &spec);
-        run_override_apply(&s->o->ov, &spec);
+        run_override_apply(s->app, &s->o->ov, &spec);
         struct result *res = runner_run_sync(&spec);
         param_set_free(ps);
         return res;

@@ -10,37 +10,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fdio.h"
 #include "parse.h"
 #include "result.h"
 #include "strutil.h"
 #include "timeutil.h"
 
 #define PROC_FILE_MAX 512 /* PSI and loadavg files are a line or two */
-
-/* The start of a small kernel file, NUL-terminated. */
-static int read_small(const char *path, char *buf, size_t size)
-{
-        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return -errno;
-        size_t len = 0;
-        while (len + 1 < size) {
-                ssize_t n = read(fd, buf + len, size - 1 - len);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0) {
-                        int r = -errno;
-                        close(fd);
-                        return r;
-                }
-                if (n == 0)
-                        break;
-                len += (size_t)n;
-        }
-        close(fd);
-        buf[len] = 0;
-        return 0;
-}
 
 /* The number that follows `key` in text, up to the next space or newline. */
 static int number_after(const char *text, const char *key, double *ret)
@@ -62,7 +38,7 @@ static int number_after(const char *text, const char *key, double *ret)
 static int psi_some(const char *path, const char *key, double *ret)
 {
         char buf[PROC_FILE_MAX];
-        int r = read_small(path, buf, sizeof(buf));
+        int r = file_read_small(path, buf, sizeof(buf));
         if (r < 0)
                 return r;
         if (strncmp(buf, "some ", 5))
@@ -80,7 +56,7 @@ int load_read_psi(const char *path, double *ret_avg10)
 int load_read_loadavg(const char *path, double *ret_load1)
 {
         char buf[PROC_FILE_MAX];
-        int r = read_small(path, buf, sizeof(buf));
+        int r = file_read_small(path, buf, sizeof(buf));
         if (r < 0)
                 return r;
         buf[strcspn(buf, " \n")] = 0;
@@ -104,7 +80,7 @@ int load_read_steal(const char *path, double *ret_total, double *ret_steal)
 {
         char buf[PROC_FILE_MAX];
         double f[8];
-        int r = read_small(path, buf, sizeof(buf));
+        int r = file_read_small(path, buf, sizeof(buf));
         if (r < 0)
                 return r;
         if (strncmp(buf, "cpu ", 4))
@@ -188,18 +164,24 @@ static int load_over(double limit, char **ret_why)
         return *ret_why ? 1 : -ENOMEM;
 }
 
-int load_busy(const struct load_limits *lim, char **ret_why)
+int load_busy(const struct load_limits *lim, const char **ret_reason, char **ret_why)
 {
         char *why = NULL;
-        int r = psi_over("cpu", lim->max_psi_cpu, &why);
+        const char *reason = load_psi_names[LOAD_PSI_CPU];
+        int r = psi_over(reason, lim->max_psi_cpu, &why);
         if (r == 0)
-                r = psi_over("io", lim->max_psi_io, &why);
+                r = psi_over(reason = load_psi_names[LOAD_PSI_IO], lim->max_psi_io, &why);
         if (r == 0)
-                r = psi_over("memory", lim->max_psi_memory, &why);
-        if (r == 0)
+                r = psi_over(reason = load_psi_names[LOAD_PSI_MEMORY], lim->max_psi_memory, &why);
+        if (r == 0) {
+                reason = "load";
                 r = load_over(lim->max_load, &why);
-        if (r > 0)
+        }
+        if (r > 0) {
                 *ret_why = why;
+                if (ret_reason)
+                        *ret_reason = reason;
+        }
         return r;
 }
 

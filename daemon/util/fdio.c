@@ -2,6 +2,7 @@
 #include "fdio.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -52,4 +53,26 @@ int fd_read_all(int fd, size_t max, uint8_t **ret, size_t *ret_size)
         *ret = buf;
         *ret_size = size;
         return 0;
+}
+
+int file_read_small(const char *path, char *buf, size_t size)
+{
+        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        size_t len = 0;
+        int r = fd < 0 ? -errno : 0;
+        while (r == 0 && len + 1 < size) {
+                ssize_t n = read(fd, buf + len, size - 1 - len);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        r = -errno;
+                if (n <= 0)
+                        break;
+                len += (size_t)n;
+        }
+        if (fd >= 0)
+                close(fd);
+        if (r == 0)
+                buf[len] = 0;
+        return r;
 }
