@@ -15,11 +15,15 @@
  * written by the whole physical disks of /proc/diskstats (those with a
  * /sys/block/NAME/device: partitions, dm, md and loop devices would count
  * the same I/O twice) minus the probe's read_bytes + write_bytes
- * (/proc/PID/io), per second.  Exact for direct I/O, which is accounted as
- * it is submitted (the disk probe's default); buffered writes reach the
- * disk later than they are accounted, which can look like others' I/O, so
- * the test file is synced before it is measured.  PSI io "some" cannot tell:
- * a disk probe stalls on I/O by design.
+ * (/proc/PID/io), per second.  Direct I/O (the disk probe's default) is
+ * accounted as it is submitted, so the two agree; buffered writes (the
+ * test file being written) are accounted when dirtied and reach the disk
+ * later, at writeback or the final fdatasync.  So the difference is kept
+ * cumulative from the run's start and only its rise above its highest
+ * point so far counts as others' I/O: the probe's own writes in flight are
+ * a credit that its writeback uses up first (others' I/O meanwhile is
+ * masked by as much: erring on the side of not yielding).  PSI io "some"
+ * cannot tell: a disk probe stalls on I/O by design.
  *
  * Memory.  The growth of PSI memory "some total" over the sample: a probe
  * stalls on memory only when the host is short of it, and then it should
@@ -62,7 +66,8 @@ struct yield_monitor {
         bool disk_io;
         char *disks[MAX_DISKS];  /* names of the physical disks */
         size_t n_disks;
-        struct sample last;
+        struct sample first, last;
+        double io_high;          /* highest cumulative others' I/O so far */
         unsigned over[R_N];      /* samples in a row over the limit */
 };
 
@@ -205,7 +210,8 @@ int yield_monitor_new(const struct yield_limits *lim, pid_t pid, bool disk_io,
         m->disk_io = disk_io;
         if (disk_io && lim->io > 0)
                 find_disks(m);
-        int r = take(m, &m->last);
+        int r = take(m, &m->first);
+        m->last = m->first;
         if (r < 0) {
                 yield_monitor_free(m);
                 return r;
@@ -214,14 +220,28 @@ int yield_monitor_new(const struct yield_limits *lim, pid_t pid, bool disk_io,
         return 0;
 }
 
-/* Others' use of each resource between a and b, in the limits' units. */
-static void others(const struct sample *a, const struct sample *b, double use[R_N])
+/* Others' new I/O bytes up to b: the rise of the cumulative difference
+ * above its highest point so far. */
+static double others_io(struct yield_monitor *m, const struct sample *b)
 {
+        double cum = (b->disk_bytes - m->first.disk_bytes) -
+                     (b->probe_bytes - m->first.probe_bytes);
+        double rise = cum > m->io_high ? cum - m->io_high : 0;
+        if (cum > m->io_high)
+                m->io_high = cum;
+        return rise;
+}
+
+/* Others' use of each resource between the last sample and b, in the
+ * limits' units. */
+static void others(struct yield_monitor *m, const struct sample *b, double use[R_N])
+{
+        const struct sample *a = &m->last;
         double dt = b->mono - a->mono, total = b->total - a->total;
         double cpu = (b->busy - a->busy) - (b->probe_cpu - a->probe_cpu);
-        double io = (b->disk_bytes - a->disk_bytes) - (b->probe_bytes - a->probe_bytes);
+        double io = others_io(m, b);
         use[R_CPU] = total > 0 ? 100 * (cpu > 0 ? cpu : 0) / total : 0;
-        use[R_IO] = dt > 0 && io > 0 ? io / dt : 0;
+        use[R_IO] = dt > 0 ? io / dt : 0;
         use[R_MEMORY] = dt > 0 ? (b->psi_memory_us - a->psi_memory_us) / (dt * 1e4) : 0;
 }
 
@@ -242,7 +262,7 @@ int yield_monitor_sample(struct yield_monitor *m, const char **ret_reason, char 
         int r = take(m, &now);
         if (r < 0)
                 return r;
-        others(&m->last, &now, use);
+        others(m, &now, use);
         m->last = now;
         for (int i = 0; i < R_N; i++) {
                 m->over[i] = lim[i] > 0 && use[i] > lim[i] ? m->over[i] + 1 : 0;
