@@ -41,6 +41,7 @@ struct runner {
 };
 
 #define YIELD_GRACE 3.0 /* SIGTERM .. SIGKILL of a run that yields */
+#define YIELD_ACCURACY_USEC 10000 /* sd-event's default (250 ms) would double the interval */
 
 static const char *executable = "/proc/self/exe";
 
@@ -273,8 +274,8 @@ static int start_yield_watch(struct runner *rn, const struct run_spec *spec)
         if (yield_monitor_new(spec->yield, rn->pid, disk_io, &rn->yield) < 0)
                 return 0;
         return sd_event_add_time_relative(rn->event, &rn->yield_timer, CLOCK_MONOTONIC,
-                                          (uint64_t)(YIELD_INTERVAL * 1e6), 0,
-                                          on_yield_tick, rn);
+                                          (uint64_t)(YIELD_INTERVAL * 1e6),
+                                          YIELD_ACCURACY_USEC, on_yield_tick, rn);
 }
 
 int runner_start(sd_event *e, const struct run_spec *spec, runner_done_fn done,
