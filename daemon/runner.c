@@ -40,7 +40,7 @@ struct runner {
         char *yield_why;
 };
 
-#define YIELD_GRACE 3.0 /* SIGTERM .. SIGKILL of a run that yields */
+#define YIELD_GRACE 1.0 /* SIGTERM .. SIGKILL of a run that yields: it makes way promptly */
 #define YIELD_ACCURACY_USEC 10000 /* sd-event's default (250 ms) would double the interval */
 
 static const char *executable = "/proc/self/exe";
