@@ -363,6 +363,7 @@ nice = 0
 duty_cycle = 1
 max_load = 0
 max_psi_cpu = 0
+yield = no
 max_psi_io = 0
 max_psi_memory = 0
 

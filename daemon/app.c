@@ -113,6 +113,17 @@ void app_run_spec(const struct app *app, const char *probe,
         };
 }
 
+void app_yield_limits(const struct app *app, bool force, struct yield_limits *ret)
+{
+        const struct bw_param_value *v = app->cfg->daemon->values;
+        *ret = (struct yield_limits){ 0 };
+        if (!force && !v[CFG_D_YIELD].b)
+                return;
+        ret->cpu = v[CFG_D_YIELD_CPU].d;
+        ret->io = (double)v[CFG_D_YIELD_IO].i;
+        ret->memory = v[CFG_D_YIELD_MEMORY].d;
+}
+
 int app_ensure_dir(const char *path)
 {
         char *p = strdup(path);

@@ -39,6 +39,8 @@ const struct bw_param_value *app_daemon_option(const struct app *app,
 void app_run_spec(const struct app *app, const char *probe,
                   const struct bw_plugin *plugin, const struct param_set *ps,
                   double timeout, struct run_spec *ret);
+/* The [daemon] yield limits (all 0 when yield = no and !force). */
+void app_yield_limits(const struct app *app, bool force, struct yield_limits *ret);
 /* Makes sure a directory exists (mkdir -p, mode 0750). */
 int app_ensure_dir(const char *path);
 

@@ -7,14 +7,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "codec.h"
 #include "fdio.h"
 #include "loader.h"
 #include "params.h"
+#include "parse.h"
+#include "priority.h"
 #include "result.h"
 #include "strutil.h"
 #include "timeutil.h"
@@ -30,11 +31,50 @@ struct child_ctx {
         int emit_error;
 };
 
-static volatile sig_atomic_t stop_requested;
+/* How long an orphaned child may take to wind down after SIGTERM before
+ * it kills its own process group: nobody else is left to do it. */
+#define ORPHAN_GRACE 1
 
+static volatile sig_atomic_t stop_requested;
+static pid_t parent_pid; /* the runner; 0 when not told (run by hand) */
+
+static bool orphaned(void)
+{
+        return parent_pid > 0 && getppid() != parent_pid;
+}
+
+/* SIGTERM is the runner's stop request, or the kernel's word that the
+ * runner died (PR_SET_PDEATHSIG): then no SIGKILL will follow its grace,
+ * so the child arms its own. */
 static void on_term(int sig)
 {
         stop_requested = 1;
+        if (orphaned())
+                alarm(ORPHAN_GRACE);
+}
+
+/* The whole group: this process and anything a plugin may have started
+ * (it inherits the group the runner made for the child). */
+static void on_orphan_alarm(int sig)
+{
+        kill(0, SIGKILL);
+}
+
+/* Die with the runner: SIGTERM when the thread that spawned us ends, so a
+ * stop cleans up (a half-written test file is unlinked) and a hung plugin
+ * still goes after ORPHAN_GRACE.  The parent may have died before the
+ * prctl, hence the check against the pid it passed. */
+static int follow_parent(int argc, char **argv)
+{
+        int64_t ppid = 0;
+        if (argc > 2 && !strncmp(argv[2], "--parent=", 9) &&
+            (parse_int64(argv[2] + 9, &ppid) < 0 || ppid <= 0))
+                return -EINVAL;
+        parent_pid = (pid_t)ppid;
+        signal(SIGALRM, on_orphan_alarm);
+        if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0)
+                return -errno;
+        return orphaned() ? -ESRCH : 0;
 }
 
 /* Plugin labels, then the parameters flagged BW_PARAM_LABEL that apply to
@@ -155,15 +195,18 @@ static bool host_stopping(const struct bw_host *h)
         return stop_requested;
 }
 
-#define IOPRIO_CLASS_SHIFT 13
-static void lower_priority(const struct run_request *req)
+/* What the request asks for, and what the kernel really gave: that is
+ * what the result reports. */
+static void lower_priority(const struct run_request *req, struct priority *ret)
 {
-        if (req->nice)
-                (void)setpriority(PRIO_PROCESS, 0, req->nice);
-        if (req->ioprio_class > 0)
-                (void)syscall(SYS_ioprio_set, 1 /* IOPRIO_WHO_PROCESS */, 0,
-                              (req->ioprio_class << IOPRIO_CLASS_SHIFT) |
-                                      req->ioprio_level);
+        const struct priority want = { req->nice, req->ioprio_class, req->ioprio_level };
+        int r = prio_apply(&want);
+        if (r < 0)
+                fprintf(stderr, "benchwatch: probe '%s': cannot run at nice %d, I/O %s:%d: %s\n",
+                        req->probe, want.nice, prio_io_class_name(want.io_class),
+                        want.io_level, strerror(-r));
+        if (prio_current(ret) < 0)
+                ret->io_class = -1;
 }
 
 struct progress_thread {
@@ -301,11 +344,14 @@ static void execute(struct child_ctx *c, const struct run_request *req)
         free(why);
 }
 
-int child_main(void)
+int child_main(int argc, char **argv)
 {
         uint8_t *buf = NULL;
         size_t size = 0;
         struct run_request *req = NULL;
+        signal(SIGTERM, on_term);
+        if (follow_parent(argc, argv) < 0)
+                return 2; /* the runner is gone already, or bad usage */
         if (fd_read_all(STDIN_FILENO, MAX_REQUEST, &buf, &size) < 0 ||
             codec_decode_request(buf, size, &req) < 0) {
                 fprintf(stderr, "benchwatch %s: no valid run request on stdin "
@@ -314,11 +360,11 @@ int child_main(void)
                 return 2;
         }
         free(buf);
-        signal(SIGTERM, on_term);
         signal(SIGINT, SIG_IGN); /* the parent decides; Ctrl-C reaches it */
         signal(SIGPIPE, SIG_IGN);
         dup2(STDERR_FILENO, STDOUT_FILENO);
-        lower_priority(req);
+        struct priority prio;
+        lower_priority(req, &prio);
 
         struct child_ctx c = { .lock = PTHREAD_MUTEX_INITIALIZER };
         c.result = result_new(req->probe, req->plugin);
@@ -329,6 +375,8 @@ int child_main(void)
         execute(&c, req);
         c.result->duration = now_mono() - t0;
         result_add_probe_families(c.result);
+        if (prio.io_class >= 0)
+                (void)prio_add_metrics(&prio, c.result);
 
         int r = codec_encode_result(c.result, &buf, &size);
         if (r >= 0)
@@ -336,5 +384,7 @@ int child_main(void)
         free(buf);
         result_free(c.result);
         run_request_free(req);
+        if (orphaned())
+                kill(0, SIGKILL); /* nobody will reap what the plugin left */
         return r < 0 ? 1 : 0;
 }

@@ -11,6 +11,7 @@
 #include "format.h"
 #include "log.h"
 #include "parse.h"
+#include "priority.h"
 
 static void list_choices(const struct app *app)
 {
@@ -53,6 +54,43 @@ int resolve_probe(const struct app *app, const char *name, char *const *assign,
         return EXIT_OK;
 }
 
+int run_override_parse(struct run_overrides *o, int opt, const char *arg)
+{
+        int r;
+        if (opt == RUN_OPT_NICE) {
+                r = prio_parse_nice(arg, &o->nice);
+                o->nice_set = r >= 0;
+        } else if (opt == RUN_OPT_YIELD) {
+                o->yield = true;
+                return 1;
+        } else if (opt == RUN_OPT_IONICE) {
+                r = prio_parse_ionice(arg, &o->io_class, &o->io_level);
+                o->ionice_set = r >= 0;
+        } else {
+                return 0;
+        }
+        if (r < 0)
+                log_error("invalid --%s value '%s'%s", opt == RUN_OPT_NICE ? "nice" : "ionice", arg,
+                          opt == RUN_OPT_NICE ? " (-20 .. 19)"
+                                              : " (idle, best-effort[:0-7] or realtime[:0-7])");
+        return r < 0 ? r : 1;
+}
+
+void run_override_apply(const struct app *app, struct run_overrides *o,
+                        struct run_spec *spec)
+{
+        if (o->yield) {
+                app_yield_limits(app, true, &o->limits);
+                spec->yield = &o->limits;
+        }
+        if (o->nice_set)
+                spec->nice = o->nice;
+        if (o->ionice_set) {
+                spec->ioprio_class = o->io_class;
+                spec->ioprio_level = o->io_level;
+        }
+}
+
 static void run_usage(FILE *f)
 {
         fprintf(f, "Usage: benchwatch run PROBE [NAME=VALUE ...] [OPTIONS]\n\n"
@@ -61,6 +99,7 @@ static void run_usage(FILE *f)
                    "`benchwatch plugins`), and prints the figures.\n\n"
                    "  --format=table|prometheus|json   output (default table)\n"
                    "  --timeout=DURATION               kill the run after this long\n"
+                   RUN_OVERRIDE_HELP
                    "  -h, --help\n\n"
                    "Exit status: 0 success, 1 the run failed, 2 bad usage, 3 environment.\n");
 }
@@ -71,12 +110,20 @@ int cmd_run(struct app *app, int argc, char **argv)
                 { "format", required_argument, NULL, 'f' },
                 { "timeout", required_argument, NULL, 't' },
                 { "help", no_argument, NULL, 'h' },
+                RUN_OVERRIDE_OPTIONS,
                 { 0 },
         };
         enum output_format fmt = FORMAT_TABLE;
+        struct run_overrides ov = { 0 };
         double timeout = 0;
-        int c;
+        int c, r;
         while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+                if ((r = run_override_parse(&ov, c, optarg)) != 0) {
+                        if (r > 0)
+                                continue;
+                        run_usage(stderr);
+                        return EXIT_USAGE;
+                }
                 if (c == 'f' && format_parse(optarg, &fmt) == 0)
                         continue;
                 if (c == 't' && parse_duration(optarg, &timeout) == 0 && timeout > 0)
@@ -108,8 +155,9 @@ int cmd_run(struct app *app, int argc, char **argv)
         }
         struct run_spec spec;
         app_run_spec(app, name, plugin, ps, timeout > 0 ? timeout : cfg_timeout, &spec);
+        run_override_apply(app, &ov, &spec);
         spec.progress = fmt == FORMAT_TABLE && isatty(STDERR_FILENO);
-        int r = app_ensure_dir(spec.cache_dir);
+        r = app_ensure_dir(spec.cache_dir);
         if (r < 0) {
                 log_error("cannot create cache directory '%s': %s", spec.cache_dir, strerror(-r));
                 ex = EXIT_ENV;

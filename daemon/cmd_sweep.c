@@ -12,6 +12,7 @@
 #include "format.h"
 #include "log.h"
 #include "parse.h"
+#include "priority.h"
 #include "strutil.h"
 #include "sweep.h"
 
@@ -19,6 +20,7 @@ struct sweep_opts {
         enum output_format fmt;
         double q, target, timeout;
         const char *plot;
+        struct run_overrides ov;
 };
 
 static void sweep_usage(FILE *f)
@@ -33,7 +35,8 @@ static void sweep_usage(FILE *f)
                    "  --latency-target=DUR     e.g. 10ms\n"
                    "  --format=table|json|prometheus\n"
                    "  --plot=FILE.svg          draw throughput and latency against the level\n"
-                   "  --timeout=DUR            per run\n");
+                   "  --timeout=DUR            per run\n"
+                   RUN_OVERRIDE_HELP);
 }
 
 static int parse_opts(int argc, char **argv, struct sweep_opts *o)
@@ -45,12 +48,18 @@ static int parse_opts(int argc, char **argv, struct sweep_opts *o)
                 { "plot", required_argument, NULL, 'p' },
                 { "timeout", required_argument, NULL, 't' },
                 { "help", no_argument, NULL, 'h' },
+                RUN_OVERRIDE_OPTIONS,
                 { 0 },
         };
         int c;
         while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-                int r = 0;
-                switch (c) {
+                int r = run_override_parse(&o->ov, c, optarg);
+                if (r < 0) {
+                        sweep_usage(stderr);
+                        return EXIT_USAGE;
+                }
+                switch (r ? 0 : c) {
+                case 0: break;
                 case 'f': r = format_parse(optarg, &o->fmt); break;
                 case 'q': r = parse_double(optarg, &o->q); r = r < 0 || o->q <= 0 || o->q > 1 ? -1 : 0; break;
                 case 'l': r = parse_duration(optarg, &o->target); break;
@@ -100,6 +109,17 @@ static char **split_levels(const char *arg, char **ret_name)
         return v;
 }
 
+/* The first result that says at which priority it ran (all levels run
+ * with the same). */
+static const struct result *with_priority(struct result *const *results, size_t n)
+{
+        struct priority p;
+        for (size_t i = 0; i < n; i++)
+                if (results[i] && prio_from_result(results[i], &p) == 0)
+                        return results[i];
+        return NULL;
+}
+
 static void print_table(const char *param, const char *tname, double q,
                         const struct sweep_point *pts, size_t n, int knee)
 {
@@ -119,10 +139,13 @@ static void print_table(const char *param, const char *tname, double q,
 }
 
 static void print_json(const char *probe, const char *param, const char *tname, double q,
-                       double target, const struct sweep_point *pts, size_t n, int knee)
+                       double target, const struct sweep_point *pts, size_t n, int knee,
+                       const struct result *prio)
 {
         printf("{\"probe\":");
         format_json_string(stdout, probe);
+        if (prio)
+                format_json_priority(stdout, prio);
         printf(",\"param\":");
         format_json_string(stdout, param);
         printf(",\"throughput_metric\":");
@@ -150,7 +173,7 @@ struct sweep_run {
         const struct bw_plugin *plugin;
         const struct param_set *base;
         double timeout;
-        const struct sweep_opts *o;
+        struct sweep_opts *o;
 };
 
 /* One level: the base parameters with PARAM=level. */
@@ -169,6 +192,7 @@ static struct result *run_level(const struct sweep_run *s, const char *param,
         }
         struct run_spec spec;
         app_run_spec(s->app, s->probe, s->plugin, ps, s->timeout, &spec);
+        run_override_apply(s->app, &s->o->ov, &spec);
         struct result *res = runner_run_sync(&spec);
         param_set_free(ps);
         return res;
@@ -204,10 +228,14 @@ static int sweep_all(const struct sweep_run *s, const char *param, char **levels
         if (ex == EXIT_OK || ex == EXIT_FAILED) {
                 int knee = sweep_knee(pts, done, s->o->target);
                 const char *tshort = s->plugin->throughput_metric ? s->plugin->throughput_metric : "throughput";
+                const struct result *prio = with_priority(results, done);
+                if (s->o->fmt == FORMAT_TABLE && prio)
+                        format_priority(stdout, prio);
                 if (s->o->fmt == FORMAT_TABLE)
                         print_table(param, tshort, s->o->q, pts, done, knee);
                 else if (s->o->fmt == FORMAT_JSON)
-                        print_json(s->probe, param, tname, s->o->q, s->o->target, pts, done, knee);
+                        print_json(s->probe, param, tname, s->o->q, s->o->target, pts, done,
+                                   knee, prio);
                 else
                         expo_write(stdout, (const struct result *const *)results, done);
                 if (s->o->plot) {

@@ -24,4 +24,30 @@ int resolve_probe(const struct app *app, const char *name, char *const *assign,
                   int n_assign, const struct bw_plugin **ret_plugin,
                   struct param_set **ret_params, double *ret_timeout);
 
+/* The priority of one run of a run-like command (--nice, --ionice), over
+ * the configuration's [daemon] nice and ioprio_*. */
+struct run_overrides {
+        bool nice_set, ionice_set, yield;
+        int nice, io_class, io_level;
+        struct yield_limits limits;   /* filled by run_override_apply */
+};
+#define RUN_OPT_NICE 0x100
+#define RUN_OPT_IONICE 0x101
+#define RUN_OPT_YIELD 0x102
+#define RUN_OVERRIDE_OPTIONS \
+        { "nice", required_argument, NULL, RUN_OPT_NICE }, \
+        { "ionice", required_argument, NULL, RUN_OPT_IONICE }, \
+        { "yield", no_argument, NULL, RUN_OPT_YIELD }
+#define RUN_OVERRIDE_HELP \
+        "  --nice=N                         CPU nice value of the run, -20 .. 19\n" \
+        "  --ionice=CLASS[:LEVEL]           I/O priority: idle, best-effort or\n" \
+        "                                   realtime, level 0 .. 7 (default 4)\n" \
+        "  --yield                          stop when other work needs the CPU,\n" \
+        "                                   disks or memory ([daemon] yield_*)\n"
+/* 1 when opt was one of RUN_OVERRIDE_OPTIONS and its value good, 0 when
+ * opt is another option, -EINVAL (logged) for a bad value. */
+int run_override_parse(struct run_overrides *o, int opt, const char *arg);
+void run_override_apply(const struct app *app, struct run_overrides *o,
+                        struct run_spec *spec);
+
 #endif

@@ -101,6 +101,25 @@ const struct bw_param_def config_daemon_options[] = {
                 .unit = "bytes",
                 .help = "most bytes of each probe's history in state_dir "
                         "(benchwatch history); when full, the oldest half goes" },
+        [CFG_D_YIELD] = { .name = "yield", .type = BW_PARAM_BOOL,
+                .default_value = "yes",
+                .help = "stop a run when other work starts needing the CPU, disks "
+                        "or memory (yield_cpu, yield_io, yield_memory; checked "
+                        "every 250 ms, two samples in a row over a limit) and "
+                        "count it as deferred; no: runs always go to their end" },
+        [CFG_D_YIELD_CPU] = { .name = "yield_cpu", .type = BW_PARAM_DOUBLE,
+                .default_value = "50", .min = 0, .max = 100, .unit = "%",
+                .help = "yield while processes other than the probe use more "
+                        "than this share of the host's CPU time; 0: never" },
+        [CFG_D_YIELD_IO] = { .name = "yield_io", .type = BW_PARAM_SIZE,
+                .default_value = "10M", .min = 0, .max = 1e15, .unit = "bytes/s",
+                .help = "yield a probe that does disk I/O while processes other "
+                        "than it read and write more than this per second on the "
+                        "host's disks; 0: never" },
+        [CFG_D_YIELD_MEMORY] = { .name = "yield_memory", .type = BW_PARAM_DOUBLE,
+                .default_value = "10", .min = 0, .max = 100, .unit = "%",
+                .help = "yield while some task stalls on memory (PSI) more than "
+                        "this share of the time; 0: never" },
         [CFG_D_COUNT] = { .name = NULL },
 };
 

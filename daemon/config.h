@@ -83,6 +83,10 @@ enum {
         CFG_D_MAX_PSI_MEMORY,
         CFG_D_DUTY_CYCLE,
         CFG_D_HISTORY_SIZE,   /* .i: bytes */
+        CFG_D_YIELD,          /* .b */
+        CFG_D_YIELD_CPU,
+        CFG_D_YIELD_IO,       /* .i: bytes per second */
+        CFG_D_YIELD_MEMORY,
         CFG_D_COUNT
 };
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "expo.h"
+#include "priority.h"
 
 int format_parse(const char *s, enum output_format *ret)
 {
@@ -112,7 +113,9 @@ void format_table(FILE *f, const struct result *r)
                 for (size_t k = 0; r->families[i].type == METRIC_SUMMARY &&
                                    k < r->families[i].n_samples; k++)
                         table_latency(f, r, &r->families[i], &r->families[i].samples[k]);
-        fprintf(f, "\nRun: %s in %.2fs%s%s\n", r->success ? "succeeded" : "FAILED",
+        fputc('\n', f);
+        format_priority(f, r);
+        fprintf(f, "Run: %s in %.2fs%s%s\n", r->success ? "succeeded" : "FAILED",
                 r->duration, r->error ? ": " : "", r->error ? r->error : "");
 }
 
@@ -198,6 +201,27 @@ static void json_family(FILE *f, const struct family *fam)
         fputs("]}", f);
 }
 
+void format_json_priority(FILE *f, const struct result *r)
+{
+        struct priority p;
+        if (prio_from_result(r, &p) < 0)
+                return;
+        fprintf(f, ",\"priority\":{\"nice\":%d,\"io_class\":", p.nice);
+        format_json_string(f, prio_io_class_name(p.io_class));
+        fprintf(f, ",\"io_level\":%d}", p.io_level);
+}
+
+void format_priority(FILE *f, const struct result *r)
+{
+        struct priority p;
+        if (prio_from_result(r, &p) < 0)
+                return;
+        fprintf(f, "%-24snice %d, I/O %s", "priority:", p.nice, prio_io_class_name(p.io_class));
+        if (p.io_class != PRIO_IO_IDLE)
+                fprintf(f, " level %d", p.io_level);
+        fputc('\n', f);
+}
+
 void format_json(FILE *f, const struct result *r)
 {
         fputs("{\"probe\":", f);
@@ -212,6 +236,7 @@ void format_json(FILE *f, const struct result *r)
         json_number(f, r->duration);
         fputs(",\"params\":", f);
         json_labels(f, r->params, r->n_params);
+        format_json_priority(f, r);
         fputs(",\"metrics\":[", f);
         for (size_t i = 0; i < r->n_families; i++) {
                 if (i)
@@ -295,6 +320,7 @@ void format_report(FILE *f, const struct result *r, const struct bw_report_line 
                         fprintf(f, "%s%s\n", l->unit ? " " : "", l->unit ? l->unit : "");
                 }
         }
+        format_priority(f, r);
         if (!r->success)
                 fprintf(f, "\nRun: FAILED in %.2fs: %s\n", r->duration, r->error ? r->error : "");
 }

@@ -25,6 +25,11 @@ void format_report(FILE *f, const struct result *r,
 void format_json(FILE *f, const struct result *r);
 /* "cpu 'cpu': ok in 10.0s: events_per_second=1234.5 latency p95=0.81ms" */
 void format_line(FILE *f, const struct result *r);
+/* The priority the run measured at (priority.h), if the result has it:
+ * "priority:               nice 10, I/O best-effort level 7", and as a
+ * JSON member ,"priority":{"nice":10,"io_class":"best-effort","io_level":7}. */
+void format_priority(FILE *f, const struct result *r);
+void format_json_priority(FILE *f, const struct result *r);
 /* JSON string literal with escapes, for every module that writes JSON. */
 void format_json_string(FILE *f, const char *s);
 

@@ -10,9 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fdio.h"
 #include "parse.h"
 #include "result.h"
-#include "fdio.h"
 #include "strutil.h"
 #include "timeutil.h"
 
@@ -164,18 +164,24 @@ static int load_over(double limit, char **ret_why)
         return *ret_why ? 1 : -ENOMEM;
 }
 
-int load_busy(const struct load_limits *lim, char **ret_why)
+int load_busy(const struct load_limits *lim, const char **ret_reason, char **ret_why)
 {
         char *why = NULL;
-        int r = psi_over("cpu", lim->max_psi_cpu, &why);
+        const char *reason = load_psi_names[LOAD_PSI_CPU];
+        int r = psi_over(reason, lim->max_psi_cpu, &why);
         if (r == 0)
-                r = psi_over("io", lim->max_psi_io, &why);
+                r = psi_over(reason = load_psi_names[LOAD_PSI_IO], lim->max_psi_io, &why);
         if (r == 0)
-                r = psi_over("memory", lim->max_psi_memory, &why);
-        if (r == 0)
+                r = psi_over(reason = load_psi_names[LOAD_PSI_MEMORY], lim->max_psi_memory, &why);
+        if (r == 0) {
+                reason = "load";
                 r = load_over(lim->max_load, &why);
-        if (r > 0)
+        }
+        if (r > 0) {
                 *ret_why = why;
+                if (ret_reason)
+                        *ret_reason = reason;
+        }
         return r;
 }
 

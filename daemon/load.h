@@ -23,9 +23,10 @@ struct load_limits {
 };
 
 /* 1 when some signal is above its limit (*ret_why, malloc'd, says which:
- * "cpu pressure 41.2% > 25%"), 0 when not, -ENOMEM. Unreadable files are
- * skipped. */
-int load_busy(const struct load_limits *lim, char **ret_why);
+ * "cpu pressure 41.2% > 25%"; *ret_reason, static, names the resource:
+ * "cpu", "io", "memory" or "load"), 0 when not, -ENOMEM. Unreadable files
+ * are skipped.  ret_reason may be NULL. */
+int load_busy(const struct load_limits *lim, const char **ret_reason, char **ret_why);
 
 /* What the host went through during a run, from two snapshots: the
  * share of all CPU time the hypervisor stole (the steal column of

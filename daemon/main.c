@@ -69,7 +69,7 @@ int main(int argc, char **argv)
         struct app app = { 0 };
         int c;
         if (argc > 1 && !strcmp(argv[1], CHILD_SUBCOMMAND))
-                return child_main();
+                return child_main(argc, argv);
         /* a probe process that dies early must not take us with it; every
          * child gets default dispositions back (runner.c) */
         signal(SIGPIPE, SIG_IGN);

@@ -113,7 +113,9 @@ struct bw_host {
         /* Count finished units of work (events, requests, I/Os) for the
          * progress display. Thread-safe and cheap; call it freely. */
         void (*progress)(const struct bw_host *h, uint64_t n);
-        /* True once the run was asked to stop (SIGTERM): wind down. */
+        /* True once the run was asked to stop (SIGTERM: a stop, or the death
+         * of the daemon): wind down within a second.  The core owns SIGTERM;
+         * a plugin never changes its disposition. */
         bool (*stopping)(const struct bw_host *h);
         /* An info metric as node_exporter spells them (value 1, the facts
          * in labels, e.g. benchwatch_disk_info{device="vda",model=...}):

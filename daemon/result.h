@@ -49,6 +49,10 @@ struct result {
          * not a new run: event sinks such as the journal skip it. Not sent
          * over the runner's wire. */
         bool refresh;
+        /* Set when the run was stopped to make way for other work (yield.h):
+         * the resource ("cpu", "io", "memory"; static).  Such a run is a
+         * deferral, not a failure. Not sent over the runner's wire. */
+        const char *yielded;
         struct label *params; /* every parameter as run (secrets omitted) */
         size_t n_params;
         struct family *families;

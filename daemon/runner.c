@@ -24,7 +24,7 @@ extern char **environ;
 
 struct runner {
         sd_event *event;
-        sd_event_source *io, *child, *deadline, *grace;
+        sd_event_source *io, *child, *deadline, *grace, *yield_timer;
         runner_done_fn done;
         void *userdata;
         char *probe, *plugin;
@@ -35,7 +35,13 @@ struct runner {
         bool eof, exited, timed_out, stopping, overflow, finished;
         int status;
         double timeout, started_wall, started_mono;
+        struct yield_monitor *yield;
+        const char *yielded;    /* the resource the run made way for */
+        char *yield_why;
 };
+
+#define YIELD_GRACE 1.0 /* SIGTERM .. SIGKILL of a run that yields: it makes way promptly */
+#define YIELD_ACCURACY_USEC 10000 /* sd-event's default (250 ms) would double the interval */
 
 static const char *executable = "/proc/self/exe";
 
@@ -89,7 +95,9 @@ static int spawn_child(int req_fd, int res_fd, pid_t *ret_pid)
         posix_spawn_file_actions_t fa;
         posix_spawnattr_t attr;
         sigset_t none;
-        char *argv[] = { (char *)"benchwatch", (char *)CHILD_SUBCOMMAND, NULL };
+        char parent[32];
+        snprintf(parent, sizeof(parent), "--parent=%d", (int)getpid());
+        char *argv[] = { (char *)"benchwatch", (char *)CHILD_SUBCOMMAND, parent, NULL };
         sigemptyset(&none);
         posix_spawn_file_actions_init(&fa);
         posix_spawn_file_actions_adddup2(&fa, req_fd, STDIN_FILENO);
@@ -157,6 +165,19 @@ static struct result *make_result(struct runner *rn)
         return res;
 }
 
+/* A run stopped to make way for other work is a deferral with a reason,
+ * unless it had ended with its figures anyway. */
+static void mark_yielded(struct runner *rn, struct result *res)
+{
+        if (!rn->yielded || res->success)
+                return;
+        char *why = str_printf("yielded to other work: %s", rn->yield_why);
+        if (why)
+                result_set_error(res, why);
+        free(why);
+        res->yielded = rn->yielded;
+}
+
 static void maybe_finish(struct runner *rn)
 {
         if (!rn->eof || !rn->exited || rn->finished)
@@ -164,7 +185,10 @@ static void maybe_finish(struct runner *rn)
         rn->finished = true;
         rn->deadline = sd_event_source_disable_unref(rn->deadline);
         rn->grace = sd_event_source_disable_unref(rn->grace);
+        rn->yield_timer = sd_event_source_disable_unref(rn->yield_timer);
         struct result *res = make_result(rn);
+        if (res)
+                mark_yielded(rn, res);
         rn->done(rn, res, rn->userdata);
 }
 
@@ -222,6 +246,38 @@ static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata)
         return 0;
 }
 
+static int on_yield_tick(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        struct runner *rn = userdata;
+        char *why = NULL;
+        if (rn->exited || rn->stopping)
+                return 0;
+        int r = yield_monitor_sample(rn->yield, &rn->yielded, &why);
+        if (r > 0) {
+                rn->yield_why = why;
+                runner_stop(rn, YIELD_GRACE);
+                return 0;
+        }
+        rn->yielded = NULL;
+        if (r < 0)
+                return 0; /* the probe is ending: no more samples */
+        sd_event_source_set_time(s, usec + (uint64_t)(YIELD_INTERVAL * 1e6));
+        return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+}
+
+/* Watch the host beside the run; a host we cannot watch does not stop it. */
+static int start_yield_watch(struct runner *rn, const struct run_spec *spec)
+{
+        if (!yield_limits_any(spec->yield))
+                return 0;
+        bool disk_io = spec->plugin->caps & BW_CAP_DISK_IO;
+        if (yield_monitor_new(spec->yield, rn->pid, disk_io, &rn->yield) < 0)
+                return 0;
+        return sd_event_add_time_relative(rn->event, &rn->yield_timer, CLOCK_MONOTONIC,
+                                          (uint64_t)(YIELD_INTERVAL * 1e6),
+                                          YIELD_ACCURACY_USEC, on_yield_tick, rn);
+}
+
 int runner_start(sd_event *e, const struct run_spec *spec, runner_done_fn done,
                  void *userdata, struct runner **ret)
 {
@@ -271,6 +327,8 @@ int runner_start(sd_event *e, const struct run_spec *spec, runner_done_fn done,
                 r = sd_event_add_time_relative(e, &rn->deadline, CLOCK_MONOTONIC,
                                                (uint64_t)(spec->timeout * 1e6), 0,
                                                on_deadline, rn);
+        if (r >= 0)
+                r = start_yield_watch(rn, spec);
         if (r < 0) {
                 if (rn && rn->pid > 0) {
                         kill(-rn->pid, SIGKILL);
@@ -313,6 +371,9 @@ void runner_free(struct runner *rn)
         sd_event_source_disable_unref(rn->child);
         sd_event_source_disable_unref(rn->deadline);
         sd_event_source_disable_unref(rn->grace);
+        sd_event_source_disable_unref(rn->yield_timer);
+        yield_monitor_free(rn->yield);
+        free(rn->yield_why);
         if (rn->fd > 0)
                 close(rn->fd);
         sd_event_unref(rn->event);

@@ -5,7 +5,9 @@
  * appear in argv or the environment) and returning its result on another.
  * The runner enforces the deadline (the group is killed) and turns every
  * way a child can go wrong — crash, hang, error exit, garbage — into a
- * failed result with a reason.  It lives on the caller's sd-event loop, so
+ * failed result with a reason.  With yield limits it also watches the host
+ * while the probe runs and stops it when other work needs the CPU, disks
+ * or memory.  It lives on the caller's sd-event loop, so
  * the daemon keeps beating its watchdog while a probe runs. */
 #ifndef BENCHWATCH_RUNNER_H
 #define BENCHWATCH_RUNNER_H
@@ -15,6 +17,7 @@
 
 #include "params.h"
 #include "result.h"
+#include "yield.h"
 
 struct run_spec {
         const char *probe;
@@ -29,6 +32,9 @@ struct run_spec {
         int nice;
         int ioprio_class;    /* 0 leave, 1 realtime, 2 best-effort, 3 idle */
         int ioprio_level;
+        /* Stop the run when other work needs what it uses (yield.h); NULL:
+         * never.  The result then has `yielded` set. */
+        const struct yield_limits *yield;
 };
 
 struct runner;

@@ -24,8 +24,14 @@
 #define STALL_SLACK 30.0        /* how late is "not making progress" */
 #define DEFER_RETRY_MAX 900.0   /* backoff cap of deferred runs */
 #define DEFERRED_FAMILY "benchwatch_probe_deferred_total"
-#define DEFERRED_HELP "runs of the probe deferred because the host was busy, " \
+#define DEFERRED_HELP "runs of the probe deferred (before they started) or " \
+        "yielded (stopped during the run) because other work needed the resource, " \
         "since the daemon started"
+
+/* The reasons of benchwatch_probe_deferred_total{reason}: the resources of
+ * load_busy() and of yield.h; every one is always exported. */
+enum { REASON_CPU, REASON_IO, REASON_MEMORY, REASON_LOAD, N_REASONS };
+static const char *const reason_names[N_REASONS] = { "cpu", "io", "memory", "load" };
 
 struct slot {
         char *name;
@@ -34,6 +40,7 @@ struct slot {
         double interval;
         unsigned streak;        /* deferrals in a row */
         double deferred;        /* deferrals since the daemon started */
+        double deferred_by[N_REASONS];
         struct result *last;    /* latest result, as published */
 };
 
@@ -50,6 +57,7 @@ struct sched {
         char *running_name;
         double run_started, run_timeout;
         struct load_snapshot run_load;  /* the host when the run started */
+        struct yield_limits yield;      /* of the running probe */
         double quiet_until;     /* duty cycle: no run starts before */
         void (*idle)(void *userdata);
         void *idle_userdata;
@@ -102,16 +110,29 @@ static void arm(struct sched *s);
 
 /* ---- deferral count ------------------------------------------------------- */
 
-/* Sets the probe's deferral count on res (adding the family if missing). */
-static int set_deferred(struct result *res, double count)
+static int reason_index(const char *reason)
 {
-        const struct family *f = result_find(res, DEFERRED_FAMILY);
-        if (f && f->n_samples) {
-                f->samples[0].value = count;
-                return 0;
+        for (int i = 0; i < N_REASONS; i++)
+                if (reason && !strcmp(reason, reason_names[i]))
+                        return i;
+        return REASON_LOAD;
+}
+
+/* Sets the probe's deferral counts on res (adding the samples missing). */
+static int set_deferred(struct result *res, const struct slot *slot)
+{
+        int r = 0;
+        for (int i = 0; i < N_REASONS && r >= 0; i++) {
+                const char *lv[] = { "reason", reason_names[i], NULL };
+                double count = slot ? slot->deferred_by[i] : 0;
+                struct sample *s = (struct sample *)result_find_sample(res, DEFERRED_FAMILY, lv);
+                if (s)
+                        s->value = count;
+                else
+                        r = result_add(res, DEFERRED_FAMILY, DEFERRED_HELP, METRIC_COUNTER,
+                                       lv, count, NULL);
         }
-        return result_add(res, DEFERRED_FAMILY, DEFERRED_HELP, METRIC_COUNTER,
-                          (const char *const[]){ NULL }, count, NULL);
+        return r;
 }
 
 /* What the sinks get on a deferral: the latest result with the count
@@ -133,7 +154,7 @@ static struct result *refresh_of(const struct slot *slot, const char *plugin,
         }
         if (res)
                 res->refresh = true;
-        if (res && set_deferred(res, slot->deferred) < 0) {
+        if (res && set_deferred(res, slot) < 0) {
                 result_free(res);
                 res = NULL;
         }
@@ -149,10 +170,11 @@ static double retry_delay(const struct slot *slot)
 }
 
 static void defer(struct sched *s, struct slot *slot, const char *plugin,
-                  const char *why)
+                  const char *reason, const char *why)
 {
         char buf[32];
         slot->deferred++;
+        slot->deferred_by[reason_index(reason)]++;
         slot->streak++;
         s->deferrals++;
         double delay = retry_delay(slot);
@@ -197,20 +219,35 @@ static void account_duty(struct sched *s, double end)
         s->quiet_until = dc > 0 && dc < 1 ? end + d * (1 / dc - 1) : end;
 }
 
+/* A run stopped to make way for other work: a deferral, retried later;
+ * neither a run nor a failure, and nothing of it reaches the baselines. */
+static void yielded(struct sched *s, struct slot *slot, struct result *res)
+{
+        const char *why = res->error ? res->error : "yielded to other work";
+        if (slot)
+                defer(s, slot, res->plugin, res->yielded, why);
+        result_free(res);
+        if (s->cb.changed)
+                s->cb.changed(s->userdata);
+        arm(s);
+}
+
 static void on_done(struct runner *rn, struct result *res, void *userdata)
 {
         struct sched *s = userdata;
         double end = now_mono();
-        s->runs++;
-        s->failures += !res->success;
-        free(s->last_probe);
-        s->last_probe = strdup(res->probe);
-        s->last_ok = res->success;
-        s->last_end = end;
         account_duty(s, end);
         runner_free(rn); /* safe: the runner touches nothing after done() */
         clear_running(s);
         struct slot *slot = find_slot(s, res->probe);
+        if (!res->yielded) {
+                s->runs++;
+                s->failures += !res->success;
+                free(s->last_probe);
+                s->last_probe = strdup(res->probe);
+                s->last_ok = res->success;
+                s->last_end = end;
+        }
         if (s->stopping) {
                 /* cut short by us: not a measurement, and not a failure */
                 log_info("%s probe '%s': run interrupted by the stop, result discarded",
@@ -220,7 +257,11 @@ static void on_done(struct runner *rn, struct result *res, void *userdata)
                         s->idle(s->idle_userdata);
                 return;
         }
-        (void)set_deferred(res, slot ? slot->deferred : 0);
+        if (res->yielded) {
+                yielded(s, slot, res);
+                return;
+        }
+        (void)set_deferred(res, slot);
         if (res->success)
                 add_run_load(s, res);
         s->cb.result(res, s->userdata);
@@ -250,6 +291,8 @@ static void start(struct sched *s, struct slot *slot)
                 return;
         }
         app_run_spec(s->app, s->running_name, pc->plugin, s->running_params, pc->timeout, &spec);
+        app_yield_limits(s->app, false, &s->yield);
+        spec.yield = &s->yield;
         load_snapshot_take(&s->run_load);
         int r = app_ensure_dir(spec.cache_dir);
         if (r >= 0)
@@ -278,9 +321,10 @@ static void run_or_defer(struct sched *s, struct slot *slot)
                 .max_psi_memory = daemon_opt(s, CFG_D_MAX_PSI_MEMORY),
         };
         char *why = NULL;
-        int r = load_busy(&lim, &why);
+        const char *reason = NULL;
+        int r = load_busy(&lim, &reason, &why);
         if (r > 0)
-                defer(s, slot, pc->plugin->name, why);
+                defer(s, slot, pc->plugin->name, reason, why);
         else
                 start(s, slot);
         free(why);
@@ -366,6 +410,7 @@ static int make_slot(struct sched *s, const struct probe_cfg *pc,
         ret->next = same ? old->next : now_mono() + splay_of(s, pc->interval);
         if (old) {
                 ret->deferred = old->deferred;
+                memcpy(ret->deferred_by, old->deferred_by, sizeof(ret->deferred_by));
                 ret->streak = same ? old->streak : 0;
                 ret->last = old->last;
                 old->last = NULL;

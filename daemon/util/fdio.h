@@ -13,7 +13,6 @@ int fd_write_all(int fd, const void *buf, size_t size);
 /* Everything until EOF into a malloc'd buffer of at most max bytes.
  * 0, -EFBIG when there is more, -ENOMEM, or -errno. */
 int fd_read_all(int fd, size_t max, uint8_t **ret, size_t *ret_size);
-
 /* The start of the file at path (at most size - 1 bytes), NUL-terminated.
  * 0 or -errno. */
 int read_small_file(const char *path, char *buf, size_t size);

@@ -48,6 +48,40 @@ grep -q '^benchwatch_cpu_latency_seconds{.*quantile="0.99"' "$T/cpu.prom" || fai
 bw run cpu events=20 > "$T/table" || fail "table format"
 grep -q "events_per_second:" "$T/table" && grep -q "95th percentile:" "$T/table" || fail "table: $(cat "$T/table")"
 
+# the priority a run measured at is reported, and is the true one: by
+# default the configuration's (nice 10, best-effort 7); --nice/--ionice
+# change it for one run, as read from /proc and ioprio_get of the probe
+# process while it runs
+json "$T/cpu1.json" 'r["priority"] == {"nice": 10, "io_class": "best-effort", "io_level": 7}' ||
+        fail "default priority: $(json "$T/cpu1.json" 'r.get("priority")')"
+json "$T/cpu1.json" 'value("benchwatch_probe_nice") == 10 and value("benchwatch_probe_io_priority", **{"class": "best-effort"}) == 7' ||
+        fail "priority metrics"
+grep -q "^priority: *nice 10, I/O best-effort level 7" "$T/table" || fail "no priority in the table: $(cat "$T/table")"
+"$BENCHWATCH" -c "$T/empty.conf" run cpu duration=3s --nice=5 --ionice=idle --format=json > "$T/nice.json" &
+runpid=$!
+BW_PIDS="$runpid"
+wait_for 5 pgrep -P "$runpid" -f __child > /dev/null || fail "no probe process"
+sleep 0.5
+child=$(pgrep -P "$runpid" -f __child)
+real_nice=$(awk '{ print $19 }' "/proc/$child/stat")
+real_io=$(python3 -c 'import ctypes, sys; print(ctypes.CDLL(None, use_errno=True).syscall(252, 1, int(sys.argv[1])))' "$child")
+wait "$runpid" || fail "run --nice=5 --ionice=idle"
+BW_PIDS=""
+[ "$real_nice" = 5 ] || fail "--nice=5: the probe process ran at nice $real_nice"
+[ "$((real_io >> 13))" = 3 ] || fail "--ionice=idle: the probe process had I/O priority $real_io"
+json "$T/nice.json" 'r["priority"] == {"nice": 5, "io_class": "idle", "io_level": 0}' ||
+        fail "--nice=5 --ionice=idle reported as $(json "$T/nice.json" 'r.get("priority")')"
+bw run cpu events=5 --ionice=best-effort:2 --nice 0 --format=json > "$T/be2.json" || fail "run --ionice=best-effort:2"
+json "$T/be2.json" 'r["priority"] == {"nice": 0, "io_class": "best-effort", "io_level": 2}' ||
+        fail "--ionice=best-effort:2 reported as $(json "$T/be2.json" 'r.get("priority")')"
+"$BENCHWATCH" -c "$T/empty.conf" sweep cpu threads=1 duration=0.2s --nice=3 --format=json > "$T/sweep.json" ||
+        fail "sweep --nice=3"
+json "$T/sweep.json" 'r["priority"]["nice"] == 3' || fail "sweep priority: $(cat "$T/sweep.json")"
+for bad in --nice=20 --nice=x --ionice=idle:3 --ionice=fast --ionice=best-effort:8; do
+        bw run cpu events=1 "$bad" 2> "$T/err"; [ $? = 2 ] || fail "run $bad: exit code"
+        grep -q "invalid --" "$T/err" || fail "run $bad: $(cat "$T/err")"
+done
+
 # bad input: clear errors, documented exit codes
 bw run cpu threads=0 2> "$T/err"; [ $? = 2 ] || fail "threads=0 exit code"
 grep -q "threads: '0' is out of range" "$T/err" || fail "threads=0 message: $(cat "$T/err")"

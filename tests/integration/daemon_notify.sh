@@ -30,6 +30,7 @@ splay = 0
 duty_cycle = 1
 max_load = 0
 max_psi_cpu = ${1:-0}
+yield = no
 max_psi_io = 0
 max_psi_memory = 0
 cache_dir = $T/cache
@@ -208,14 +209,14 @@ interval = 4s
 path = $T/bw.prom"
 start_daemon "$TESTPLUGIN_DIR" BENCHWATCH_PROC_DIR="$T/proc"
 wait_for 10 grep -q "probe 'polite' deferred, host busy: cpu pressure 80.0% > 25%" "$T/err" || fail "no deferral: $(tail -5 "$T/err")"
-wait_for 10 grep -q '^benchwatch_probe_deferred_total{probe="polite"} [1-9]' "$T/bw.prom" \
+wait_for 10 grep -q '^benchwatch_probe_deferred_total{probe="polite",reason="cpu"} [1-9]' "$T/bw.prom" \
         || fail "deferral count not in the textfile: $(cat "$T/bw.prom" 2>/dev/null)"
 grep -q "^misbehave 'polite': ok" "$T/out" && fail "ran while the host was busy"
 wait_for 5 grep -q 'STATUS=.*deferred (host busy)' "$T/notify.log" || fail "STATUS does not tell deferrals"
 psi 0.00
 wait_for 10 grep -q "^misbehave 'polite': ok" "$T/out" || fail "deferred run not retried once the host is idle"
 wait_for 5 grep -q '^benchwatch_misbehave_value{.*probe="polite"' "$T/bw.prom" || fail "result not in the textfile: $(cat "$T/bw.prom")"
-n=$(sed -n 's/^benchwatch_probe_deferred_total{probe="polite"} //p' "$T/bw.prom")
+n=$(sed -n 's/^benchwatch_probe_deferred_total{probe="polite",reason="cpu"} //p' "$T/bw.prom")
 [ "${n:-0}" -ge 1 ] || fail "deferral count lost in the run's result: $(cat "$T/bw.prom")"
 stop_daemon 5
 

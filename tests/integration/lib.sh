@@ -27,7 +27,7 @@ wait_for() {
 # no splay, no deferral on a busy host, no duty-cycle pause.
 test_daemon_section() {
         printf '[daemon]\nstate_dir = %s/state\ncache_dir = %s/cache\nsplay = 0\nnice = 0\n' "$1" "$1"
-        printf 'duty_cycle = 1\nmax_load = 0\nmax_psi_cpu = 0\nmax_psi_io = 0\nmax_psi_memory = 0\n'
+        printf 'duty_cycle = 1\nmax_load = 0\nmax_psi_cpu = 0\nmax_psi_io = 0\nmax_psi_memory = 0\nyield = no\n'
 }
 # add_host_debs ROOT PKG...: install into the Debian root ROOT (a copy or an
 # overlay, never a cached root itself) those packages it lacks, from this

@@ -76,7 +76,7 @@ confdir=$("$ROOT$bin" --help | sed -n 's/.*(default \(.*\)\/benchwatch.conf$/\1/
 [ -n "$confdir" ] || fail "cannot tell the config path from benchwatch --help"
 mkdir -p "$ROOT$confdir"
 conf() { # the installed config: [daemon] that never defers, then "$1"
-        printf '[daemon]\nsplay = 0\nduty_cycle = 1\nmax_load = 0\nmax_psi_cpu = 0\nmax_psi_io = 0\nmax_psi_memory = 0\n%s\n' "$1" \
+        printf '[daemon]\nsplay = 0\nduty_cycle = 1\nmax_load = 0\nmax_psi_cpu = 0\nmax_psi_io = 0\nmax_psi_memory = 0\nyield = no\n%s\n' "$1" \
                 > "$ROOT$confdir/benchwatch.conf.tmp" && mv "$ROOT$confdir/benchwatch.conf.tmp" "$ROOT$confdir/benchwatch.conf"
 }
 # with the disk plugin (built when libaio is there): libaio, O_DIRECT and

@@ -201,6 +201,7 @@ splay = 0
 duty_cycle = 1
 max_load = 0
 max_psi_cpu = 0
+yield = no
 max_psi_io = 0
 max_psi_memory = 0
 state_dir = $tmp/state

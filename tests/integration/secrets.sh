@@ -65,6 +65,7 @@ cache_dir = $T/cache
 splay = 0
 duty_cycle = 1
 max_psi_cpu = 0
+yield = no
 max_psi_io = 0
 max_psi_memory = 0
 [probe c]

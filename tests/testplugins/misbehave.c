@@ -13,7 +13,7 @@
 
 enum { P_ACTION, P_VALUE, P_SLEEP };
 static const char *const actions[] = { "ok", "crash", "hang", "garbage", "fail",
-                                       "exit", "sleep", NULL };
+                                       "exit", "sleep", "stuck", NULL };
 
 static const struct bw_param_def params[] = {
         [P_ACTION] = { "action", BW_PARAM_ENUM, "ok", 0, 0, actions, NULL,
@@ -55,6 +55,9 @@ static int run(const struct bw_run *run, const struct bw_host *h)
                 for (double t = 0; t < run->values[P_SLEEP].d && !h->stopping(h); t += 0.05)
                         nap(0.05);
                 break;
+        case 7: /* hung, but SIGTERM still reaches the core's handler */
+                for (;;)
+                        pause();
         }
         h->gauge(h, "value", "the value parameter", (const char *const[]){ "kind", "test", NULL },
                  run->values[P_VALUE].d);

@@ -434,7 +434,8 @@ static void test_unknown(void)
                 "2: [daemon] unknown option 'intervall' (known: interval, "
                 "timeout, splay, nice, ioprio_class, ioprio_level, cache_dir, "
                 "state_dir, plugin_dir, max_load, max_psi_cpu, max_psi_io, "
-                "max_psi_memory, duty_cycle, history_size)",
+                "max_psi_memory, duty_cycle, history_size, yield, yield_cpu, yield_io, "
+                "yield_memory)",
                 "6: [probe root-disk] unknown parameter 'blocksize' for plugin "
                 "disk (see `benchwatch plugins`)",
                 "9: [pushgateway] unknown option 'uri' (known: url, timeout)",

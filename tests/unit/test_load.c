@@ -60,16 +60,16 @@ static void test_busy(void)
         psi("cpu", "0.00");
         psi("io", "24.99");
         psi("memory", "10.00");
-        CHECK(load_busy(&lim, &why) == 0 && !why); /* at the limit is not over */
+        CHECK(load_busy(&lim, NULL, &why) == 0 && !why); /* at the limit is not over */
         psi("io", "25.01");
-        CHECK(load_busy(&lim, &why) == 1);
+        CHECK(load_busy(&lim, NULL, &why) == 1);
         CHECK_STR_CONTAINS(why, "io pressure 25.0% > 25%");
         free(why);
         why = NULL;
         lim.max_psi_io = 0; /* 0 disables a check */
-        CHECK(load_busy(&lim, &why) == 0);
+        CHECK(load_busy(&lim, NULL, &why) == 0);
         psi("memory", "50.00");
-        CHECK(load_busy(&lim, &why) == 1);
+        CHECK(load_busy(&lim, NULL, &why) == 1);
         CHECK_STR_CONTAINS(why, "memory pressure 50.0% > 10%");
         free(why);
         why = NULL;
@@ -78,10 +78,10 @@ static void test_busy(void)
         char text[64];
         snprintf(text, sizeof(text), "%.2f 0.1 0.1 1/1 1\n", 0.4 * (double)cpus);
         put("loadavg", text);
-        CHECK(load_busy(&lim, &why) == 0);
+        CHECK(load_busy(&lim, NULL, &why) == 0);
         snprintf(text, sizeof(text), "%.2f 0.1 0.1 1/1 1\n", 0.6 * (double)cpus);
         put("loadavg", text);
-        CHECK(load_busy(&lim, &why) == 1);
+        CHECK(load_busy(&lim, NULL, &why) == 1);
         CHECK_STR_CONTAINS(why, "(0.60 per CPU) > 0.5 per CPU");
         free(why);
 }
@@ -93,7 +93,7 @@ static void test_missing_psi(void)
                                    .max_psi_memory = 0.001 };
         char *why = NULL;
         setenv("BENCHWATCH_PROC_DIR", "/nonexistent", 1);
-        CHECK(load_busy(&lim, &why) == 0 && !why);
+        CHECK(load_busy(&lim, NULL, &why) == 0 && !why);
 }
 
 int main(void)

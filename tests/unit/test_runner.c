@@ -2,7 +2,9 @@
  * with a reason, and the caller always gets control back: a crash, a hang
  * past the deadline, garbage on the result pipe, an exit without a result,
  * a reported failure; a good run returns its figures; a stop request ends
- * a run within its grace period. */
+ * a run within its grace period; a probe process whose runner is killed
+ * (SIGKILL: no chance to stop it) goes too, even a hung one. */
+#include <dirent.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -58,6 +60,72 @@ static void *stopper(void *arg)
         return NULL;
 }
 
+/* The pid of a process whose parent is ppid, or 0. */
+static pid_t child_of(pid_t ppid)
+{
+        DIR *d = opendir("/proc");
+        struct dirent *e;
+        pid_t found = 0;
+        while (d && !found && (e = readdir(d))) {
+                char path[300], comm[64], state;
+                int pid, pp;
+                snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+                FILE *f = fopen(path, "re");
+                if (f && fscanf(f, "%d %63s %c %d", &pid, comm, &state, &pp) == 4 && pp == ppid)
+                        found = pid;
+                if (f)
+                        fclose(f);
+        }
+        if (d)
+                closedir(d);
+        return found;
+}
+
+/* Running: not gone, and not a zombie waiting for init. */
+static int alive(pid_t pid)
+{
+        char path[64], comm[64], state = 'Z';
+        int p;
+        snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+        FILE *f = fopen(path, "re");
+        if (f && fscanf(f, "%d %63s %c", &p, comm, &state) != 3)
+                state = 'Z';
+        if (f)
+                fclose(f);
+        return state != 'Z';
+}
+
+/* A runner killed by SIGKILL mid-run: its probe process (hung: it never
+ * looks at stopping()) is gone within the child's orphan grace. */
+static void orphan_goes(void)
+{
+        pid_t runner = fork();
+        CHECK(runner >= 0);
+        if (runner == 0) {
+                result_free(run("stuck", 600, NULL));
+                _exit(0);
+        }
+        pid_t probe = 0;
+        for (int i = 0; i < 100 && !probe; i++) {
+                struct timespec ts = { 0, 50 * 1000 * 1000 };
+                nanosleep(&ts, NULL);
+                probe = child_of(runner);
+        }
+        CHECK(probe > 0);
+        struct timespec settle = { 0, 300 * 1000 * 1000 };
+        nanosleep(&settle, NULL); /* into the plugin's hang */
+        CHECK(alive(probe));
+        double t0 = now_mono();
+        kill(runner, SIGKILL);
+        waitpid(runner, NULL, 0);
+        while (alive(probe) && now_mono() - t0 < 5) {
+                struct timespec ts = { 0, 20 * 1000 * 1000 };
+                nanosleep(&ts, NULL);
+        }
+        printf("  orphaned hung probe gone %.2f s after its runner\n", now_mono() - t0);
+        CHECK(!alive(probe) && now_mono() - t0 < 2.5);
+}
+
 int main(void)
 {
         char *why = NULL;
@@ -97,6 +165,8 @@ int main(void)
         CHECK(!r->success && now_mono() - t0 < 5);
         CHECK_STR_CONTAINS(r->error, "stopped");
         result_free(r);
+
+        orphan_goes();
 
         /* no child is left behind */
         CHECK(waitpid(-1, NULL, WNOHANG) == -1);

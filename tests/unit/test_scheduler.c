@@ -94,7 +94,7 @@ static void configure(const char *probes)
 {
         char text[2048];
         snprintf(text, sizeof(text),
-                 "[daemon]\nsplay = 0\nduty_cycle = 1\nmax_psi_cpu = 25\n"
+                 "[daemon]\nsplay = 0\nduty_cycle = 1\nmax_psi_cpu = 25\nyield = no\n"
                  "max_psi_io = 0\nmax_psi_memory = 0\ncache_dir = %s\nstate_dir = %s\n%s",
                  dir, dir, probes);
         put(conf_path, text);

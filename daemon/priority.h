@@ -1,0 +1,44 @@
+/* priority.h — the CPU and I/O priority a probe process runs at.
+ *
+ * The daemon runs its probes politely (nice 10, I/O best-effort 7 by
+ * default), and a figure measured at nice 10 is not comparable with one
+ * sysbench, fio or wrk measured at nice 0.  So the child applies the
+ * priority it was asked for, reads back what the kernel really gave it, and
+ * reports that beside the figures (benchwatch_probe_nice and
+ * benchwatch_probe_io_priority{class}); `run` and `sweep` can choose it for
+ * one run with --nice and --ionice, spelled like ionice(1).  Nothing here
+ * logs. */
+#ifndef BENCHWATCH_PRIORITY_H
+#define BENCHWATCH_PRIORITY_H
+
+/* The kernel's IOPRIO_CLASS_*; NONE: leave the I/O priority alone. */
+enum { PRIO_IO_NONE, PRIO_IO_REALTIME, PRIO_IO_BEST_EFFORT, PRIO_IO_IDLE };
+
+struct priority {
+        int nice;        /* -20 .. 19 */
+        int io_class;    /* PRIO_IO_* */
+        int io_level;    /* 0 (highest) .. 7; 0 for idle */
+};
+
+/* "realtime", "best-effort", "idle" (or "none"). */
+const char *prio_io_class_name(int io_class);
+/* "idle", "best-effort[:LEVEL]" or "realtime[:LEVEL]" (also ionice's class
+ * numbers 1..3); the level defaults to 4, as ionice's; idle takes none. */
+int prio_parse_ionice(const char *s, int *ret_class, int *ret_level);
+/* -20 .. 19. */
+int prio_parse_nice(const char *s, int *ret_nice);
+
+/* Sets this process's nice (when it differs) and I/O priority (unless
+ * io_class is NONE); -errno of the first change the kernel refused. */
+int prio_apply(const struct priority *want);
+/* What this process runs at.  Class NONE is reported as the kernel
+ * treats it: best-effort at level (nice + 20) / 5. */
+int prio_current(struct priority *ret);
+
+struct result;
+/* benchwatch_probe_nice and benchwatch_probe_io_priority{class} = level. */
+int prio_add_metrics(const struct priority *p, struct result *res);
+/* The priority recorded in res; -ENOENT when it holds none. */
+int prio_from_result(const struct result *res, struct priority *ret);
+
+#endif

@@ -1,0 +1,118 @@
+#!/bin/bash
+# Yielding during a run: a CPU hog started in the middle of a 10 s cpu run
+# stops it within a second (measured from the hog's start to the probe
+# process's exit), the run is counted as deferred with reason cpu (not a
+# failure, no figures), and the retry without the hog runs to its end and
+# is counted.  `benchwatch run --yield` yields the same way; plain `run`
+# does not.
+#
+# The host is shared and noisy.  As root the hogs (3 per CPU) run at nice
+# -5 beside a probe at nice 0 and take about 95% of the CPU, and the limit
+# is 90%: a probe at nice 0 leaves others that much only when ten of their
+# tasks are runnable at once, so a host busy with builds and tests rarely
+# trips the control run.  Without root the hogs run at nice 0
+# (about 85%) and the limit is 75%.  A control run that yields anyway on a
+# host that busy by itself is a skip, not a failure.  The test's own
+# polling uses shell builtins only, so it adds little to "others".
+. "$top_srcdir/tests/integration/lib.sh"
+
+NCPU=$(nproc)
+if [ "$(id -u)" = 0 ]; then HOG_NICE=-5 LIMIT=90; else HOG_NICE=0 LIMIT=75; fi
+HOGS=""
+stop_hogs() { for p in $HOGS; do kill "$p" 2>/dev/null; done; for p in $HOGS; do wait "$p" 2>/dev/null; done; HOGS=""; }
+start_hogs() { for _ in $(seq $((3 * NCPU))); do nice -n "$HOG_NICE" sha256sum /dev/zero & HOGS="$HOGS $!"; done; }
+trap 'stop_hogs; cleanup_test' EXIT
+# a pipe nobody writes to: `read -t` on it is a sleep without a fork
+mkfifo "$T/never" && exec 9<> "$T/never"
+
+test_daemon_section "$T" | sed "s/^yield = no\$/yield = yes\nyield_cpu = $LIMIT\nyield_io = 0\nyield_memory = 0/" > "$T/bw.conf"
+cat >> "$T/bw.conf" <<CONF
+[journal]
+enabled = no
+[textfile]
+path = $T/bw.prom
+[probe c]
+plugin = cpu
+duration = 10s
+interval = 8s
+timeout = 1min
+CONF
+
+# gone PID: no such process, or a zombie (builtins only: no fork per poll)
+gone() {
+        local pid comm state
+        read -r pid comm state _ 2>/dev/null < "/proc/$1/stat" || return 0
+        [ "$state" = Z ]
+}
+child_of() { pgrep -P "$1" -f "__child --parent=$1"; }
+prom() { sed -n "s/^$1 //p" "$T/bw.prom" 2>/dev/null; }
+DEFERRED_CPU='benchwatch_probe_deferred_total{probe="c",reason="cpu"}'
+
+# yield_latency PARENT: starts the hogs 2 s into the run of PARENT's probe
+# process; $lat is how long that process lived after them
+yield_latency() {
+        local child t0 t1
+        wait_for 10 child_of "$1" > /dev/null || fail "no probe process: $(tail -3 "$T/err")"
+        child=$(child_of "$1")
+        sleep 2
+        gone "$child" && skip "the host is busy by itself: the run ended before the hog started ($(cat "$T/err" "$T"/run.json 2>/dev/null | grep -o 'yielded[^"]*' | head -1))"
+        t0=$EPOCHREALTIME
+        start_hogs
+        local limit=$(( ${t0%.*} + 9 ))
+        while ! gone "$child" && [ "${EPOCHREALTIME%.*}" -lt "$limit" ]; do
+                read -rt 0.02 -u 9 || :
+        done
+        t1=$EPOCHREALTIME
+        lat=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
+}
+
+# `run` yields only when asked
+"$BENCHWATCH" -c "$T/bw.conf" run c --yield --format=json > "$T/run.json" 2> "$T/err" &
+rpid=$!
+BW_PIDS="$rpid"
+yield_latency "$rpid"
+stop_hogs
+wait "$rpid"
+rc=$?
+BW_PIDS=""
+echo "run --yield: stopped ${lat} s after the hogs started, exit $rc"
+[ "$rc" = 1 ] || fail "run --yield: exit $rc, want 1"
+json "$T/run.json" '"yielded to other work" in r["error"]' || fail "run --yield: $(cat "$T/run.json")"
+"$BENCHWATCH" -c "$T/bw.conf" run c duration=3s --format=json > "$T/run2.json" 2> "$T/err" &
+rpid=$!
+BW_PIDS="$rpid"
+wait_for 10 child_of "$rpid" > /dev/null || fail "run: no probe process"
+start_hogs
+wait "$rpid" || fail "plain run (no --yield) did not complete beside the hogs: $(cat "$T/run2.json")"
+stop_hogs
+BW_PIDS=""
+json "$T/run2.json" 'r["success"]' || fail "plain run beside the hogs"
+
+"$BENCHWATCH" -c "$T/bw.conf" daemon --print > "$T/out" 2> "$T/err" &
+dpid=$!
+BW_PIDS="$dpid"
+yield_latency "$dpid"
+echo "daemon: cpu run stopped ${lat} s after $((3 * NCPU)) hogs started"
+stop_hogs
+awk -v l="$lat" 'BEGIN { exit !(l < 1.0) }' || fail "the run went on ${lat} s after the hog started (want < 1 s)"
+wait_for 5 grep -q "probe 'c' deferred.*yielded to other work: other processes used [0-9]*% of the CPU" "$T/err" ||
+        fail "no yield logged: $(tail -3 "$T/err")"
+wait_for 5 [ "$(prom "$DEFERRED_CPU")" = 1 ] || fail "yield not counted as deferred (cpu): $(grep deferred "$T/bw.prom")"
+grep -q '^benchwatch_cpu_events_per_second' "$T/bw.prom" && fail "figures of the yielded run published"
+grep -q "^cpu 'c': FAILED" "$T/out" && fail "the yielded run counted as a failure: $(cat "$T/out")"
+
+# the retry, without the hog, runs to its end and is counted
+wait_for 40 grep -q "^cpu 'c': ok" "$T/out" || {
+        n=$(prom "$DEFERRED_CPU")
+        [ "${n:-0}" -gt 1 ] && skip "the host is busy by itself: the control run yielded too ($n times): $(grep yielded "$T/err" | tail -1)"
+        fail "no successful run after the hog stopped: $(tail -3 "$T/err")"
+}
+wait_for 5 grep -q '^benchwatch_cpu_events_per_second{' "$T/bw.prom" || fail "the retry's figures not published"
+[ "$(prom 'benchwatch_probe_success{probe="c"}')" = 1 ] || fail "the retry is not a success"
+dur=$(prom 'benchwatch_probe_duration_seconds{probe="c"}')
+awk -v d="$dur" 'BEGIN { exit !(d >= 9.9) }' || fail "the retry did not run its 10 s: $dur"
+kill "$dpid"
+wait "$dpid"
+BW_PIDS=""
+
+echo "yield: ok"
