@@ -13,6 +13,7 @@
 
 #include "baseline.h"
 #include "baseline_store.h"
+#include "cli.h"
 #include "commands.h"
 #include "log.h"
 #include "series_file.h"
@@ -288,7 +289,7 @@ static int import_cmd(const char *state_dir, int argc, char **argv)
         const char *metric = NULL;
         int c;
         optind = 0;
-        while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        while ((c = cli_getopt("baseline import", argc, argv, "", opts)) != -1) {
                 if (c != 'm') {
                         baseline_usage(stderr);
                         return EXIT_USAGE;
@@ -323,6 +324,12 @@ int cmd_baseline(struct app *app, int argc, char **argv)
                 log_error("baseline accept: name the probes whose recent level is the new normal");
                 return EXIT_USAGE;
         }
+        for (int i = 2; verb != 3 && i < argc; i++)
+                if (argv[i][0] == '-' && (verb != 1 || strcmp(argv[i], "--all"))) {
+                        cli_reject("baseline", argv[i]);
+                        baseline_usage(stderr);
+                        return EXIT_USAGE;
+                }
         int ex = app_init(app);
         if (ex != EXIT_OK)
                 return ex;

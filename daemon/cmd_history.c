@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli.h"
 #include "commands.h"
 #include "format.h"
 #include "history.h"
@@ -173,7 +174,7 @@ static int parse_history_args(int argc, char **argv, struct history_opts *o)
         static const char *const formats[] = { "table", "csv", "json" };
         double d;
         int c;
-        while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        while ((c = cli_getopt("history", argc, argv, "h", opts)) != -1) {
                 if (c == 's' && parse_duration(optarg, &d) == 0 && d > 0) {
                         o->since = now_wall() - d;
                 } else if (c == 'm') {

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "commands.h"
 #include "format.h"
 #include "log.h"
@@ -76,7 +77,7 @@ int cmd_run(struct app *app, int argc, char **argv)
         enum output_format fmt = FORMAT_TABLE;
         double timeout = 0;
         int c;
-        while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        while ((c = cli_getopt("run", argc, argv, "h", opts)) != -1) {
                 if (c == 'f' && format_parse(optarg, &fmt) == 0)
                         continue;
                 if (c == 't' && parse_duration(optarg, &timeout) == 0 && timeout > 0)

@@ -16,6 +16,7 @@
 
 #include "baseline.h"
 #include "baseline_store.h"
+#include "cli.h"
 #include "commands.h"
 #include "format.h"
 #include "load.h"
@@ -244,7 +245,7 @@ static int parse_verify_args(int argc, char **argv, char **names, size_t *n_name
                 { 0 },
         };
         int c;
-        while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        while ((c = cli_getopt("verify", argc, argv, "h", opts)) != -1) {
                 if (c == 'p')
                         names[(*n_names)++] = optarg;
                 else if (c == 'f' && format_parse(optarg, fmt) == 0 && *fmt != FORMAT_PROMETHEUS)

@@ -74,6 +74,21 @@ json "$T/fast.json" 'r["probe"] == "fastcpu" and value("benchwatch_cpu_events_to
 printf '[probe broken]\nplugin = cpu\nmax_prime = lots\n' > "$T/bad.conf"
 "$BENCHWATCH" -c "$T/bad.conf" check-config 2> "$T/err"; [ $? = 2 ] || fail "bad config exit code"
 grep -q "$T/bad.conf:3: \[probe broken\] max_prime" "$T/err" || fail "bad config message: $(cat "$T/err")"
+# common options also after the command, for every command
+"$BENCHWATCH" check-config --config "$T/bad.conf" 2> "$T/err"; [ $? = 2 ] || fail "check-config --config exit code"
+grep -q "$T/bad.conf:3: \[probe broken\] max_prime" "$T/err" || fail "check-config --config: $(cat "$T/err")"
+"$BENCHWATCH" check-config -c "$T/bw.conf" > "$T/out" || fail "check-config -c: $(cat "$T/out")"
+grep -q "fastcpu .*plugin cpu" "$T/out" || fail "check-config -c did not read the file: $(cat "$T/out")"
+"$BENCHWATCH" run fastcpu --config="$T/bw.conf" --format=json > "$T/fast2.json" || fail "run --config after the command"
+json "$T/fast2.json" 'value("benchwatch_cpu_events_total", max_prime="2000") == 30' || fail "run --config= params"
+for c in "check-config" "run cpu" "verify" "daemon" "sweep cpu threads=1,2" "plugins" "cleanup" "history x" "replay x"; do
+        # plugins reads no configuration
+        "$BENCHWATCH" $c --config "$T/bad.conf" > /dev/null 2> "$T/err"; r=$?
+        [ "$c" = plugins ] || { [ $r = 2 ] && grep -q "bad.conf:3:" "$T/err"; } || fail "$c --config: exit $r: $(cat "$T/err")"
+        "$BENCHWATCH" $c --frob > /dev/null 2> "$T/err"; [ $? = 2 ] || fail "$c --frob: exit code"
+        grep -q "^benchwatch: error: ${c%% *}: unknown option '--frob'" "$T/err" && grep -q "Usage:" "$T/err" \
+                || fail "$c --frob: $(cat "$T/err")"
+done
 # a plugin parameter named like a core key (http's per-request timeout) is
 # the plugin's; the run deadline is then run_timeout
 printf '[probe web]\nplugin = http\nurl = http://127.0.0.1:9/\ntimeout = 2s\nrun_timeout = 1min\n' > "$T/web.conf"
