@@ -12,6 +12,7 @@
 #include "format.h"
 #include "log.h"
 #include "parse.h"
+#include "precheck.h"
 
 static void list_choices(const struct app *app)
 {
@@ -44,6 +45,14 @@ int resolve_probe(const struct app *app, const char *name, char *const *assign,
                 log_error("%s probe '%s': command line: %s%s", plugin->name, name,
                           why ? why : strerror(-r),
                           r == -ENOENT ? " (see `benchwatch plugins`)" : "");
+                free(why);
+                param_set_free(ps);
+                return EXIT_USAGE;
+        }
+        r = precheck_run(plugin, name, ps->values, app_daemon_option(app, "cache_dir")->s,
+                         app_daemon_option(app, "state_dir")->s, &why);
+        if (r < 0) {
+                log_error("%s probe '%s': %s", plugin->name, name, why ? why : strerror(-r));
                 free(why);
                 param_set_free(ps);
                 return EXIT_USAGE;

@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "precheck.h"
 #include "strutil.h"
 
 #ifndef PLUGINDIR
@@ -868,11 +869,35 @@ static void apply_defaults(struct config *cfg)
         }
 }
 
+/* Each probe's cross-parameter checks (the plugin's `check`), so a bad
+ * combination is reported here with file and line, not at its first run. */
+static void check_probes(struct loader *l)
+{
+        const struct bw_param_value *d = l->cfg->daemon->values;
+        for (size_t i = 0; i < l->cfg->n_probes && !l->oom; i++) {
+                const struct probe_cfg *p = &l->cfg->probes[i];
+                if (!p->plugin || !p->params)
+                        continue;
+                char *why = NULL, *section = str_printf("probe %s", p->name);
+                int r = precheck_run(p->plugin, p->name, p->params->values,
+                                     d[CFG_D_CACHE_DIR].s, d[CFG_D_STATE_DIR].s,
+                                     &why);
+                if (!section || (r < 0 && !why))
+                        l->oom = true;
+                else if (r < 0)
+                        err_at(l, p->file, p->line, section, "%s", why);
+                free(section);
+                free(why);
+        }
+}
+
 /* Hands out the config, or the errors; r is what reading the main file
  * returned. */
 static int loader_finish(struct loader *l, int r, struct config **ret,
                          char **ret_error)
 {
+        if (r >= 0 && !l->n_errors && !l->oom)
+                check_probes(l);
         if (l->n_errors > MAX_ERRORS) {
                 char *more = str_printf("\n(%u more errors not shown)",
                                         l->n_errors - MAX_ERRORS);

@@ -719,7 +719,8 @@ static int mysql_check(const struct bw_run *run, const struct bw_host *h)
                 return h->fail(h, -EINVAL, "table_size + range_size must "
                                "stay below 2^31 (ids are INTEGER)");
         if (!*v[P_SOCKET].s && !*v[P_HOST].s)
-                return h->fail(h, -EINVAL, "give host or socket");
+                return h->fail(h, -EINVAL, "host and socket are both empty: "
+                               "give one");
         return 0;
 }
 
