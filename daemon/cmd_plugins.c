@@ -13,8 +13,10 @@ static void print_param(const struct bw_param_def *d)
 {
         printf("    %-16s %-9s default %s", d->name, param_type_name(d->type),
                d->default_value && *d->default_value ? d->default_value : "(none)");
-        if (d->min != 0 || d->max != 0)
-                printf(", range %g..%g", d->min, d->max);
+        char *range = param_range_text(d);
+        if (range)
+                printf(", range %s", range);
+        free(range);
         if (d->unit && *d->unit)
                 printf(", unit %s", d->unit);
         if (d->flags & BW_PARAM_LABEL)

@@ -149,7 +149,9 @@ int parse_size(const char *s, int64_t *ret_bytes)
 
 const char *format_duration(double seconds, char *buf, unsigned size)
 {
-        if (seconds >= 3600 && fmod(seconds, 3600) == 0)
+        if (seconds >= 86400 && fmod(seconds, 86400) == 0)
+                snprintf(buf, size, "%gd", seconds / 86400);
+        else if (seconds >= 3600 && fmod(seconds, 3600) == 0)
                 snprintf(buf, size, "%gh", seconds / 3600);
         else if (seconds >= 60 && fmod(seconds, 60) == 0)
                 snprintf(buf, size, "%gmin", seconds / 60);

@@ -55,7 +55,11 @@ int main(void)
         expect_error(ps, "direct=perhaps", "not a boolean");
         expect_error(ps, "duration=5x", "not a duration");
         expect_error(ps, "block_size=16q", "not a size");
-        expect_error(ps, "block_size=100", "out of range");
+        /* ranges in the units people write, never 1.07374e+09 */
+        expect_error(ps, "block_size=100", "block_size: '100' is out of range 512..1G");
+        expect_error(ps, "duration=-1", "duration: '-1' is out of range 1ms..1d");
+        expect_error(ps, "duration=2d", "duration: '2d' is out of range 1ms..1d");
+        expect_error(ps, "ratio=2", "ratio: '2' is out of range 0..1");
         expect_error(ps, "nosuch=1", "unknown parameter 'nosuch'");
         expect_error(ps, "novalue", "NAME=VALUE");
         /* a failed assignment leaves the old value */

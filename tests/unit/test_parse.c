@@ -51,6 +51,10 @@ int main(void)
         CHECK(!strcmp(format_duration(0.5, buf, sizeof(buf)), "500ms"));
         CHECK(!strcmp(format_size(16384, buf, sizeof(buf)), "16k"));
         CHECK(!strcmp(format_size(1000, buf, sizeof(buf)), "1000"));
+        CHECK(!strcmp(format_size(17179869184, buf, sizeof(buf)), "16G"));
+        CHECK(!strcmp(format_duration(3600, buf, sizeof(buf)), "1h"));
+        CHECK(!strcmp(format_duration(30 * 86400, buf, sizeof(buf)), "30d"));
+        CHECK(!strcmp(format_duration(0.1, buf, sizeof(buf)), "100ms"));
         printf("test_parse: ok\n");
         return 0;
 }
