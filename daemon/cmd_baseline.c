@@ -15,6 +15,7 @@
 #include "baseline_store.h"
 #include "cli.h"
 #include "commands.h"
+#include "format.h"
 #include "log.h"
 #include "series_file.h"
 #include "timeutil.h"
@@ -24,7 +25,7 @@ static void show_series(const struct baseline *b, const struct baseline_series *
                         const struct tracker_settings *ts)
 {
         struct detector_verdict v;
-        char state[32], day[32] = "", change[16] = "";
+        char state[32], day[32] = "-", change[16] = "-";
         detector_state(&s->det, &ts->det, s->direction, &v);
         if (!s->det.pinned)
                 snprintf(state, sizeof(state), "learning %u/%u", s->det.n_ref, ts->det.reference_runs);
@@ -43,8 +44,10 @@ static void show_series(const struct baseline *b, const struct baseline_series *
                 baseline_format_figure(s, v.reference, ref, sizeof(ref));
         if (isfinite(v.noise))
                 snprintf(noise, sizeof(noise), "%.1f%%", v.noise * 100);
-        printf("%-14s %-58s %-14s %10s %7s %-10s %8s\n", b->probe, s->key, state, ref, noise,
-               day, change);
+        /* the key last: as long as its labels make it, the columns stay put */
+        printf("%-14s %-14s", b->probe, state);
+        format_cell(stdout, ref, 10);
+        printf(" %7s %-10s %8s  %s\n", noise, day, change, s->key);
 }
 
 static int for_probes(const char *state_dir, char **probes, int n, char ***ret_all,
@@ -77,8 +80,8 @@ static int baseline_show(const char *state_dir, char **probes, int n,
                 return ex;
         if (all)
                 probes = all;
-        printf("%-14s %-58s %-14s %10s %7s %-10s %8s\n", "probe", "metric", "state", "reference",
-               "noise", "since", "recent");
+        printf("%-14s %-14s %10s %7s %-10s %8s  %s\n", "probe", "state", "reference",
+               "noise", "since", "recent", "metric");
         for (int i = 0; i < n; i++) {
                 struct baseline *b = NULL;
                 char *why = NULL;

@@ -68,7 +68,7 @@ static void put_csv(const char *s)
 
 static void print_entry(const struct history_opts *o, const struct history_entry *e, bool first)
 {
-        char when[32], v[32], ref[32] = "-", ch[16] = "";
+        char when[32], v[32], ref[32] = "-", ch[16] = "-";
         iso_time(e->t, when, sizeof(when));
         if (o->fmt == HF_CSV) {
                 printf("%s,", when);
@@ -94,8 +94,12 @@ static void print_entry(const struct history_opts *o, const struct history_entry
                         format_quantity(e->reference, sec, ref, sizeof(ref));
                         snprintf(ch, sizeof(ch), "%+.1f%%", (e->value / e->reference - 1) * 100);
                 }
-                printf("%-20s %-58s %10s %10s %8s  %s%s\n", when, e->key, v, ref, ch,
-                       state_name(e->state), e->counted ? "" : " (not counted)");
+                /* the key last: as long as its labels make it, the columns stay put */
+                printf("%-20s", when);
+                format_cell(stdout, v, 10);
+                format_cell(stdout, ref, 10);
+                printf(" %8s  %-10s %-13s  %s\n", ch, state_name(e->state),
+                       e->counted ? "" : "(not counted)", e->key);
         }
 }
 
@@ -109,8 +113,8 @@ static int print_entries(const struct history_opts *o, const struct history_entr
                 format_json_string(stdout, o->probe);
                 printf(",\"entries\":[");
         } else
-                printf("%-20s %-58s %10s %10s %8s  %s\n", "time", "metric", "value", "reference",
-                       "change", "state");
+                printf("%-20s %10s %10s %8s  %-10s %-13s  %s\n", "time", "value", "reference",
+                       "change", "state", "", "metric");
         for (size_t i = 0; i < n; i++)
                 if (!o->metric || matches(e[i].key, o->metric))
                         print_entry(o, &e[i], shown++ == 0);

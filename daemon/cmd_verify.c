@@ -64,7 +64,7 @@ static void print_table_row(const struct baseline *b, const struct baseline_seri
 {
         const struct detector_verdict *v = &s->verdict;
         const struct detector_verify_verdict *c = &s->check;
-        char ci[48] = "", ch[16] = "", ref[32] = "-", now[32], runs[16] = "";
+        char ci[48] = "-", ch[16] = "-", ref[32] = "-", now[32], runs[16] = "-";
         if (s->det.pinned) {
                 snprintf(ch, sizeof(ch), "%+.1f%%", c->change * 100);
                 snprintf(ci, sizeof(ci), "%+.1f..%+.1f%%", c->change_lo * 100, c->change_hi * 100);
@@ -72,8 +72,11 @@ static void print_table_row(const struct baseline *b, const struct baseline_seri
                 baseline_format_figure(s, v->reference, ref, sizeof(ref));
         }
         baseline_format_figure(s, v->value, now, sizeof(now));
-        printf("%-14s %-58s %10s %10s %8s %16s %4s  %s\n", b->probe, s->key, ref, now, ch, ci,
-               runs, verdict_text(s));
+        /* the key last: as long as its labels make it, the columns stay put */
+        printf("%-14s", b->probe);
+        format_cell(stdout, ref, 10);
+        format_cell(stdout, now, 10);
+        printf(" %8s %16s %4s  %-10s  %s\n", ch, ci, runs, verdict_text(s), s->key);
 }
 
 static void print_rows(const struct baseline *b, enum output_format fmt, bool *first)
@@ -285,8 +288,8 @@ int cmd_verify(struct app *app, int argc, char **argv)
         tracker_settings(app->cfg, &ts);
         bool first = true;
         if (fmt == FORMAT_TABLE)
-                printf("%-14s %-58s %10s %10s %8s %16s %4s  %s\n", "probe", "metric", "reference",
-                       "now", "change", "95% CI", "runs", "verdict");
+                printf("%-14s %10s %10s %8s %16s %4s  %-10s  %s\n", "probe", "reference",
+                       "now", "change", "95% CI", "runs", "verdict", "metric");
         else
                 printf("{\"results\":[");
         size_t checked = 0;

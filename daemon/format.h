@@ -25,6 +25,9 @@ void format_report(FILE *f, const struct result *r,
 void format_json(FILE *f, const struct result *r);
 /* "cpu 'cpu': ok in 10.0s: events_per_second=1234.5 latency p95=0.81ms" */
 void format_line(FILE *f, const struct result *r);
+/* One table cell of width terminal columns (UTF-8 aware: "64.5 µs");
+ * width < 0 left-aligns, as printf's "%-*s"; a leading space separates it. */
+void format_cell(FILE *f, const char *s, int width);
 /* JSON string literal with escapes, for every module that writes JSON. */
 void format_json_string(FILE *f, const char *s);
 

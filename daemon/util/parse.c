@@ -211,3 +211,23 @@ const char *format_quantity(double v, bool seconds, char *buf, unsigned size)
         }
         return buf;
 }
+
+const char *format_tick(double v, bool seconds, char *buf, unsigned size)
+{
+        if (v == 0) {
+                snprintf(buf, size, "0");
+                return buf;
+        }
+        format_quantity(v, seconds, buf, size);
+        char *dot = strchr(buf, '.');
+        if (!dot)
+                return buf;
+        size_t digits = strspn(dot + 1, "0123456789");
+        char *end = dot + 1 + digits, *cut = end;
+        while (cut > dot + 1 && cut[-1] == '0')
+                cut--;
+        if (cut == dot + 1)
+                cut = dot;
+        memmove(cut, end, strlen(end) + 1);
+        return buf;
+}
