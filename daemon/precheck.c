@@ -23,10 +23,14 @@ static void no_latency(const struct bw_host *h, const char *name,
 }
 
 static void no_log(const struct bw_host *h, int priority, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+static void no_log(const struct bw_host *h, int priority, const char *fmt, ...)
 {
         (void)h, (void)priority, (void)fmt;
 }
 
+static int record_fail(const struct bw_host *h, int err, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
 static int record_fail(const struct bw_host *h, int err, const char *fmt, ...)
 {
         char **why = h->ctx;

@@ -15,7 +15,7 @@ static const struct bw_param_def defs[] = {
         { "block_size", BW_PARAM_SIZE, "16k", 512, 1 << 30, NULL, "bytes", "bs", 0 },
         { "header", BW_PARAM_STRING, "", 0, 0, NULL, NULL, "hdr", BW_PARAM_MULTI },
         { "url", BW_PARAM_STRING, "http://127.0.0.1/", 0, 0, NULL, NULL, "url", 0 },
-        { NULL },
+        { .name = NULL },
 };
 
 /* The assignment fails and its message contains `want`. */
@@ -72,7 +72,7 @@ int main(void)
         param_set_free(ps);
 
         static const struct bw_param_def broken[] = {
-                { "n", BW_PARAM_INT, "ten", 0, 0, NULL, NULL, "", 0 }, { NULL },
+                { "n", BW_PARAM_INT, "ten", 0, 0, NULL, NULL, "", 0 }, { .name = NULL },
         };
         CHECK(param_set_new(broken, &ps, &why) < 0);
         CHECK_STR_CONTAINS(why, "default of parameter 'n' is invalid");
