@@ -31,6 +31,14 @@
 #ifndef PLUGINDIR
 #define PLUGINDIR "/usr/local/lib/benchwatch"
 #endif
+/* From configure's --localstatedir (Makefile.am); builds without it (the
+ * fuzzers) get the packaged locations. */
+#ifndef BW_STATE_DIR
+#define BW_STATE_DIR "/var/lib/benchwatch"
+#endif
+#ifndef BW_CACHE_DIR
+#define BW_CACHE_DIR "/var/cache/benchwatch"
+#endif
 
 #define MAX_FILE_SIZE (1024 * 1024)
 #define MAX_ERRORS 100
@@ -64,10 +72,10 @@ const struct bw_param_def config_daemon_options[] = {
                 .default_value = "7", .min = 0, .max = 7,
                 .help = "best-effort I/O priority, 0 highest .. 7 lowest" },
         [CFG_D_CACHE_DIR] = { .name = "cache_dir", .type = BW_PARAM_STRING,
-                .default_value = "/var/cache/benchwatch",
+                .default_value = BW_CACHE_DIR,
                 .help = "scratch files of probes (disk test files)" },
         [CFG_D_STATE_DIR] = { .name = "state_dir", .type = BW_PARAM_STRING,
-                .default_value = "/var/lib/benchwatch",
+                .default_value = BW_STATE_DIR,
                 .help = "persistent state: baselines, last results" },
         [CFG_D_PLUGIN_DIR] = { .name = "plugin_dir", .type = BW_PARAM_STRING,
                 .default_value = PLUGINDIR,
@@ -1027,7 +1035,7 @@ const char config_builtin_default[] =
         "\n"
         "# every probe's latest figures, for node_exporter's textfile collector\n"
         "[textfile]\n"
-        "path = /var/lib/benchwatch/benchwatch.prom\n";
+        "path = " BW_STATE_DIR "/benchwatch.prom\n";
 
 /* Small enough to be written quickly and to fit in any cache_dir. */
 const char config_builtin_disk[] =
