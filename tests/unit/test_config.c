@@ -722,8 +722,10 @@ static void test_shipped_conf(void)
         fclose(f);
         for (size_t i = 0; config_daemon_options[i].name; i++) {
                 const struct bw_param_def *d = &config_daemon_options[i];
-                /* plugin_dir's default depends on the configured prefix */
-                bool any = i == CFG_D_PLUGIN_DIR;
+                /* plugin_dir's, cache_dir's and state_dir's defaults depend
+                 * on the configured prefix and localstatedir */
+                bool any = i == CFG_D_PLUGIN_DIR || i == CFG_D_CACHE_DIR ||
+                           i == CFG_D_STATE_DIR;
                 char *line = str_printf("\n#%s = %s%s", d->name,
                                         any ? "" : d->default_value,
                                         any ? "" : "\n");
