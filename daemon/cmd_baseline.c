@@ -179,11 +179,16 @@ static int accept_one(const char *state_dir, const char *probe,
                 for (size_t i = 0; i < b->n_series; i++) {
                         double after = exp(b->series[i].det.rs.log_level);
                         char was[32], now[32];
-                        if (b->series[i].det.pinned && after != before[i])
-                                printf("  %-58s %10s -> %-10s (%+.1f%%)\n", b->series[i].key,
-                                       baseline_format_figure(&b->series[i], before[i], was, sizeof(was)),
-                                       baseline_format_figure(&b->series[i], after, now, sizeof(now)),
-                                       (after / before[i] - 1) * 100);
+                        if (!b->series[i].det.pinned || after == before[i])
+                                continue;
+                        /* as in show: the key last, the figures aligned */
+                        printf(" ");
+                        format_cell(stdout, baseline_format_figure(&b->series[i], before[i], was,
+                                                                   sizeof(was)), 10);
+                        printf(" ->");
+                        format_cell(stdout, baseline_format_figure(&b->series[i], after, now,
+                                                                   sizeof(now)), -10);
+                        printf(" (%+.1f%%)  %s\n", (after / before[i] - 1) * 100, b->series[i].key);
                 }
         }
         baseline_free(b);
