@@ -158,6 +158,8 @@ static void host_info(const struct bw_host *h, const char *family,
 }
 
 static void host_log(const struct bw_host *h, int prio, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+static void host_log(const struct bw_host *h, int prio, const char *fmt, ...)
 {
         struct child_ctx *c = h->ctx;
         va_list ap;
@@ -169,6 +171,8 @@ static void host_log(const struct bw_host *h, int prio, const char *fmt, ...)
         free(msg);
 }
 
+static int host_fail(const struct bw_host *h, int err, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
 static int host_fail(const struct bw_host *h, int err, const char *fmt, ...)
 {
         struct child_ctx *c = h->ctx;

@@ -13,7 +13,9 @@
 
 #include "baseline.h"
 #include "baseline_store.h"
+#include "cli.h"
 #include "commands.h"
+#include "format.h"
 #include "log.h"
 #include "series_file.h"
 #include "timeutil.h"
@@ -23,7 +25,7 @@ static void show_series(const struct baseline *b, const struct baseline_series *
                         const struct tracker_settings *ts)
 {
         struct detector_verdict v;
-        char state[32], day[32] = "", change[16] = "";
+        char state[32], day[32] = "-", change[16] = "-";
         detector_state(&s->det, &ts->det, s->direction, &v);
         if (!s->det.pinned)
                 snprintf(state, sizeof(state), "learning %u/%u", s->det.n_ref, ts->det.reference_runs);
@@ -42,8 +44,10 @@ static void show_series(const struct baseline *b, const struct baseline_series *
                 baseline_format_figure(s, v.reference, ref, sizeof(ref));
         if (isfinite(v.noise))
                 snprintf(noise, sizeof(noise), "%.1f%%", v.noise * 100);
-        printf("%-14s %-58s %-14s %10s %7s %-10s %8s\n", b->probe, s->key, state, ref, noise,
-               day, change);
+        /* the key last: as long as its labels make it, the columns stay put */
+        printf("%-14s %-14s", b->probe, state);
+        format_cell(stdout, ref, 10);
+        printf(" %7s %-10s %8s  %s\n", noise, day, change, s->key);
 }
 
 static int for_probes(const char *state_dir, char **probes, int n, char ***ret_all,
@@ -76,8 +80,8 @@ static int baseline_show(const char *state_dir, char **probes, int n,
                 return ex;
         if (all)
                 probes = all;
-        printf("%-14s %-58s %-14s %10s %7s %-10s %8s\n", "probe", "metric", "state", "reference",
-               "noise", "since", "recent");
+        printf("%-14s %-14s %10s %7s %-10s %8s  %s\n", "probe", "state", "reference",
+               "noise", "since", "recent", "metric");
         for (int i = 0; i < n; i++) {
                 struct baseline *b = NULL;
                 char *why = NULL;
@@ -180,11 +184,16 @@ static int accept_one(const char *state_dir, const char *probe,
                 for (size_t i = 0; i < b->n_series; i++) {
                         double after = exp(b->series[i].det.rs.log_level);
                         char was[32], now[32];
-                        if (b->series[i].det.pinned && after != before[i])
-                                printf("  %-58s %10s -> %-10s (%+.1f%%)\n", b->series[i].key,
-                                       baseline_format_figure(&b->series[i], before[i], was, sizeof(was)),
-                                       baseline_format_figure(&b->series[i], after, now, sizeof(now)),
-                                       (after / before[i] - 1) * 100);
+                        if (!b->series[i].det.pinned || after == before[i])
+                                continue;
+                        /* as in show: the key last, the figures aligned */
+                        printf(" ");
+                        format_cell(stdout, baseline_format_figure(&b->series[i], before[i], was,
+                                                                   sizeof(was)), 10);
+                        printf(" ->");
+                        format_cell(stdout, baseline_format_figure(&b->series[i], after, now,
+                                                                   sizeof(now)), -10);
+                        printf(" (%+.1f%%)  %s\n", (after / before[i] - 1) * 100, b->series[i].key);
                 }
         }
         baseline_free(b);
@@ -293,7 +302,7 @@ static int import_cmd(const char *state_dir, int argc, char **argv)
         const char *metric = NULL;
         int c;
         optind = 0;
-        while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        while ((c = cli_getopt("baseline import", argc, argv, "", opts)) != -1) {
                 if (c != 'm') {
                         baseline_usage(stderr);
                         return EXIT_USAGE;
@@ -328,6 +337,12 @@ int cmd_baseline(struct app *app, int argc, char **argv)
                 log_error("baseline accept: name the probes whose recent level is the new normal");
                 return EXIT_USAGE;
         }
+        for (int i = 2; verb != 3 && i < argc; i++)
+                if (argv[i][0] == '-' && (verb != 1 || strcmp(argv[i], "--all"))) {
+                        cli_reject("baseline", argv[i]);
+                        baseline_usage(stderr);
+                        return EXIT_USAGE;
+                }
         int ex = app_init(app);
         if (ex != EXIT_OK)
                 return ex;

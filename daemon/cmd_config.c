@@ -5,18 +5,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "commands.h"
 #include "tracker.h"
 #include "log.h"
 #include "parse.h"
 
+static bool is_help(const char *arg)
+{
+        return !strcmp(arg, "--help") || !strcmp(arg, "-h");
+}
+
 int cmd_check_config(struct app *app, int argc, char **argv)
 {
         if (argc > 1) {
-                printf("Usage: benchwatch [--config FILE] check-config\n\n"
-                       "Loads and validates the configuration and its conf.d drop-ins;\n"
-                       "prints every error with file and line. Exit 0 valid, 2 invalid.\n");
-                return strcmp(argv[1], "--help") && strcmp(argv[1], "-h") ? EXIT_USAGE : EXIT_OK;
+                bool help = is_help(argv[1]);
+                if (!help)
+                        cli_reject("check-config", argv[1]);
+                fprintf(help ? stdout : stderr,
+                        "Usage: benchwatch check-config [--config FILE]\n\n"
+                        "Loads and validates the configuration and its conf.d drop-ins;\n"
+                        "prints every error with file and line. Exit 0 valid, 2 invalid.\n");
+                return help ? EXIT_OK : EXIT_USAGE;
         }
         int ex = app_init(app);
         if (ex != EXIT_OK)
@@ -71,14 +81,19 @@ static int clean_one(struct app *app, const struct cleanup_target *t, bool named
 
 int cmd_cleanup(struct app *app, int argc, char **argv)
 {
-        if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-                printf("Usage: benchwatch cleanup [PROBE [NAME=VALUE ...] ...]\n\n"
+        for (int i = 1; i < argc; i++) {
+                if (argv[i][0] != '-')
+                        continue;
+                bool help = is_help(argv[i]);
+                if (!help)
+                        cli_reject("cleanup", argv[i]);
+                fprintf(help ? stdout : stderr, "Usage: benchwatch cleanup [PROBE [NAME=VALUE ...] ...]\n\n"
                        "Removes the test files and tables that the configured probes\n"
                        "(or the named ones, which may also be plugin names) created.\n"
                        "NAME=VALUE words after a name override its parameters as in\n"
                        "`benchwatch run`, e.g. `cleanup disk path=/srv/bench.dat` for a\n"
                        "file that `run disk path=/srv/bench.dat` made.\n");
-                return EXIT_OK;
+                return help ? EXIT_OK : EXIT_USAGE;
         }
         if (argc > 1 && strchr(argv[1], '=')) {
                 log_error("cleanup: '%s' must follow a probe or plugin name", argv[1]);

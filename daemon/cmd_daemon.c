@@ -19,6 +19,7 @@
 #include <systemd/sd-daemon.h>
 #include <time.h>
 
+#include "cli.h"
 #include "commands.h"
 #include "context.h"
 #include "format.h"
@@ -302,13 +303,18 @@ int cmd_daemon(struct app *app, int argc, char **argv)
         };
         struct daemon d = { .app = app, .print = isatty(STDOUT_FILENO) };
         int c;
-        while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        while ((c = cli_getopt("daemon", argc, argv, "h", opts)) != -1) {
                 if (c == 'p') {
                         d.print = true;
                         continue;
                 }
                 daemon_usage(c == 'h' ? stdout : stderr);
                 return c == 'h' ? EXIT_OK : EXIT_USAGE;
+        }
+        if (optind < argc) {
+                cli_reject("daemon", argv[optind]);
+                daemon_usage(stderr);
+                return EXIT_USAGE;
         }
         block_signals();
         int ex = app_init(app);

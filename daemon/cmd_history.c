@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli.h"
 #include "commands.h"
 #include "format.h"
 #include "history.h"
@@ -67,7 +68,7 @@ static void put_csv(const char *s)
 
 static void print_entry(const struct history_opts *o, const struct history_entry *e, bool first)
 {
-        char when[32], v[32], ref[32] = "-", ch[16] = "";
+        char when[32], v[32], ref[32] = "-", ch[16] = "-";
         iso_time(e->t, when, sizeof(when));
         if (o->fmt == HF_CSV) {
                 printf("%s,", when);
@@ -93,8 +94,12 @@ static void print_entry(const struct history_opts *o, const struct history_entry
                         format_quantity(e->reference, sec, ref, sizeof(ref));
                         snprintf(ch, sizeof(ch), "%+.1f%%", (e->value / e->reference - 1) * 100);
                 }
-                printf("%-20s %-58s %10s %10s %8s  %s%s\n", when, e->key, v, ref, ch,
-                       state_name(e->state), e->counted ? "" : " (not counted)");
+                /* the key last: as long as its labels make it, the columns stay put */
+                printf("%-20s", when);
+                format_cell(stdout, v, 10);
+                format_cell(stdout, ref, 10);
+                printf(" %8s  %-10s %-13s  %s\n", ch, state_name(e->state),
+                       e->counted ? "" : "(not counted)", e->key);
         }
 }
 
@@ -108,8 +113,8 @@ static int print_entries(const struct history_opts *o, const struct history_entr
                 format_json_string(stdout, o->probe);
                 printf(",\"entries\":[");
         } else
-                printf("%-20s %-58s %10s %10s %8s  %s\n", "time", "metric", "value", "reference",
-                       "change", "state");
+                printf("%-20s %10s %10s %8s  %-10s %-13s  %s\n", "time", "value", "reference",
+                       "change", "state", "", "metric");
         for (size_t i = 0; i < n; i++)
                 if (!o->metric || matches(e[i].key, o->metric))
                         print_entry(o, &e[i], shown++ == 0);
@@ -173,7 +178,7 @@ static int parse_history_args(int argc, char **argv, struct history_opts *o)
         static const char *const formats[] = { "table", "csv", "json" };
         double d;
         int c;
-        while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        while ((c = cli_getopt("history", argc, argv, "h", opts)) != -1) {
                 if (c == 's' && parse_duration(optarg, &d) == 0 && d > 0) {
                         o->since = now_wall() - d;
                 } else if (c == 'm') {

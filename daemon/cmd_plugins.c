@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "commands.h"
 #include "log.h"
 #include "params.h"
@@ -12,8 +13,10 @@ static void print_param(const struct bw_param_def *d)
 {
         printf("    %-16s %-9s default %s", d->name, param_type_name(d->type),
                d->default_value && *d->default_value ? d->default_value : "(none)");
-        if (d->min != 0 || d->max != 0)
-                printf(", range %g..%g", d->min, d->max);
+        char *range = param_range_text(d);
+        if (range)
+                printf(", range %s", range);
+        free(range);
         if (d->unit && *d->unit)
                 printf(", unit %s", d->unit);
         if (d->flags & BW_PARAM_LABEL)
@@ -49,11 +52,17 @@ static void print_plugin(const struct bw_plugin *p)
 
 int cmd_plugins(struct app *app, int argc, char **argv)
 {
-        if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-                printf("Usage: benchwatch plugins [PLUGIN ...]\n\n"
-                       "Lists the plugins found in the plugin directory with their parameters,\n"
-                       "types, defaults, ranges, units and help.\n");
-                return EXIT_OK;
+        for (int i = 1; i < argc; i++) {
+                if (argv[i][0] != '-')
+                        continue;
+                bool help = !strcmp(argv[i], "--help") || !strcmp(argv[i], "-h");
+                if (!help)
+                        cli_reject("plugins", argv[i]);
+                fprintf(help ? stdout : stderr,
+                        "Usage: benchwatch plugins [PLUGIN ...]\n\n"
+                        "Lists the plugins found in the plugin directory with their parameters,\n"
+                        "types, defaults, ranges, units and help.\n");
+                return help ? EXIT_OK : EXIT_USAGE;
         }
         char *why = NULL;
         struct plugin_registry *reg;

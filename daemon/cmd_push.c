@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "commands.h"
 #include "log.h"
 #include "sink_pushgateway.h"
@@ -14,6 +15,9 @@ int cmd_push(struct app *app, int argc, char **argv)
         bool del = argc > 1 && !strcmp(argv[1], "--delete");
         if (!del) {
                 bool help = argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"));
+                if (!help)
+                        log_error(argc > 1 ? "push: unknown option '%s' (only --delete)" :
+                                  "push: say --delete%s", argc > 1 ? argv[1] : "");
                 fprintf(help ? stdout : stderr,
                         "Usage: benchwatch push --delete [PROBE ...]\n\n"
                         "Deletes this host's groups (job/benchwatch/instance/<host>/probe/<probe>)\n"
@@ -22,6 +26,9 @@ int cmd_push(struct app *app, int argc, char **argv)
                         "metrics), or of the named probes (which need not be configured any more).\n");
                 return help ? EXIT_OK : EXIT_USAGE;
         }
+        for (int i = 2; i < argc; i++)
+                if (argv[i][0] == '-')
+                        return cli_reject("push --delete", argv[i]);
         int ex = app_init(app);
         if (ex != EXIT_OK)
                 return ex;

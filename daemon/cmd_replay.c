@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli.h"
 #include "commands.h"
 #include "detector.h"
 #include "format.h"
@@ -155,7 +156,7 @@ static int parse_replay_args(int argc, char **argv, struct replay_opts *o)
                 { 0 },
         };
         int c;
-        while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        while ((c = cli_getopt("replay", argc, argv, "h", opts)) != -1) {
                 if (c == 'l')
                         o->dir = DETECTOR_LOWER_IS_BETTER;
                 else if (c == 'f' && format_parse(optarg, &o->fmt) == 0 && o->fmt != FORMAT_PROMETHEUS)

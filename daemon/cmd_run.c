@@ -7,11 +7,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "commands.h"
 #include "format.h"
 #include "log.h"
 #include "parse.h"
 #include "priority.h"
+#include "precheck.h"
 
 static void list_choices(const struct app *app)
 {
@@ -44,6 +46,14 @@ int resolve_probe(const struct app *app, const char *name, char *const *assign,
                 log_error("%s probe '%s': command line: %s%s", plugin->name, name,
                           why ? why : strerror(-r),
                           r == -ENOENT ? " (see `benchwatch plugins`)" : "");
+                free(why);
+                param_set_free(ps);
+                return EXIT_USAGE;
+        }
+        r = precheck_run(plugin, name, ps->values, app_daemon_option(app, "cache_dir")->s,
+                         app_daemon_option(app, "state_dir")->s, &why);
+        if (r < 0) {
+                log_error("%s probe '%s': %s", plugin->name, name, why ? why : strerror(-r));
                 free(why);
                 param_set_free(ps);
                 return EXIT_USAGE;
@@ -117,7 +127,7 @@ int cmd_run(struct app *app, int argc, char **argv)
         struct run_overrides ov = { 0 };
         double timeout = 0;
         int c, r;
-        while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        while ((c = cli_getopt("run", argc, argv, "h", opts)) != -1) {
                 if ((r = run_override_parse(&ov, c, optarg)) != 0) {
                         if (r > 0)
                                 continue;

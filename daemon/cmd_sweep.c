@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "commands.h"
 #include "expo.h"
 #include "format.h"
@@ -52,7 +53,7 @@ static int parse_opts(int argc, char **argv, struct sweep_opts *o)
                 { 0 },
         };
         int c;
-        while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        while ((c = cli_getopt("sweep", argc, argv, "h", opts)) != -1) {
                 int r = run_override_parse(&o->ov, c, optarg);
                 if (r < 0) {
                         sweep_usage(stderr);

@@ -16,6 +16,7 @@
 
 #include "baseline.h"
 #include "baseline_store.h"
+#include "cli.h"
 #include "commands.h"
 #include "context.h"
 #include "format.h"
@@ -64,7 +65,7 @@ static void print_table_row(const struct baseline *b, const struct baseline_seri
 {
         const struct detector_verdict *v = &s->verdict;
         const struct detector_verify_verdict *c = &s->check;
-        char ci[48] = "", ch[16] = "", ref[32] = "-", now[32], runs[16] = "";
+        char ci[48] = "-", ch[16] = "-", ref[32] = "-", now[32], runs[16] = "-";
         if (s->det.pinned) {
                 snprintf(ch, sizeof(ch), "%+.1f%%", c->change * 100);
                 snprintf(ci, sizeof(ci), "%+.1f..%+.1f%%", c->change_lo * 100, c->change_hi * 100);
@@ -72,8 +73,11 @@ static void print_table_row(const struct baseline *b, const struct baseline_seri
                 baseline_format_figure(s, v->reference, ref, sizeof(ref));
         }
         baseline_format_figure(s, v->value, now, sizeof(now));
-        printf("%-14s %-58s %10s %10s %8s %16s %4s  %s\n", b->probe, s->key, ref, now, ch, ci,
-               runs, verdict_text(s));
+        /* the key last: as long as its labels make it, the columns stay put */
+        printf("%-14s", b->probe);
+        format_cell(stdout, ref, 10);
+        format_cell(stdout, now, 10);
+        printf(" %8s %16s %4s  %-10s  %s\n", ch, ci, runs, verdict_text(s), s->key);
 }
 
 static void print_rows(const struct baseline *b, enum output_format fmt, bool *first)
@@ -263,7 +267,7 @@ static int parse_verify_args(int argc, char **argv, char **names, size_t *n_name
                 { 0 },
         };
         int c;
-        while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        while ((c = cli_getopt("verify", argc, argv, "h", opts)) != -1) {
                 if (c == 'p')
                         names[(*n_names)++] = optarg;
                 else if (c == 'f' && format_parse(optarg, fmt) == 0 && *fmt != FORMAT_PROMETHEUS)
@@ -303,8 +307,8 @@ int cmd_verify(struct app *app, int argc, char **argv)
         tracker_settings(app->cfg, &ts);
         bool first = true;
         if (fmt == FORMAT_TABLE)
-                printf("%-14s %-58s %10s %10s %8s %16s %4s  %s\n", "probe", "metric", "reference",
-                       "now", "change", "95% CI", "runs", "verdict");
+                printf("%-14s %10s %10s %8s %16s %4s  %-10s  %s\n", "probe", "reference",
+                       "now", "change", "95% CI", "runs", "verdict", "metric");
         else
                 printf("{\"results\":[");
         size_t checked = 0;

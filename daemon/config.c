@@ -25,10 +25,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "precheck.h"
 #include "strutil.h"
 
 #ifndef PLUGINDIR
 #define PLUGINDIR "/usr/local/lib/benchwatch"
+#endif
+/* From configure's --localstatedir (Makefile.am); builds without it (the
+ * fuzzers) get the packaged locations. */
+#ifndef BW_STATE_DIR
+#define BW_STATE_DIR "/var/lib/benchwatch"
+#endif
+#ifndef BW_CACHE_DIR
+#define BW_CACHE_DIR "/var/cache/benchwatch"
 #endif
 
 #define MAX_FILE_SIZE (1024 * 1024)
@@ -63,10 +72,10 @@ const struct bw_param_def config_daemon_options[] = {
                 .default_value = "7", .min = 0, .max = 7,
                 .help = "best-effort I/O priority, 0 highest .. 7 lowest" },
         [CFG_D_CACHE_DIR] = { .name = "cache_dir", .type = BW_PARAM_STRING,
-                .default_value = "/var/cache/benchwatch",
+                .default_value = BW_CACHE_DIR,
                 .help = "scratch files of probes (disk test files)" },
         [CFG_D_STATE_DIR] = { .name = "state_dir", .type = BW_PARAM_STRING,
-                .default_value = "/var/lib/benchwatch",
+                .default_value = BW_STATE_DIR,
                 .help = "persistent state: baselines, last results" },
         [CFG_D_PLUGIN_DIR] = { .name = "plugin_dir", .type = BW_PARAM_STRING,
                 .default_value = PLUGINDIR,
@@ -887,11 +896,35 @@ static void apply_defaults(struct config *cfg)
         }
 }
 
+/* Each probe's cross-parameter checks (the plugin's `check`), so a bad
+ * combination is reported here with file and line, not at its first run. */
+static void check_probes(struct loader *l)
+{
+        const struct bw_param_value *d = l->cfg->daemon->values;
+        for (size_t i = 0; i < l->cfg->n_probes && !l->oom; i++) {
+                const struct probe_cfg *p = &l->cfg->probes[i];
+                if (!p->plugin || !p->params)
+                        continue;
+                char *why = NULL, *section = str_printf("probe %s", p->name);
+                int r = precheck_run(p->plugin, p->name, p->params->values,
+                                     d[CFG_D_CACHE_DIR].s, d[CFG_D_STATE_DIR].s,
+                                     &why);
+                if (!section || (r < 0 && !why))
+                        l->oom = true;
+                else if (r < 0)
+                        err_at(l, p->file, p->line, section, "%s", why);
+                free(section);
+                free(why);
+        }
+}
+
 /* Hands out the config, or the errors; r is what reading the main file
  * returned. */
 static int loader_finish(struct loader *l, int r, struct config **ret,
                          char **ret_error)
 {
+        if (r >= 0 && !l->n_errors && !l->oom)
+                check_probes(l);
         if (l->n_errors > MAX_ERRORS) {
                 char *more = str_printf("\n(%u more errors not shown)",
                                         l->n_errors - MAX_ERRORS);
@@ -1021,7 +1054,7 @@ const char config_builtin_default[] =
         "\n"
         "# every probe's latest figures, for node_exporter's textfile collector\n"
         "[textfile]\n"
-        "path = /var/lib/benchwatch/benchwatch.prom\n";
+        "path = " BW_STATE_DIR "/benchwatch.prom\n";
 
 /* Small enough to be written quickly and to fit in any cache_dir. */
 const char config_builtin_disk[] =

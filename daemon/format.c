@@ -8,6 +8,8 @@
 
 #include "expo.h"
 #include "priority.h"
+#include "parse.h"
+#include "strutil.h"
 
 int format_parse(const char *s, enum output_format *ret)
 {
@@ -62,10 +64,23 @@ static void table_value(FILE *f, const char *name, double v)
         size_t l = strlen(name);
         if (l > 17 && !strcmp(name + l - 17, "_bytes_per_second"))
                 fprintf(f, "%14.2f MiB/s\n", v / 1048576.0);
-        else if (l > 8 && !strcmp(name + l - 8, "_seconds"))
-                fprintf(f, "%14.4f s\n", v);
+        else if (l > 8 && !strcmp(name + l - 8, "_seconds")) {
+                char buf[32];
+                format_cell(f, format_quantity(v, true, buf, sizeof(buf)), 13);
+                fputc('\n', f);
+        } else if (v == floor(v) && fabs(v) < 1e15)
+                fprintf(f, "%11.0f\n", v); /* a count */
         else
                 fprintf(f, "%14.2f\n", v);
+}
+
+/* One line of the latency block: a time in ns as people read it. */
+static void latency_line(FILE *f, const char *label, double ns)
+{
+        char buf[32];
+        fprintf(f, "         %-30s", label);
+        format_cell(f, format_quantity(ns / 1e9, true, buf, sizeof(buf)), 14);
+        fputc('\n', f);
 }
 
 static void table_latency(FILE *f, const struct result *r, const struct family *fam,
@@ -77,16 +92,15 @@ static void table_latency(FILE *f, const struct result *r, const struct family *
         const struct bw_hist *h = s->hist;
         fprintf(f, "\n");
         figure_name(f, r, fam, s);
-        fprintf(f, "(ms)\n");
-        fprintf(f, "         %-30s %14.2f\n", "min:", h->count ? (double)h->min_ns / 1e6 : 0);
-        fprintf(f, "         %-30s %14.2f\n", "avg:", bw_hist_mean_ns(h) / 1e6);
+        fprintf(f, "\n");
+        latency_line(f, "min:", h->count ? (double)h->min_ns : 0);
+        latency_line(f, "avg:", bw_hist_mean_ns(h));
         for (size_t q = 0; q < result_n_quantiles; q++) {
                 char label[32];
                 snprintf(label, sizeof(label), "%s:", qname[q]);
-                fprintf(f, "         %-30s %14.2f\n", label,
-                        bw_hist_quantile_ns(h, result_quantiles[q]) / 1e6);
+                latency_line(f, label, bw_hist_quantile_ns(h, result_quantiles[q]));
         }
-        fprintf(f, "         %-30s %14.2f\n", "sum:", (double)h->sum_ns / 1e6);
+        latency_line(f, "sum:", (double)h->sum_ns);
         fprintf(f, "         %-30s %14llu\n", "count:", (unsigned long long)h->count);
 }
 
@@ -117,6 +131,12 @@ void format_table(FILE *f, const struct result *r)
         format_priority(f, r);
         fprintf(f, "Run: %s in %.2fs%s%s\n", r->success ? "succeeded" : "FAILED",
                 r->duration, r->error ? ": " : "", r->error ? r->error : "");
+}
+
+void format_cell(FILE *f, const char *s, int width)
+{
+        int extra = (int)(strlen(s) - str_width(s));
+        fprintf(f, " %*s", width < 0 ? width - extra : width + extra, s);
 }
 
 void format_json_string(FILE *f, const char *s)
@@ -362,12 +382,15 @@ void format_line(FILE *f, const struct result *r)
                         continue;
                 const char *name = short_name(fam->name, r->plugin);
                 const struct sample *s = &fam->samples[0];
+                char a[32], b[32];
+                size_t l = strlen(name);
+                bool sec = l > 8 && !strcmp(name + l - 8, "_seconds");
                 if (s->hist)
-                        fprintf(f, " %s p50=%.3gms p95=%.3gms", name,
-                                bw_hist_quantile_ns(s->hist, 0.5) / 1e6,
-                                bw_hist_quantile_ns(s->hist, 0.95) / 1e6);
+                        fprintf(f, " %s p50=%s p95=%s", name,
+                                format_quantity(bw_hist_quantile_ns(s->hist, 0.5) / 1e9, true, a, sizeof(a)),
+                                format_quantity(bw_hist_quantile_ns(s->hist, 0.95) / 1e9, true, b, sizeof(b)));
                 else
-                        fprintf(f, " %s=%.6g", name, s->value);
+                        fprintf(f, " %s=%s", name, format_quantity(s->value, sec, a, sizeof(a)));
                 shown++;
         }
         fputc('\n', f);

@@ -30,6 +30,9 @@ void format_line(FILE *f, const struct result *r);
  * JSON member ,"priority":{"nice":10,"io_class":"best-effort","io_level":7}. */
 void format_priority(FILE *f, const struct result *r);
 void format_json_priority(FILE *f, const struct result *r);
+/* One table cell of width terminal columns (UTF-8 aware: "64.5 µs");
+ * width < 0 left-aligns, as printf's "%-*s"; a leading space separates it. */
+void format_cell(FILE *f, const char *s, int width);
 /* JSON string literal with escapes, for every module that writes JSON. */
 void format_json_string(FILE *f, const char *s);
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "child.h"
+#include "cli.h"
 #include "commands.h"
 #include "log.h"
 
@@ -40,7 +41,8 @@ static const struct {
 
 static void usage(FILE *f)
 {
-        fprintf(f, "Usage: benchwatch [--config FILE] [--verbose] COMMAND [ARGS...]\n\n"
+        fprintf(f, "Usage: benchwatch [--config FILE] [--verbose] COMMAND [ARGS...]\n"
+                   "       (--config and --verbose may also follow the command)\n\n"
                    "Keeps running small, bounded micro-benchmarks and reports them.\n\n"
                    "Commands:\n");
         for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
@@ -73,7 +75,7 @@ int main(int argc, char **argv)
         /* a probe process that dies early must not take us with it; every
          * child gets default dispositions back (runner.c) */
         signal(SIGPIPE, SIG_IGN);
-        while ((c = getopt_long(argc, argv, "+c:vh", opts, NULL)) != -1) {
+        while ((c = cli_getopt(NULL, argc, argv, "+c:vh", opts)) != -1) {
                 switch (c) {
                 case 'c':
                         app.config_path = optarg;
@@ -93,6 +95,7 @@ int main(int argc, char **argv)
                 }
         }
         if (optind >= argc) {
+                log_error("which command?");
                 usage(stderr);
                 return EXIT_USAGE;
         }
@@ -101,6 +104,10 @@ int main(int argc, char **argv)
                         continue;
                 char **args = argv + optind;
                 int n = argc - optind;
+                if (cli_take_common(&app, &n, args) != EXIT_OK) {
+                        usage(stderr);
+                        return EXIT_USAGE;
+                }
                 optind = 0; /* reinitialise getopt: the command parses its own */
                 return commands[i].fn(&app, n, args);
         }

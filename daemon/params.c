@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,11 +47,52 @@ static bool has_range(const struct bw_param_def *d)
         return d->min != 0 || d->max != 0;
 }
 
-/* Why text is not a `what`: too large (or small) for one, or not one. */
-static char *not_a(const char *text, int r, const char *what)
+
+/* One end of a range in the syntax of d's type. */
+static const char *bound_text(const struct bw_param_def *d, double v,
+                              char *buf, unsigned size)
+{
+        if (d->type == BW_PARAM_DURATION)
+                return format_duration(v, buf, size);
+        if (d->type == BW_PARAM_SIZE && v >= 0 && v < 9.2e18)
+                return format_size((int64_t)v, buf, size);
+        if (v == floor(v) && fabs(v) <= 1e15)
+                snprintf(buf, size, "%.0f", v);
+        else
+                snprintf(buf, size, "%g", v);
+        return buf;
+}
+
+char *param_range_text(const struct bw_param_def *d)
+{
+        char lo[32], hi[32];
+        if (!has_range(d))
+                return NULL;
+        return str_printf("%s..%s", bound_text(d, d->min, lo, sizeof(lo)),
+                          bound_text(d, d->max, hi, sizeof(hi)));
+}
+
+/* "'text' is out of range 1..1024 I/Os" (sizes and durations carry their
+ * unit in the numbers), or without the range when d has none. */
+static char *out_of_range(const struct bw_param_def *d, const char *text)
+{
+        char *range = param_range_text(d);
+        bool own_unit = d->type == BW_PARAM_SIZE || d->type == BW_PARAM_DURATION;
+        const char *unit = own_unit || !d->unit ? "" : d->unit;
+        char *s = str_printf("'%s' is out of range%s%s%s%s", text, range ? " " : "",
+                             range ? range : "", range && *unit ? " " : "",
+                             range ? unit : "");
+        free(range);
+        return s;
+}
+
+/* Why text is not a `what` for d: too large (or small) for one, or not
+ * one. */
+static char *not_a(const struct bw_param_def *d, const char *text, int r,
+                   const char *what)
 {
         if (r == -ERANGE)
-                return str_printf("'%s' is out of range", text);
+                return out_of_range(d, text);
         return str_printf("'%s' is not %s", text, what);
 }
 
@@ -59,8 +101,7 @@ static int check_range(const struct bw_param_def *d, const char *text,
 {
         if (!has_range(d) || (v >= d->min && v <= d->max))
                 return 0;
-        *ret_error = str_printf("'%s' is out of range %g..%g%s%s", text, d->min,
-                            d->max, d->unit ? " " : "", d->unit ? d->unit : "");
+        *ret_error = out_of_range(d, text);
         return -ERANGE;
 }
 
@@ -94,14 +135,14 @@ static int parse_value(const struct bw_param_def *d, const char *text,
         case BW_PARAM_INT:
                 r = parse_int64(text, &v->i);
                 if (r < 0) {
-                        *ret_error = not_a(text, r, "an integer");
+                        *ret_error = not_a(d, text, r, "an integer");
                         return r;
                 }
                 return check_range(d, text, (double)v->i, ret_error);
         case BW_PARAM_DOUBLE:
                 r = parse_double(text, &v->d);
                 if (r < 0) {
-                        *ret_error = not_a(text, r, "a number");
+                        *ret_error = not_a(d, text, r, "a number");
                         return r;
                 }
                 return check_range(d, text, v->d, ret_error);
@@ -129,7 +170,7 @@ static int parse_value(const struct bw_param_def *d, const char *text,
         case BW_PARAM_DURATION:
                 r = parse_duration(text, &v->d);
                 if (r < 0) {
-                        *ret_error = not_a(text, r, "a duration (e.g. "
+                        *ret_error = not_a(d, text, r, "a duration (e.g. "
                                                   "500ms, 2s, 15min, 1h)");
                         return r;
                 }
@@ -137,7 +178,7 @@ static int parse_value(const struct bw_param_def *d, const char *text,
         case BW_PARAM_SIZE:
                 r = parse_size(text, &v->i);
                 if (r < 0) {
-                        *ret_error = not_a(text, r, "a size (e.g. 512, "
+                        *ret_error = not_a(d, text, r, "a size (e.g. 512, "
                                                   "16k, 1M, 4G)");
                         return r;
                 }

@@ -43,5 +43,9 @@ const char *param_text(const struct param_set *ps, size_t i);
 const char *param_type_name(enum bw_param_type t);
 /* Whether parameter i applies to this run (its def's `applies` holds). */
 bool param_applies(const struct param_set *ps, size_t i);
+/* d's range as a user writes it: "512..64M", "10ms..24h", "1..1024" (the
+ * unit of other types is d->unit); malloc'd, NULL when d has no range or
+ * out of memory. */
+char *param_range_text(const struct bw_param_def *d);
 
 #endif

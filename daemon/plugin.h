@@ -162,7 +162,13 @@ struct bw_plugin {
         const char *throughput_metric;
 
         /* Cross-parameter checks before a run is started (e.g. a write mode
-         * on a block device). Optional. Return 0 or h->fail(...). */
+         * on a block device). Optional. Return 0 or h->fail(...).  The core
+         * calls it in its own process when it loads a configuration
+         * (check-config reports it with file and line) and before `run`
+         * forks, with a host that records only the failure; the child calls
+         * it again before `run`.  So: quick, no threads, no figures, and no
+         * I/O beyond looking (stat): everything that can be known before a
+         * run belongs here, not in `run`. */
         int (*check)(const struct bw_run *run, const struct bw_host *h);
         /* Measure and emit the figures. Returns 0 or a -errno value. */
         int (*run)(const struct bw_run *run, const struct bw_host *h);

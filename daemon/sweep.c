@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "parse.h"
 
 void sweep_point_from_result(struct sweep_point *pt, const struct result *r,
                              const char *throughput, const char *latency,
@@ -97,10 +98,11 @@ static void axes(FILE *f, const char *param, const char *tname, double q,
         fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#d62728\"/>\n", W - R, T, W - R, H - B);
         for (int k = 0; k <= 4; k++) {
                 double y = H - B - k / 4.0 * (H - T - B);
-                fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" font-size=\"11\" fill=\"#1f77b4\">%.4g</text>\n",
-                        L - 6, y + 4, tmax * k / 4);
-                fprintf(f, "<text x=\"%d\" y=\"%.1f\" font-size=\"11\" fill=\"#d62728\">%.4g</text>\n",
-                        W - R + 6, y + 4, lmax * 1e3 * k / 4);
+                char tt[32], lt[32];
+                fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" font-size=\"11\" fill=\"#1f77b4\">%s</text>\n",
+                        L - 6, y + 4, format_tick(tmax * k / 4, false, tt, sizeof(tt)));
+                fprintf(f, "<text x=\"%d\" y=\"%.1f\" font-size=\"11\" fill=\"#d62728\">%s</text>\n",
+                        W - R + 6, y + 4, format_tick(lmax * k / 4, true, lt, sizeof(lt)));
                 fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#eee\"/>\n", L, y, W - R, y);
         }
         for (size_t i = 0; i < n; i++) {
@@ -115,7 +117,7 @@ static void axes(FILE *f, const char *param, const char *tname, double q,
                 (W + L - R) / 2, H - 15, param);
         fprintf(f, "<text x=\"15\" y=\"%d\" font-size=\"13\" fill=\"#1f77b4\" transform=\"rotate(-90 15 %d)\" text-anchor=\"middle\">%s</text>\n",
                 (H - B + T) / 2, (H - B + T) / 2, tname);
-        fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"13\" fill=\"#d62728\" transform=\"rotate(90 %d %d)\" text-anchor=\"middle\">p%g latency (ms)</text>\n",
+        fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"13\" fill=\"#d62728\" transform=\"rotate(90 %d %d)\" text-anchor=\"middle\">p%g latency</text>\n",
                 W - 20, (H - B + T) / 2, W - 20, (H - B + T) / 2, q * 100);
 }
 

@@ -52,7 +52,7 @@ const struct bw_param_def tracker_options[] = {
                         OBSOLETE "see allowance and alarm", 0 },
         [T_DEBOUNCE] = { "debounce", BW_PARAM_INT, "3", 1, 100, NULL, "runs",
                          OBSOLETE "see alarm", 0 },
-        { NULL },
+        { .name = NULL },
 };
 
 void tracker_settings(const struct config *cfg, struct tracker_settings *ret)

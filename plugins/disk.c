@@ -602,7 +602,7 @@ static int disk_check(const struct bw_run *run, const struct bw_host *h)
                 return h->fail(h, -EPERM, "'%s' is a block device: benchwatch "
                                "never writes to a device; use mode=randread "
                                "or mode=read, or a file path", v[P_PATH].s);
-        return 0;
+        return *v[P_PATH].s ? testfile_check_place(h, v[P_PATH].s) : 0;
 }
 
 static void job_init(struct job *j, const struct bw_host *h,

@@ -352,12 +352,14 @@ static int cfg_url(struct http_cfg *cfg, const struct bw_host *h, char **ret_tar
         if (!u)
                 return h->fail(h, -ENOMEM, "out of memory");
         if (curl_url_set(u, CURLUPART_URL, cfg->url, 0)) {
-                r = h->fail(h, -EINVAL, "url: not a valid http:// or https:// URL");
+                r = h->fail(h, -EINVAL, "url: not a valid http:// or https:// URL "
+                            "(want http://HOST[:PORT]/PATH)");
                 goto out;
         }
         if (url_part(u, CURLUPART_SCHEME, &scheme) < 0 ||
             (strcmp(scheme, "http") && strcmp(scheme, "https"))) {
-                r = h->fail(h, -EINVAL, "url: only http:// and https:// are supported");
+                r = h->fail(h, -EINVAL, "url: scheme '%s' is not supported: only "
+                            "http:// and https:// are", scheme ? scheme : "?");
                 goto out;
         }
         cfg->https = !strcmp(scheme, "https");

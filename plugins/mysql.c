@@ -726,7 +726,8 @@ static int mysql_check(const struct bw_run *run, const struct bw_host *h)
                 return h->fail(h, -EINVAL, "table_size + range_size must "
                                "stay below 2^31 (ids are INTEGER)");
         if (!*v[P_SOCKET].s && !*v[P_HOST].s)
-                return h->fail(h, -EINVAL, "give host or socket");
+                return h->fail(h, -EINVAL, "host and socket are both empty: "
+                               "give one");
         if (!db_engine_name_ok(v[P_TABLE_ENGINE].s))
                 return h->fail(h, -EINVAL, "table_engine: '%s' is not an engine "
                                "name (letters, digits and _)", v[P_TABLE_ENGINE].s);

@@ -217,6 +217,12 @@ static int seqread_run(const struct bw_run *run, const struct bw_host *h)
         return r;
 }
 
+static int seqread_check(const struct bw_run *run, const struct bw_host *h)
+{
+        const char *path = run->values[P_PATH].s;
+        return *path ? testfile_check_place(h, path) : 0;
+}
+
 static int seqread_cleanup(const struct bw_run *run, const struct bw_host *h)
 {
         char *path = NULL;
@@ -258,6 +264,7 @@ BW_PLUGIN_DEFINE = {
         .params = seqread_params,
         .concurrency_param = NULL,
         .throughput_metric = "bytes_per_second",
+        .check = seqread_check,
         .run = seqread_run,
         .cleanup = seqread_cleanup,
 };

@@ -65,6 +65,8 @@ static void fake_info(const struct bw_host *h, const char *family,
 }
 
 static void fake_log(const struct bw_host *h, int prio, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+static void fake_log(const struct bw_host *h, int prio, const char *fmt, ...)
 {
         struct fakehost *fh = h->ctx;
         va_list ap;
@@ -77,6 +79,8 @@ static void fake_log(const struct bw_host *h, int prio, const char *fmt, ...)
         fprintf(stderr, "  plugin log <%d>: %s\n", prio, fh->last_log);
 }
 
+static int fake_fail(const struct bw_host *h, int err, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
 static int fake_fail(const struct bw_host *h, int err, const char *fmt, ...)
 {
         struct fakehost *fh = h->ctx;

@@ -149,7 +149,9 @@ int parse_size(const char *s, int64_t *ret_bytes)
 
 const char *format_duration(double seconds, char *buf, unsigned size)
 {
-        if (seconds >= 3600 && fmod(seconds, 3600) == 0)
+        if (seconds >= 86400 && fmod(seconds, 86400) == 0)
+                snprintf(buf, size, "%gd", seconds / 86400);
+        else if (seconds >= 3600 && fmod(seconds, 3600) == 0)
                 snprintf(buf, size, "%gh", seconds / 3600);
         else if (seconds >= 60 && fmod(seconds, 60) == 0)
                 snprintf(buf, size, "%gmin", seconds / 60);
@@ -207,5 +209,25 @@ const char *format_quantity(double v, bool seconds, char *buf, unsigned size)
                 }
                 three_digits(v, suffix[k], buf, size);
         }
+        return buf;
+}
+
+const char *format_tick(double v, bool seconds, char *buf, unsigned size)
+{
+        if (v == 0) {
+                snprintf(buf, size, "0");
+                return buf;
+        }
+        format_quantity(v, seconds, buf, size);
+        char *dot = strchr(buf, '.');
+        if (!dot)
+                return buf;
+        size_t digits = strspn(dot + 1, "0123456789");
+        char *end = dot + 1 + digits, *cut = end;
+        while (cut > dot + 1 && cut[-1] == '0')
+                cut--;
+        if (cut == dot + 1)
+                cut = dot;
+        memmove(cut, end, strlen(end) + 1);
         return buf;
 }

@@ -25,5 +25,8 @@ const char *format_size(int64_t bytes, char *buf, unsigned size);
  * "1.20 ms", "2.35 s"; anything else as "812", "26.2k", "1.00M", "4.56G"
  * (below 1: "0.25", "6.4e-05"). */
 const char *format_quantity(double v, bool seconds, char *buf, unsigned size);
+/* The same without trailing zeros, for axis ticks: "26k", "17.5k", "0",
+ * "500 µs", "1.5 ms". */
+const char *format_tick(double v, bool seconds, char *buf, unsigned size);
 
 #endif

@@ -19,3 +19,11 @@ char *str_printf(const char *fmt, ...)
         va_end(ap);
         return s;
 }
+
+size_t str_width(const char *s)
+{
+        size_t n = 0;
+        for (; *s; s++)
+                n += ((unsigned char)*s & 0xc0) != 0x80;
+        return n;
+}

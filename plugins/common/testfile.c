@@ -130,11 +130,54 @@ static const char *human(uint64_t bytes, char *buf, unsigned size)
         return buf;
 }
 
+/* The name of a virtual filesystem (kernel state, not storage), or NULL. */
+static const char *virtual_fs(long type)
+{
+        static const struct { long magic; const char *name; } fs[] = {
+                { PROC_SUPER_MAGIC, "proc" }, { SYSFS_MAGIC, "sysfs" },
+                { DEVPTS_SUPER_MAGIC, "devpts" }, { CGROUP_SUPER_MAGIC, "cgroup" },
+                { CGROUP2_SUPER_MAGIC, "cgroup2" }, { DEBUGFS_MAGIC, "debugfs" },
+                { TRACEFS_MAGIC, "tracefs" }, { SECURITYFS_MAGIC, "securityfs" },
+                { BPF_FS_MAGIC, "bpf" }, { PSTOREFS_MAGIC, "pstore" },
+                { EFIVARFS_MAGIC, "efivarfs" }, { SELINUX_MAGIC, "selinuxfs" },
+                { NSFS_MAGIC, "nsfs" }, { HUGETLBFS_MAGIC, "hugetlbfs" },
+                { 0x62656570, "configfs" }, { 0x6e736673, "nsfs" },
+        };
+        for (size_t i = 0; i < sizeof(fs) / sizeof(fs[0]); i++)
+                if (type == fs[i].magic)
+                        return fs[i].name;
+        return NULL;
+}
+
+int testfile_check_place(const struct bw_host *h, const char *path)
+{
+        struct statfs sf;
+        _cleanup_free_ char *d = strdup(path);
+        if (!d)
+                return h->fail(h, -ENOMEM, "out of memory");
+        /* the nearest existing ancestor tells where the file would go */
+        char *at = d;
+        while (statfs(at, &sf) < 0) {
+                if (errno != ENOENT || !strcmp(at, "/") || !strcmp(at, "."))
+                        return 0;
+                at = dirname(at);
+        }
+        const char *name = virtual_fs((long)sf.f_type);
+        if (!name)
+                return 0;
+        return h->fail(h, -EINVAL, "'%s' is on %s, a virtual filesystem of "
+                       "the kernel that cannot hold a test file: choose a path "
+                       "on a disk (path=, or [daemon] cache_dir)", path, name);
+}
+
 static int check_space(const struct bw_host *h, const char *dir,
                        uint64_t size)
 {
         struct statvfs sv;
         char need_s[32], avail_s[32];
+        int r = testfile_check_place(h, dir);
+        if (r < 0)
+                return r;
         if (statvfs(dir, &sv) < 0)
                 return h->fail(h, -errno, "cannot create a test file in '%s': %s",
                                dir, strerror(errno));

@@ -33,6 +33,13 @@ struct testfile {
 int testfile_path(const struct bw_run *run, const char *prefix,
                   const char *path, char **ret);
 
+/* Refuses (h->fail, -EINVAL) a path whose filesystem cannot hold a test
+ * file: a virtual one such as proc, sysfs, cgroup or debugfs.  Only looks
+ * (statfs of the path, or of its nearest existing ancestor);
+ * 0 when that cannot be told, so the run says what is wrong.  For a
+ * plugin's `check`. */
+int testfile_check_place(const struct bw_host *h, const char *path);
+
 /* Make sure `path` is a complete test file of `size` bytes (creating or
  * recreating it), or a block device (then `size` only caps the usable
  * region when size_given). Fails through h->fail with a message that names

@@ -108,9 +108,47 @@ json "$T/fast.json" 'r["probe"] == "fastcpu" and value("benchwatch_cpu_events_to
 printf '[probe broken]\nplugin = cpu\nmax_prime = lots\n' > "$T/bad.conf"
 "$BENCHWATCH" -c "$T/bad.conf" check-config 2> "$T/err"; [ $? = 2 ] || fail "bad config exit code"
 grep -q "$T/bad.conf:3: \[probe broken\] max_prime" "$T/err" || fail "bad config message: $(cat "$T/err")"
+# common options also after the command, for every command
+"$BENCHWATCH" check-config --config "$T/bad.conf" 2> "$T/err"; [ $? = 2 ] || fail "check-config --config exit code"
+grep -q "$T/bad.conf:3: \[probe broken\] max_prime" "$T/err" || fail "check-config --config: $(cat "$T/err")"
+"$BENCHWATCH" check-config -c "$T/bw.conf" > "$T/out" || fail "check-config -c: $(cat "$T/out")"
+grep -q "fastcpu .*plugin cpu" "$T/out" || fail "check-config -c did not read the file: $(cat "$T/out")"
+"$BENCHWATCH" run fastcpu --config="$T/bw.conf" --format=json > "$T/fast2.json" || fail "run --config after the command"
+json "$T/fast2.json" 'value("benchwatch_cpu_events_total", max_prime="2000") == 30' || fail "run --config= params"
+for c in "check-config" "run cpu" "verify" "daemon" "sweep cpu threads=1,2" "plugins" "cleanup" "history x" "replay x"; do
+        # plugins reads no configuration
+        "$BENCHWATCH" $c --config "$T/bad.conf" > /dev/null 2> "$T/err"; r=$?
+        [ "$c" = plugins ] || { [ $r = 2 ] && grep -q "bad.conf:3:" "$T/err"; } || fail "$c --config: exit $r: $(cat "$T/err")"
+        "$BENCHWATCH" $c --frob > /dev/null 2> "$T/err"; [ $? = 2 ] || fail "$c --frob: exit code"
+        grep -q "^benchwatch: error: ${c%% *}: unknown option '--frob'" "$T/err" && grep -q "Usage:" "$T/err" \
+                || fail "$c --frob: $(cat "$T/err")"
+done
 # a plugin parameter named like a core key (http's per-request timeout) is
 # the plugin's; the run deadline is then run_timeout
 printf '[probe web]\nplugin = http\nurl = http://127.0.0.1:9/\ntimeout = 2s\nrun_timeout = 1min\n' > "$T/web.conf"
 "$BENCHWATCH" -c "$T/web.conf" check-config > "$T/out" || fail "run_timeout config: $(cat "$T/out")"
 grep -q "web .*plugin http .*timeout 1min" "$T/out" || fail "run_timeout not the deadline: $(cat "$T/out")"
+# figures in the units people read: 64.5 µs, not 6.45e-05; columns stay put
+# whatever the length of a series key (the key is the last column)
+bw run cpu events=50 > "$T/table" || fail "table"
+grep -Eq "95th percentile: +[0-9.]+ (µs|ms)$" "$T/table" || fail "latency not in µs/ms: $(cat "$T/table")"
+grep -q "e-0[0-9]" "$T/table" && fail "raw %g in the run table: $(cat "$T/table")"
+printf '[daemon]\nstate_dir = %s/state\n[probe cpu]\nplugin = cpu\n[probe a-probe]\nplugin = disk\n' "$T" > "$T/st.conf"
+mkdir -p "$T/state"
+for i in $(seq 120); do echo "0.0000645"; done > "$T/lat.txt"
+"$BENCHWATCH" -c "$T/st.conf" baseline import cpu "$T/lat.txt" \
+        --metric 'benchwatch_cpu_latency_seconds{max_prime="10000",quantile="0.95",threads="1"}' > /dev/null || fail "import cpu"
+"$BENCHWATCH" -c "$T/st.conf" baseline import a-probe "$T/lat.txt" \
+        --metric 'benchwatch_disk_latency_seconds{block_size="16k",direct="yes",fsync="0",iodepth="1",mode="randread",op="read",quantile="0.95",rwmix_read="50",threads="1"}' > /dev/null \
+        || fail "import disk"
+"$BENCHWATCH" -c "$T/st.conf" baseline show > "$T/show" || fail "baseline show"
+[ "$(grep -c '64.5 µs' "$T/show")" = 2 ] || fail "baseline show: reference not 64.5 µs: $(cat "$T/show")"
+grep -q "e-0[0-9]" "$T/show" && fail "raw %g in baseline show: $(cat "$T/show")"
+python3 - "$T/show" <<'PY' || fail "baseline show columns: $(cat "$T/show")"
+import sys
+rows = open(sys.argv[1], encoding="utf-8").read().splitlines()
+ends = {r.index("64.5 µs") + 7 for r in rows[1:]}
+hdr = rows[0].index("reference") + len("reference")
+sys.exit(0 if ends == {hdr} and all(r.rstrip().endswith("}") for r in rows[1:]) else 1)
+PY
 echo "cli_basic: ok"

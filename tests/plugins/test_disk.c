@@ -332,10 +332,14 @@ static void test_bad_inputs(void)
         CHECK(dir_entries(fh.cache_dir) == 0);
         fakehost_done(&fh);
 
-        fakehost_init(&fh); /* unwritable */
+        fakehost_init(&fh); /* a kernel filesystem: says so, not "no space" */
         CHECK(fakehost_run(&fh, P, PARAMS("path=/proc/bw-test/disk.dat",
-                "size=8M")) < 0);
-        CHECK(strstr(fh.error, "/proc/bw-test"));
+                "size=8M")) == -EINVAL);
+        CHECK(strstr(fh.error, "'/proc/bw-test/disk.dat' is on proc, a virtual filesystem"));
+        fakehost_done(&fh);
+        fakehost_init(&fh);
+        CHECK(fakehost_run(&fh, P, PARAMS("path=/sys/bw.dat", "size=8M")) == -EINVAL);
+        CHECK(strstr(fh.error, "is on sysfs") && !strstr(fh.error, "free space"));
         fakehost_done(&fh);
 
         fakehost_init(&fh); /* a file benchwatch did not create */

@@ -72,6 +72,10 @@ static void test_file(void)
         free(file);
         free(foreign);
         fakehost_done(&fh);
+        fakehost_init(&fh); /* a kernel filesystem: says so, not "no space" */
+        CHECK(fakehost_run(&fh, P, PARAMS("path=/proc/bw.img")) == -EINVAL);
+        CHECK(strstr(fh.error, "'/proc/bw.img' is on proc, a virtual filesystem"));
+        fakehost_done(&fh);
 }
 
 int main(void)

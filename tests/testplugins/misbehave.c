@@ -22,7 +22,7 @@ static const struct bw_param_def params[] = {
                       "the figure emitted when all goes well", 0 },
         [P_SLEEP] = { "sleep", BW_PARAM_DURATION, "1s", 0, 3600, NULL, "s",
                       "how long action=sleep takes (it honours stopping())", 0 },
-        { NULL },
+        { .name = NULL },
 };
 
 static void nap(double seconds)

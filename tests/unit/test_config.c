@@ -468,15 +468,15 @@ static void test_values(void)
         err = load_bad("bad/range.conf", &path);
         expect_lines(err, path,
                 "2: [daemon] nice: '20' is out of range 0..19",
-                "3: [daemon] interval: '0' is out of range 1..2.592e+06 s",
+                "3: [daemon] interval: '0' is out of range 1s..30d",
                 "4: [daemon] splay: '2' is out of range 0..1 fraction of "
                 "interval",
                 "5: [daemon] ioprio_level: '-1' is out of range 0..7",
                 "9: [probe root-disk] threads: '0' is out of range 1..1024",
                 "10: [probe root-disk] block_size: '1' is out of range "
-                "512..1.71799e+10",
+                "512..16G",
                 "11: [probe root-disk] timeout: '2d' is out of range "
-                "0.1..86400 s", NULL);
+                "100ms..1d", NULL);
         free(err);
         free(path);
 }
@@ -723,8 +723,10 @@ static void test_shipped_conf(void)
         fclose(f);
         for (size_t i = 0; config_daemon_options[i].name; i++) {
                 const struct bw_param_def *d = &config_daemon_options[i];
-                /* plugin_dir's default depends on the configured prefix */
-                bool any = i == CFG_D_PLUGIN_DIR;
+                /* plugin_dir's, cache_dir's and state_dir's defaults depend
+                 * on the configured prefix and localstatedir */
+                bool any = i == CFG_D_PLUGIN_DIR || i == CFG_D_CACHE_DIR ||
+                           i == CFG_D_STATE_DIR;
                 char *line = str_printf("\n#%s = %s%s", d->name,
                                         any ? "" : d->default_value,
                                         any ? "" : "\n");

@@ -17,7 +17,7 @@ static const struct bw_param_def defs[] = {
         { "block_size", BW_PARAM_SIZE, "16k", 512, 1 << 30, NULL, "bytes", "bs", 0 },
         { "header", BW_PARAM_STRING, "", 0, 0, NULL, NULL, "hdr", BW_PARAM_MULTI },
         { "url", BW_PARAM_STRING, "http://127.0.0.1/", 0, 0, NULL, NULL, "url", 0 },
-        { NULL },
+        { .name = NULL },
 };
 
 /* The assignment fails and its message contains `want`. */
@@ -57,7 +57,11 @@ int main(void)
         expect_error(ps, "direct=perhaps", "not a boolean");
         expect_error(ps, "duration=5x", "not a duration");
         expect_error(ps, "block_size=16q", "not a size");
-        expect_error(ps, "block_size=100", "out of range");
+        /* ranges in the units people write, never 1.07374e+09 */
+        expect_error(ps, "block_size=100", "block_size: '100' is out of range 512..1G");
+        expect_error(ps, "duration=-1", "duration: '-1' is out of range 1ms..1d");
+        expect_error(ps, "duration=2d", "duration: '2d' is out of range 1ms..1d");
+        expect_error(ps, "ratio=2", "ratio: '2' is out of range 0..1");
         expect_error(ps, "nosuch=1", "unknown parameter 'nosuch'");
         expect_error(ps, "novalue", "NAME=VALUE");
         /* a failed assignment leaves the old value */
@@ -70,7 +74,7 @@ int main(void)
         param_set_free(ps);
 
         static const struct bw_param_def broken[] = {
-                { "n", BW_PARAM_INT, "ten", 0, 0, NULL, NULL, "", 0 }, { NULL },
+                { "n", BW_PARAM_INT, "ten", 0, 0, NULL, NULL, "", 0 }, { .name = NULL },
         };
         CHECK(param_set_new(broken, &ps, &why) < 0);
         CHECK_STR_CONTAINS(why, "default of parameter 'n' is invalid");

@@ -47,6 +47,11 @@ int main(void)
         CHECK_STR_CONTAINS(buf, "<svg");
         CHECK_STR_CONTAINS(buf, "knee");
         CHECK_STR_CONTAINS(buf, "</svg>");
+        /* ticks in the units people read: 7.5k IOPS, 30 ms, never 7500 or 3e+01 */
+        CHECK_STR_CONTAINS(buf, ">7.5k</text>");
+        CHECK_STR_CONTAINS(buf, ">30 ms</text>");
+        CHECK_STR_CONTAINS(buf, "p95 latency</text>");
+        CHECK(!strstr(buf, "e+0") && !strstr(buf, "e-0"));
         printf("test_sweep: ok\n");
         return 0;
 }
