@@ -9,14 +9,14 @@
 
 static const char *const modes[] = { "read", "write", NULL };
 static const struct bw_param_def defs[] = {
-        { "threads", BW_PARAM_INT, "1", 1, 64, NULL, NULL, "threads", BW_PARAM_LABEL },
-        { "ratio", BW_PARAM_DOUBLE, "0.7", 0, 1, NULL, NULL, "ratio", 0 },
-        { "direct", BW_PARAM_BOOL, "yes", 0, 0, NULL, NULL, "O_DIRECT", 0 },
-        { "mode", BW_PARAM_ENUM, "read", 0, 0, modes, NULL, "mode", 0 },
-        { "duration", BW_PARAM_DURATION, "10s", 0.001, 86400, NULL, "s", "time", 0 },
-        { "block_size", BW_PARAM_SIZE, "16k", 512, 1 << 30, NULL, "bytes", "bs", 0 },
-        { "header", BW_PARAM_STRING, "", 0, 0, NULL, NULL, "hdr", BW_PARAM_MULTI },
-        { "url", BW_PARAM_STRING, "http://127.0.0.1/", 0, 0, NULL, NULL, "url", 0 },
+        { "threads", BW_PARAM_INT, "1", 1, 64, NULL, NULL, "threads", BW_PARAM_LABEL, NULL },
+        { "ratio", BW_PARAM_DOUBLE, "0.7", 0, 1, NULL, NULL, "ratio", 0, NULL },
+        { "direct", BW_PARAM_BOOL, "yes", 0, 0, NULL, NULL, "O_DIRECT", 0, NULL },
+        { "mode", BW_PARAM_ENUM, "read", 0, 0, modes, NULL, "mode", 0, NULL },
+        { "duration", BW_PARAM_DURATION, "10s", 0.001, 86400, NULL, "s", "time", 0, NULL },
+        { "block_size", BW_PARAM_SIZE, "16k", 512, 1 << 30, NULL, "bytes", "bs", 0, NULL },
+        { "header", BW_PARAM_STRING, "", 0, 0, NULL, NULL, "hdr", BW_PARAM_MULTI, NULL },
+        { "url", BW_PARAM_STRING, "http://127.0.0.1/", 0, 0, NULL, NULL, "url", 0, NULL },
         { .name = NULL },
 };
 
@@ -74,7 +74,7 @@ int main(void)
         param_set_free(ps);
 
         static const struct bw_param_def broken[] = {
-                { "n", BW_PARAM_INT, "ten", 0, 0, NULL, NULL, "", 0 }, { .name = NULL },
+                { "n", BW_PARAM_INT, "ten", 0, 0, NULL, NULL, "", 0, NULL }, { .name = NULL },
         };
         CHECK(param_set_new(broken, &ps, &why) < 0);
         CHECK_STR_CONTAINS(why, "default of parameter 'n' is invalid");
@@ -83,7 +83,7 @@ int main(void)
         /* applies: rwmix only with mode=rw, fsync with write|rw */
         static const char *const rw[] = { "read", "write", "rw", NULL };
         static const struct bw_param_def cond[] = {
-                { "mode", BW_PARAM_ENUM, "read", 0, 0, rw, NULL, "", BW_PARAM_LABEL },
+                { "mode", BW_PARAM_ENUM, "read", 0, 0, rw, NULL, "", BW_PARAM_LABEL, NULL },
                 { "rwmix", BW_PARAM_INT, "50", 0, 100, NULL, NULL, "", BW_PARAM_LABEL, "mode=rw" },
                 { "fsync", BW_PARAM_INT, "0", 0, 9, NULL, NULL, "", BW_PARAM_LABEL, "mode=write|rw" },
                 { NULL },
@@ -102,7 +102,7 @@ int main(void)
         CHECK_STR_CONTAINS(why, "parameter 'x': applies 'mood=rw' does not name another parameter");
         free(why);
         static const struct bw_param_def bad_choice[] = {
-                { "mode", BW_PARAM_ENUM, "read", 0, 0, rw, NULL, "", 0 },
+                { "mode", BW_PARAM_ENUM, "read", 0, 0, rw, NULL, "", 0, NULL },
                 { "x", BW_PARAM_INT, "1", 0, 9, NULL, NULL, "", 0, "mode=rw|randrw" }, { NULL },
         };
         CHECK(param_set_new(bad_choice, &ps, &why) < 0);
