@@ -33,6 +33,8 @@ int cmd_check_config(struct app *app, int argc, char **argv)
                 return ex;
         tracker_warn_obsolete(app->cfg);
         printf("%s: OK, %zu probe(s)\n", app->cfg->source, app->cfg->n_probes);
+        printf("  state_dir %s, cache_dir %s\n", app_daemon_option(app, "state_dir")->s,
+               app_daemon_option(app, "cache_dir")->s);
         for (size_t i = 0; i < app->cfg->n_probes; i++) {
                 const struct probe_cfg *p = &app->cfg->probes[i];
                 char iv[32], to[32];

@@ -920,9 +920,34 @@ static void check_probes(struct loader *l)
 
 /* Hands out the config, or the errors; r is what reading the main file
  * returned. */
+/* Under systemd, StateDirectory= and CacheDirectory= say where the unit
+ * may write ($STATE_DIRECTORY, $CACHE_DIRECTORY: the first of a
+ * colon-separated list): they are the defaults of state_dir and cache_dir,
+ * whatever prefix benchwatch was built with.  A directory set in the file
+ * wins. */
+static void use_systemd_dirs(struct loader *l)
+{
+        static const struct { const char *env, *option; int index; } dirs[] = {
+                { "STATE_DIRECTORY", "state_dir", CFG_D_STATE_DIR },
+                { "CACHE_DIRECTORY", "cache_dir", CFG_D_CACHE_DIR },
+        };
+        for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+                const char *v = getenv(dirs[i].env);
+                if (!v || !*v || l->cfg->daemon->values[dirs[i].index].is_set)
+                        continue;
+                char *first = strndup(v, strcspn(v, ":")), *why = NULL;
+                if (!first || param_set_assign(l->cfg->daemon, dirs[i].option, first, &why) < 0)
+                        l->oom = true;
+                free(first);
+                free(why);
+        }
+}
+
 static int loader_finish(struct loader *l, int r, struct config **ret,
                          char **ret_error)
 {
+        if (r >= 0 && !l->oom)
+                use_systemd_dirs(l);
         if (r >= 0 && !l->n_errors && !l->oom)
                 check_probes(l);
         if (l->n_errors > MAX_ERRORS) {
@@ -1054,7 +1079,7 @@ const char config_builtin_default[] =
         "\n"
         "# every probe's latest figures, for node_exporter's textfile collector\n"
         "[textfile]\n"
-        "path = " BW_STATE_DIR "/benchwatch.prom\n";
+        "path = benchwatch.prom\n";
 
 /* Small enough to be written quickly and to fit in any cache_dir. */
 const char config_builtin_disk[] =

@@ -19,6 +19,7 @@
 #include "expo.h"
 #include "log.h"
 #include "selfstats.h"
+#include "strutil.h"
 #include "timeutil.h"
 
 #define TEXTFILE_DEFAULT_PATH "/var/lib/prometheus/node-exporter/benchwatch.prom"
@@ -28,7 +29,7 @@ static const struct bw_param_def textfile_options[] = {
           .help = "write the textfile (the section's presence enables it)" },
         { .name = "path", .type = BW_PARAM_STRING,
           .default_value = TEXTFILE_DEFAULT_PATH,
-          .help = "the .prom file node_exporter's textfile collector reads" },
+          .help = "the .prom file node_exporter's textfile collector reads; a relative path is in state_dir" },
         { .name = NULL },
 };
 
@@ -221,25 +222,36 @@ static int textfile_create(const struct param_set *opts,
                            char **ret_error)
 {
         const char *path = sink_opt(opts, "path")->s;
+        char *joined = NULL;
         struct textfile_sink *t;
         int r;
 
+        /* relative: in the state directory ("benchwatch.prom") */
+        if (path && *path && *path != '/' && env->state_dir) {
+                if (!(joined = str_printf("%s/%s", env->state_dir, path)))
+                        return -ENOMEM;
+                path = joined;
+        }
         size_t n = path ? strlen(path) : 0;
         if (!n || path[n - 1] == '/') {
                 *ret_error = strdup("path must name a file");
+                free(joined);
                 return -EINVAL;
         }
         /* node_exporter reads only *.prom; the suffix also keeps a typo
          * from replacing some other file (path = /etc/passwd) as root */
         if (n < 6 || strcmp(path + n - 5, ".prom") || path[n - 6] == '/') {
                 *ret_error = strdup("path must end in .prom");
+                free(joined);
                 return -EINVAL;
         }
         t = calloc(1, sizeof(*t));
         if (!t || !(t->path = strdup(path))) {
                 free(t);
+                free(joined);
                 return -ENOMEM;
         }
+        free(joined);
         t->base.name = "textfile";
         t->base.publish = textfile_publish;
         t->base.free = textfile_free;

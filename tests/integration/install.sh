@@ -28,14 +28,22 @@ case $unitdir in "$prefix"/*) ;; *) [ "$prefix" = /usr ] || fail "unit directory
 ls "$T/root$prefix"/lib/benchwatch/cpu.so > /dev/null || fail "no cpu plugin under $prefix/lib/benchwatch"
 [ -e "$T/root$prefix/lib/benchwatch/skeleton.so" ] && fail "the skeleton plugin was installed"
 
-# the state and cache directories (and the built-in textfile) come from
-# --localstatedir, not a hard-coded /var
+# the state and cache directories come from --localstatedir, not a
+# hard-coded /var (and the built-in textfile is in the state directory)
 bin="$T/root$prefix/bin/benchwatch"
-for d in "$localstatedir/lib/benchwatch" "$localstatedir/cache/benchwatch" \
-         "path = $localstatedir/lib/benchwatch/benchwatch.prom"; do
+for d in "$localstatedir/lib/benchwatch" "$localstatedir/cache/benchwatch"; do
         grep -qaF -- "$d" "$bin" || fail "the binary does not carry '$d'"
 done
 if [ "$localstatedir" != /var ]; then
         grep -qaF "path = /var/lib/benchwatch" "$bin" && fail "built-in textfile still under /var/lib"
 fi
+# what the installed binary says, as a user runs it: the built-in
+# configuration's directories, and under systemd the unit's
+env -u STATE_DIRECTORY -u CACHE_DIRECTORY BENCHWATCH_PLUGIN_DIR="$T/root$prefix/lib/benchwatch" \
+        "$bin" check-config > "$T/cc" 2>&1
+grep -qF "state_dir $localstatedir/lib/benchwatch, cache_dir $localstatedir/cache/benchwatch" "$T/cc" || fail "check-config does not show the state directory: $(cat "$T/cc")"
+STATE_DIRECTORY=/run/x/state:/run/y CACHE_DIRECTORY=/run/x/cache BENCHWATCH_PLUGIN_DIR="$T/root$prefix/lib/benchwatch" \
+        "$bin" check-config > "$T/cc" 2>&1
+grep -qF "state_dir /run/x/state, cache_dir /run/x/cache" "$T/cc" ||
+        fail "STATE_DIRECTORY is not the default state_dir: $(cat "$T/cc")"
 echo "install: ok ($prefix, units in $unitdir, state in $localstatedir/lib/benchwatch)"
