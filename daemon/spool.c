@@ -127,7 +127,7 @@ static int scan(struct spool *s)
         if (r >= 0 && errno)
                 r = -errno;
         closedir(d);
-        if (r >= 0)
+        if (r >= 0 && s->n) /* an empty spool has no array yet */
                 qsort(s->e, s->n, sizeof(*s->e), by_seq);
         return r;
 }
