@@ -82,10 +82,19 @@ static double daemon_opt(const struct sched *s, int i)
         return s->app->cfg->daemon->values[i].d;
 }
 
-/* Each wait (and the first) is lengthened by 0..splay x interval. */
+/* Each wait is lengthened by 0..splay x interval. */
 static double splay_of(const struct sched *s, double interval)
 {
         return random_unit() * fmin(daemon_opt(s, CFG_D_SPLAY), 1.0) * interval;
+}
+
+/* The first run after start (or of a new probe) waits 0..splay x interval,
+ * but at most first_splay: a first pass of every probe within a minute. */
+static double first_splay_of(const struct sched *s, double interval)
+{
+        double most = fmin(fmin(daemon_opt(s, CFG_D_SPLAY), 1.0) * interval,
+                           daemon_opt(s, CFG_D_FIRST_SPLAY));
+        return random_unit() * most;
 }
 
 static void slot_clear(struct slot *slot)
@@ -407,7 +416,7 @@ static int make_slot(struct sched *s, const struct probe_cfg *pc,
                 return -ENOMEM;
         ret->interval = pc->interval;
         bool same = old && !strcmp(old->fingerprint, ret->fingerprint);
-        ret->next = same ? old->next : now_mono() + splay_of(s, pc->interval);
+        ret->next = same ? old->next : now_mono() + first_splay_of(s, pc->interval);
         if (old) {
                 ret->deferred = old->deferred;
                 memcpy(ret->deferred_by, old->deferred_by, sizeof(ret->deferred_by));

@@ -59,7 +59,10 @@ static const struct bw_param_def cpu_params[] = {
         { .name = NULL },
 };
 
+static const char *const memory_modes[] = { "block", "dram", NULL };
 static const struct bw_param_def memory_params[] = {
+        { .name = "mode", .type = BW_PARAM_ENUM, .default_value = "block",
+          .choices = memory_modes },
         { .name = "block_size", .type = BW_PARAM_SIZE, .default_value = "1k" },
         { .name = "duration", .type = BW_PARAM_DURATION,
           .default_value = "10s" },
@@ -435,7 +438,7 @@ static void test_unknown(void)
                 "timeout, splay, nice, ioprio_class, ioprio_level, cache_dir, "
                 "state_dir, plugin_dir, max_load, max_psi_cpu, max_psi_io, "
                 "max_psi_memory, duty_cycle, history_size, yield, yield_cpu, yield_io, "
-                "yield_memory)",
+                "yield_memory, first_splay)",
                 "6: [probe root-disk] unknown parameter 'blocksize' for plugin "
                 "disk (see `benchwatch plugins`)",
                 "9: [pushgateway] unknown option 'uri' (known: url, timeout)",
@@ -690,7 +693,7 @@ static void test_builtin(void)
         CHECK(r == 0 && !strcmp(cfg->source, "<built-in>"));
         CHECK(cfg->n_probes == 4 && config_find_probe(cfg, "disk"));
         for (size_t i = 0; i < cfg->n_probes; i++)
-                CHECK(cfg->probes[i].interval <= 15 * 60 &&
+                CHECK(cfg->probes[i].interval <= 30 * 60 &&
                       cfg->probes[i].timeout <= 60 && cfg->probes[i].enabled);
         config_free(cfg);
 
