@@ -121,19 +121,38 @@ static const struct result *with_priority(struct result *const *results, size_t 
         return NULL;
 }
 
+/* Whether the levels have a bandwidth beside their throughput (disk: IOPS
+ * and MiB/s, as the seed's table). */
+static bool has_bandwidth(const struct sweep_point *pts, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                if (pts[i].ok && pts[i].bandwidth >= 0)
+                        return true;
+        return false;
+}
+
 static void print_table(const char *param, const char *tname, double q,
                         const struct sweep_point *pts, size_t n, int knee)
 {
-        printf("%10s %16s %10s %10s %10s %10s\n", param, tname, "avg(ms)", "p95(ms)",
-               "p99(ms)", q == 0.95 || q == 0.99 ? "" : "pQ(ms)");
+        bool bw = has_bandwidth(pts, n), pq = q != 0.95 && q != 0.99;
+        printf("%10s %16s", param, tname);
+        if (bw)
+                printf(" %10s", "MiB/s");
+        printf(" %10s %10s %10s", "avg(ms)", "p95(ms)", "p99(ms)");
+        if (pq)
+                printf("  p%g(ms)", q * 100);
+        printf("\n");
         for (size_t i = 0; i < n; i++) {
                 if (!pts[i].ok) {
                         printf("%10s %16s\n", pts[i].level, "failed");
                         continue;
                 }
-                printf("%10s %16.2f %10.3f %10.3f %10.3f", pts[i].level, pts[i].throughput,
-                       pts[i].mean * 1e3, pts[i].p95 * 1e3, pts[i].p99 * 1e3);
-                if (q != 0.95 && q != 0.99)
+                printf("%10s %16.2f", pts[i].level, pts[i].throughput);
+                if (bw)
+                        printf(" %10.2f", pts[i].bandwidth / 1048576.0);
+                printf(" %10.3f %10.3f %10.3f", pts[i].mean * 1e3, pts[i].p95 * 1e3,
+                       pts[i].p99 * 1e3);
+                if (pq)
                         printf(" %10.3f", pts[i].quantile * 1e3);
                 printf("%s\n", (int)i == knee ? "   <- knee" : "");
         }
@@ -156,9 +175,12 @@ static void print_json(const char *probe, const char *param, const char *tname, 
                 printf("%s{\"level\":", i ? "," : "");
                 format_json_string(stdout, pts[i].level);
                 printf(",\"success\":%s,\"throughput\":%.17g,\"latency\":{\"mean\":%.9g,"
-                       "\"p50\":%.9g,\"p95\":%.9g,\"p99\":%.9g,\"quantile\":%.9g}}",
+                       "\"p50\":%.9g,\"p95\":%.9g,\"p99\":%.9g,\"quantile\":%.9g}",
                        pts[i].ok ? "true" : "false", pts[i].throughput, pts[i].mean,
                        pts[i].p50, pts[i].p95, pts[i].p99, pts[i].quantile);
+                if (pts[i].bandwidth >= 0)
+                        printf(",\"bytes_per_second\":%.17g", pts[i].bandwidth);
+                printf("}");
         }
         printf("],\"knee\":");
         if (knee >= 0)
@@ -209,6 +231,10 @@ static int sweep_all(const struct sweep_run *s, const char *param, char **levels
         char *tname = str_printf("benchwatch_%s_%s", s->plugin->name,
                                  s->plugin->throughput_metric ? s->plugin->throughput_metric : "?");
         char *lname = str_printf("benchwatch_%s_latency_seconds", s->plugin->name);
+        /* a bandwidth column beside a throughput that is not one already */
+        char *bname = s->plugin->throughput_metric &&
+                      strcmp(s->plugin->throughput_metric, "bytes_per_second")
+                ? str_printf("benchwatch_%s_bytes_per_second", s->plugin->name) : NULL;
         int ex = pts && results && tname && lname ? EXIT_OK : EXIT_ENV;
         size_t done = 0;
         for (; ex == EXIT_OK && done < n; done++) {
@@ -220,7 +246,8 @@ static int sweep_all(const struct sweep_run *s, const char *param, char **levels
                         break;
                 }
                 pts[done].level = levels[done];
-                sweep_point_from_result(&pts[done], results[done], tname, lname, s->o->q);
+                sweep_point_from_result(&pts[done], results[done], tname, bname, lname,
+                                        s->o->q);
                 if (!results[done]->success) {
                         log_error("%s=%s: %s", param, levels[done], results[done]->error);
                         ex = EXIT_FAILED;
@@ -256,6 +283,7 @@ static int sweep_all(const struct sweep_run *s, const char *param, char **levels
         free(pts);
         free(tname);
         free(lname);
+        free(bname);
         return ex;
 }
 

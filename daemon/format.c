@@ -30,10 +30,7 @@ static bool is_param_label(const struct result *r, const char *name)
         return false;
 }
 
-/* "benchwatch_disk_iops" -> "iops", labels that are not parameters. */
-/* "events_per_second" of benchwatch_cpu_events_per_second; other names
- * (benchwatch_regression, or anything a broken child sent) whole. */
-static const char *short_name(const char *name, const char *plugin)
+const char *format_short_name(const char *name, const char *plugin)
 {
         size_t n = strlen(plugin);
         if (strncmp(name, "benchwatch_", 11) || strncmp(name + 11, plugin, n) ||
@@ -45,7 +42,7 @@ static const char *short_name(const char *name, const char *plugin)
 static void figure_name(FILE *f, const struct result *r, const struct family *fam,
                         const struct sample *s)
 {
-        int n = fprintf(f, "    %s", short_name(fam->name, r->plugin));
+        int n = fprintf(f, "    %s", format_short_name(fam->name, r->plugin));
         bool first = true;
         for (size_t i = 0; i < s->n_labels; i++) {
                 if (is_param_label(r, s->labels[i].name))
@@ -271,7 +268,7 @@ void format_json(FILE *f, const struct result *r)
 static const struct family *report_family(const struct result *r, const char *figure)
 {
         for (size_t i = 0; i < r->n_families; i++)
-                if (!strcmp(short_name(r->families[i].name, r->plugin), figure))
+                if (!strcmp(format_short_name(r->families[i].name, r->plugin), figure))
                         return &r->families[i];
         return NULL;
 }
@@ -380,7 +377,7 @@ void format_line(FILE *f, const struct result *r)
                 if (!strncmp(fam->name, "benchwatch_probe_", 17) || !fam->n_samples ||
                     fam->type == METRIC_COUNTER)
                         continue;
-                const char *name = short_name(fam->name, r->plugin);
+                const char *name = format_short_name(fam->name, r->plugin);
                 const struct sample *s = &fam->samples[0];
                 char a[32], b[32];
                 size_t l = strlen(name);

@@ -33,6 +33,10 @@ void format_json_priority(FILE *f, const struct result *r);
 /* One table cell of width terminal columns (UTF-8 aware: "64.5 µs");
  * width < 0 left-aligns, as printf's "%-*s"; a leading space separates it. */
 void format_cell(FILE *f, const char *s, int width);
+/* "events_per_second" of benchwatch_cpu_events_per_second (plugin "cpu");
+ * other names (benchwatch_regression, or anything a broken child sent)
+ * whole. */
+const char *format_short_name(const char *name, const char *plugin);
 /* JSON string literal with escapes, for every module that writes JSON. */
 void format_json_string(FILE *f, const char *s);
 

@@ -17,8 +17,9 @@ static const struct {
         int (*fn)(struct app *app, int argc, char **argv);
         const char *help;
 } commands[] = {
-        { "run", cmd_run, "run PROBE [NAME=VALUE ...] [--format=table|prometheus|json]\n"
-          "                         run a probe (a configured one or a plugin) once" },
+        { "run", cmd_run, "run PROBE [NAME=VALUE ...] [PROBE ...] [--format=table|prometheus|json]\n"
+          "                         run a probe (a configured one or a plugin) once;\n"
+          "                         several: one after the other, side by side" },
         { "plugins", cmd_plugins, "plugins [PLUGIN]      list plugins, their parameters, defaults and units" },
         { "check-config", cmd_check_config, "check-config          validate the configuration without running" },
         { "daemon", cmd_daemon, "daemon                run every probe on its interval (the service)" },

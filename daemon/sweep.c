@@ -11,16 +11,20 @@
 #include "parse.h"
 
 void sweep_point_from_result(struct sweep_point *pt, const struct result *r,
-                             const char *throughput, const char *latency,
-                             double q)
+                             const char *throughput, const char *bandwidth,
+                             const char *latency, double q)
 {
         const struct family *tf = result_find(r, throughput);
+        const struct family *bf = bandwidth ? result_find(r, bandwidth) : NULL;
         const struct family *lf = result_find(r, latency);
         struct bw_hist h;
         bw_hist_init(&h);
         pt->throughput = 0;
         for (size_t i = 0; tf && i < tf->n_samples; i++)
                 pt->throughput += tf->samples[i].value;
+        pt->bandwidth = bf && bf->n_samples ? 0 : -1;
+        for (size_t i = 0; bf && i < bf->n_samples; i++)
+                pt->bandwidth += bf->samples[i].value;
         for (size_t i = 0; lf && lf->type == METRIC_SUMMARY && i < lf->n_samples; i++)
                 bw_hist_merge(&h, lf->samples[i].hist);
         pt->ok = r->success && tf && tf->n_samples;

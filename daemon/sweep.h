@@ -17,14 +17,16 @@ struct sweep_point {
         const char *level;     /* the parameter's value, as given */
         bool ok;               /* the run succeeded and had the figures */
         double throughput;     /* sum over samples (e.g. read + write IOPS) */
+        double bandwidth;      /* bytes/s, summed likewise; < 0: no such figure */
         double mean, p50, p95, p99, quantile; /* latency, seconds */
 };
 
-/* Throughput of family `throughput` and the merged histogram of
- * `latency` (both full names) from one result; quantile q for .quantile. */
+/* Throughput of family `throughput`, bandwidth of family `bandwidth` (NULL
+ * or absent: none) and the merged histogram of `latency` (all full names)
+ * from one result; quantile q for .quantile. */
 void sweep_point_from_result(struct sweep_point *pt, const struct result *r,
-                             const char *throughput, const char *latency,
-                             double q);
+                             const char *throughput, const char *bandwidth,
+                             const char *latency, double q);
 /* Index of the knee, or -1 when no level qualifies. target <= 0: none. */
 int sweep_knee(const struct sweep_point *pts, size_t n, double target);
 

@@ -1,7 +1,11 @@
 #!/bin/bash
 # `benchwatch sweep` through the CLI: one run per level, the table, the
 # JSON with a knee that is one of the levels, a well-formed SVG plot, the
-# Prometheus output carrying each level as a label, and clear errors.
+# Prometheus output carrying each level as a label, and clear errors; and
+# the seed's disk sweep (random 16k O_DIRECT reads, more and more threads)
+# on a small file: the seed's columns (IOPS, MiB/s, avg and 95th
+# percentile latency per level) and the knee marked on the row the
+# definition picks.
 . "$top_srcdir/tests/integration/lib.sh"
 
 bw sweep cpu threads=1,2 events=200 max_prime=3000 --format=json > "$T/s.json" 2> "$T/err" || fail "sweep: $(cat "$T/err")"
@@ -21,4 +25,31 @@ bw sweep cpu threads=1,2 events=50 --format=prometheus > "$T/s.prom" || fail "pr
 bw sweep cpu nosuch=1,2 2> "$T/err"; [ $? = 2 ] && grep -q "no parameter 'nosuch'" "$T/err" || fail "unknown sweep parameter"
 bw sweep cpu threads 2> "$T/err"; [ $? = 2 ] || fail "malformed levels"
 bw sweep cpu threads=1,0 events=10 2> "$T/err"; [ $? = 2 ] && grep -q "out of range" "$T/err" || fail "bad level: $(cat "$T/err")"
+# The seed's sweep, small: its columns, one knee, on the right row.
+test_daemon_section "$T" > "$T/disk.conf"
+"$BENCHWATCH" -c "$T/disk.conf" sweep disk threads=1,4,16 mode=randread block_size=16k \
+        size=32M duration=1s > "$T/disk.table" 2> "$T/err" || fail "disk sweep: $(cat "$T/err")"
+cat "$T/disk.table"
+python3 - "$T/disk.table" <<'PY' || fail "disk sweep table: $(cat "$T/disk.table")"
+import sys
+lines = [l for l in open(sys.argv[1]).read().split("\n") if l.strip()]
+head = next(i for i, l in enumerate(lines) if l.split()[:1] == ["threads"])
+assert lines[head].split() == ["threads", "iops", "MiB/s", "avg(ms)", "p95(ms)", "p99(ms)"], lines[head]
+rows = [l.split() for l in lines[head + 1:]]
+assert [r[0] for r in rows] == ["1", "4", "16"], rows
+iops = [float(r[1]) for r in rows]
+for r, v in zip(rows, iops):
+    mib, avg, p95 = float(r[2]), float(r[3]), float(r[4])
+    assert v > 0 and abs(mib - v * 16384 / 1048576) <= 0.01 * mib + 0.01, r
+    assert 0 < avg and 0 < p95 <= float(r[5]), r
+knee = [i for i, r in enumerate(rows) if r[-2:] == ["<-", "knee"]]
+assert len(knee) == 1, "not one knee: %s" % rows
+# sweep.h's knee without a target: the lowest level within 5% of the best
+want = next(i for i, v in enumerate(iops) if v >= 0.95 * max(iops))
+assert knee[0] == want, "knee on %s, want %s" % (rows[knee[0]][0], rows[want][0])
+PY
+"$BENCHWATCH" -c "$T/disk.conf" sweep disk threads=1,2 size=32M duration=0.5s --format=json \
+        > "$T/disk.json" 2> "$T/err" || fail "disk sweep json: $(cat "$T/err")"
+json "$T/disk.json" 'all(abs(l["bytes_per_second"] - 16384 * l["throughput"]) < 1e-6 * l["bytes_per_second"] + 1 for l in r["levels"])' ||
+        fail "disk sweep JSON: bytes_per_second per level"
 echo "sweep: ok"
