@@ -147,7 +147,8 @@ K, M = 1024, 1024 * 1024
 
 
 def fmt(b):
-    for unit, f in (("G", 1 << 30), ("M", M), ("K", K)):
+    """16k, 4M, 1G: as people write sizes (and as the size label reads)."""
+    for unit, f in (("G", 1 << 30), ("M", M), ("k", K)):
         if b >= f and b % f == 0:
             return "%d%s" % (b // f, unit)
     return str(b)
@@ -155,7 +156,7 @@ def fmt(b):
 
 def parse(s):
     s = s.strip()
-    mult = {"K": K, "M": M, "G": 1 << 30}.get(s[-1:], 1)
+    mult = {"K": K, "k": K, "M": M, "G": 1 << 30}.get(s[-1:], 1)
     return int(s[:-1] if mult > 1 else s) * mult
 
 
@@ -177,7 +178,7 @@ labels_seen = []
 
 def ours(size, ms):
     p = subprocess.run([BW, "--config", os.path.join(TMP, "nice0.conf"), "run",
-                        "memory", "mode=latency", "size=%d" % size,
+                        "memory", "mode=latency", "size=%s" % fmt(size),
                         "stride=%d" % STRIDE, "duration=%dms" % ms,
                         "--format=json"], stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, text=True)
