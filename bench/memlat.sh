@@ -15,7 +15,8 @@
 # 1. Comparison: at 16K, 256K, 4M, 32M, 256M and the L1d, L2 and LLC sizes,
 #    ROUNDS rounds of benchwatch then the reference (interleaved), MS
 #    milliseconds each (default 3 rounds of 1000 ms); ns per load of both,
-#    their medians and the ratio benchwatch / reference (should be ~1.00).
+#    their medians and minima and the ratios benchwatch / reference (should
+#    be ~1.00).
 # 2. Sweep: both at sizes from 4K to 512M in steps of 1.5x and 4/3x, one
 #    round of -s MS (default 500); then, for each cache level, the size at
 #    which the latency has climbed half-way (geometrically) from the plateau
@@ -35,7 +36,7 @@ while getopts "r:t:s:S:nh" opt; do
         s) sweep_ms=$OPTARG ;;
         S) stride=$OPTARG ;;
         n) sweep=0 ;;
-        *) sed -n '2,29p' "$0"; exit 2 ;;
+        *) sed -n '2,28p' "$0"; exit 2 ;;
         esac
 done
 bw=${BENCHWATCH:-benchwatch}
@@ -219,11 +220,15 @@ for r in range(ROUNDS):
         print("  round %d %6s: benchwatch %8.2f ns  reference %8.2f ns  %.3f"
               % (r + 1, fmt(s), a, b, a / b), flush=True)
 print("\nlabels of the figure: %s" % json.dumps(labels_seen[0], sort_keys=True))
-print("\n%8s %14s %14s %7s   (medians of %d rounds of %d ms)"
-      % ("size", "benchwatch ns", "reference ns", "ratio", ROUNDS, MS))
+print("\n%d rounds of %d ms; ns per load, median and (a busy host only ever "
+      "adds time) minimum" % (ROUNDS, MS))
+print("%8s %11s %11s %7s %11s %11s %7s" % ("size", "bw median", "ref median",
+                                         "ratio", "bw min", "ref min", "ratio"))
 for s in sizes:
     a, b = statistics.median(rows[s][0]), statistics.median(rows[s][1])
-    print("%8s %14.2f %14.2f %7.3f" % (fmt(s), a, b, a / b))
+    c, d = min(rows[s][0]), min(rows[s][1])
+    print("%8s %11.2f %11.2f %7.3f %11.2f %11.2f %7.3f"
+          % (fmt(s), a, b, a / b, c, d, c / d))
 
 if not SWEEP:
     sys.exit(0)
