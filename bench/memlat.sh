@@ -21,7 +21,9 @@
 #    round of -s MS (default 500); then, for each cache level, the size at
 #    which the latency has climbed half-way (geometrically) from the plateau
 #    below the cache (a quarter of its size) to the one above, which should
-#    fall near the cache's size.  -n skips the sweep.
+#    fall near the cache's size ("no step" when the latency above is not
+#    1.5x the one below: a cache that does not show as a level, as a VM's
+#    L3 shared with busy neighbours).  -n skips the sweep.
 #
 # BENCHWATCH names the benchwatch binary (default: benchwatch on PATH; for a
 # build tree also set BENCHWATCH_PLUGIN_DIR=plugins/.libs).  CC compiles the
@@ -36,7 +38,7 @@ while getopts "r:t:s:S:nh" opt; do
         s) sweep_ms=$OPTARG ;;
         S) stride=$OPTARG ;;
         n) sweep=0 ;;
-        *) sed -n '2,28p' "$0"; exit 2 ;;
+        *) sed -n '2,30p' "$0"; exit 2 ;;
         esac
 done
 bw=${BENCHWATCH:-benchwatch}
@@ -283,6 +285,9 @@ for i, (name, (size, _)) in enumerate(levels):
     for col in (1, 2):
         lo, hi = at(size / 4, col), at(above, col)
         x = crossing(math.sqrt(lo * hi), size / 4, above, col)
+        if hi < 1.5 * lo:  # no level of its own: nothing to place
+            cells.append((lo, hi, "no step"))
+            continue
         cells.append((lo, hi, "%s (%.2fx)" % (fmt(int(x) // K * K), x / size)
                       if x else "none"))
     print("%-5s %7s %10.2f %10.2f %12s %12s" % (
