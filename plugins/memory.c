@@ -17,7 +17,12 @@
  * reporting the best pass; the first touch of the arrays and every pass
  * count against `duration`.  When memory is too short for arrays that cannot
  * stay in the cache, the run fails rather than report cache speed as DRAM
- * speed. */
+ * speed.
+ *
+ * mode=latency (memory_latency.c) is lat_mem_rd's dependent pointer chase:
+ * seconds per load through a random cycle of cache lines over a buffer of
+ * `size` bytes, by default 8x the last-level cache, sized here with the
+ * same cache and memory facts as the DRAM arrays. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -35,17 +40,19 @@
 
 #include "common/sbloop.h"
 #include "fdio.h"
+#include "memory_latency.h"
+#include "parse.h"
 #include "plugin.h"
 #include "timeutil.h"
 
 enum { P_MODE, P_BLOCK_SIZE, P_TOTAL_SIZE, P_OPER, P_ACCESS, P_SCOPE,
-       P_THREADS, P_DURATION, P_COUNT };
-enum { MODE_BLOCK, MODE_DRAM };
+       P_SIZE, P_STRIDE, P_THREADS, P_DURATION, P_COUNT };
+enum { MODE_BLOCK, MODE_DRAM, MODE_LATENCY };
 enum { OPER_READ, OPER_WRITE, OPER_NONE };
 enum { ACCESS_SEQ, ACCESS_RND };
 enum { SCOPE_GLOBAL, SCOPE_LOCAL };
 
-static const char *const mode_choices[] = { "block", "dram", NULL };
+static const char *const mode_choices[] = { "block", "dram", "latency", NULL };
 static const char *const oper_choices[] = { "read", "write", "none", NULL };
 static const char *const access_choices[] = { "seq", "rnd", NULL };
 static const char *const scope_choices[] = { "global", "local", NULL };
@@ -55,7 +62,9 @@ static const struct bw_param_def memory_params[] = {
                 .name = "mode", .type = BW_PARAM_ENUM, .default_value = "block",
                 .choices = mode_choices, .flags = BW_PARAM_LABEL,
                 .help = "block: sysbench memory; dram: STREAM copy and triad "
-                        "over arrays far beyond the last-level cache",
+                        "over arrays far beyond the last-level cache; latency: "
+                        "seconds per dependent load through a random cycle of "
+                        "cache lines (lmbench lat_mem_rd)",
         },
         [P_BLOCK_SIZE] = {
                 .name = "block_size", .type = BW_PARAM_SIZE,
@@ -67,6 +76,7 @@ static const struct bw_param_def memory_params[] = {
         [P_TOTAL_SIZE] = {
                 .name = "total_size", .type = BW_PARAM_SIZE,
                 .default_value = "100G", .min = 0, .max = 1e18, .unit = "bytes",
+                .applies = "mode=block",
                 .help = "Bytes to transfer before the run ends, if the "
                         "duration has not ended first; 0: no limit "
                         "(sysbench --memory-total-size)",
@@ -88,7 +98,22 @@ static const struct bw_param_def memory_params[] = {
                 .help = "One block shared by all threads, or one per thread "
                         "(sysbench --memory-scope)",
         },
-        [P_THREADS] = SBLOOP_PARAM_THREADS,
+        [P_SIZE] = {
+                .name = "size", .type = BW_PARAM_SIZE, .default_value = "0",
+                .min = 0, .max = 64.0 * (1 << 30), .unit = "bytes",
+                .flags = BW_PARAM_LABEL, .applies = "mode=latency",
+                .help = "Buffer the pointer chase runs through (16k: L1, "
+                        "256k: L2...); 0: max(8 x the last-level cache, 64M), "
+                        "at most a quarter of the available memory and 8G",
+        },
+        [P_STRIDE] = {
+                .name = "stride", .type = BW_PARAM_SIZE, .default_value = "64",
+                .min = 8, .max = 1 << 20, .unit = "bytes",
+                .flags = BW_PARAM_LABEL, .applies = "mode=latency",
+                .help = "Bytes of one element of the chase, a multiple of 8 "
+                        "(64: one cache line, lat_mem_rd -s)",
+        },
+        [P_THREADS] = SBLOOP_PARAM_THREADS_APPLIES("mode=block|dram"),
         [P_DURATION] = SBLOOP_PARAM_DURATION,
         [P_COUNT] = { .name = NULL },
 };
@@ -446,28 +471,46 @@ static int mem_available(uint64_t *ret)
         return r;
 }
 
-static int dram_size(const struct bw_host *h, uint64_t *ret_llc,
-                     uint64_t *ret_array)
+/* The machine's last-level cache (unless ret_llc is NULL) and available
+ * memory, which the dram and latency modes size their buffers by (`mode`
+ * and `what` for messages). */
+static int host_sizes(const struct bw_host *h, const char *mode,
+                      const char *what, uint64_t *ret_llc, uint64_t *ret_avail)
 {
         long online = sysconf(_SC_NPROCESSORS_ONLN);
         uint64_t llc = 0, avail = 0;
-        int r = memory_llc_bytes("/sys/devices/system/cpu/cpu0/cache",
+        int r = !ret_llc ? 0 :
+                memory_llc_bytes("/sys/devices/system/cpu/cpu0/cache",
                                  online > 0 ? (unsigned)online : 1, &llc);
 
         if (r < 0) {
                 long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
                 long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
                 if (l3 <= 0 && l2 <= 0)
-                        return h->fail(h, -ENODATA, "dram mode: cannot tell the "
+                        return h->fail(h, -ENODATA, "%s mode: cannot tell the "
                                        "last-level cache size (no "
                                        "/sys/devices/system/cpu/cpu0/cache), so "
-                                       "cannot size arrays beyond it");
+                                       "cannot size %s beyond it", mode, what);
                 llc = (uint64_t)(l3 > 0 ? l3 : l2);
         }
         r = mem_available(&avail);
         if (r < 0)
-                return h->fail(h, r, "dram mode: cannot read MemAvailable from "
-                               "/proc/meminfo: %s", strerror(-r));
+                return h->fail(h, r, "%s mode: cannot read MemAvailable from "
+                               "/proc/meminfo: %s", mode, strerror(-r));
+        if (ret_llc)
+                *ret_llc = llc;
+        *ret_avail = avail;
+        return 0;
+}
+
+static int dram_size(const struct bw_host *h, uint64_t *ret_llc,
+                     uint64_t *ret_array)
+{
+        uint64_t llc = 0, avail = 0;
+        int r = host_sizes(h, "dram", "arrays", &llc, &avail);
+
+        if (r < 0)
+                return r;
         r = memory_dram_array_bytes(llc, avail, ret_array);
         if (r < 0)
                 return h->fail(h, r, "dram mode: %llu MiB of available memory "
@@ -720,6 +763,68 @@ static int dram_run(const struct bw_run *run, const struct bw_host *h)
         return r;
 }
 
+/* ---- latency mode: sizing (the chase is in memory_latency.c) -------------- */
+
+#define LATENCY_MIN_ELEMENTS 16
+
+static int latency_check(const struct bw_run *run, const struct bw_host *h)
+{
+        uint64_t size = (uint64_t)run->values[P_SIZE].i;
+        uint64_t stride = (uint64_t)run->values[P_STRIDE].i;
+
+        if (stride % 8)
+                return h->fail(h, -EINVAL, "stride %llu is not a multiple of 8 "
+                               "bytes (each element holds a pointer)",
+                               (unsigned long long)stride);
+        if (size && size / stride < LATENCY_MIN_ELEMENTS)
+                return h->fail(h, -EINVAL, "size %llu holds fewer than %d "
+                               "elements of stride %llu bytes",
+                               (unsigned long long)size, LATENCY_MIN_ELEMENTS,
+                               (unsigned long long)stride);
+        return 0;
+}
+
+/* The buffer: `size`, or sized against the cache; never more than half of
+ * the available memory (a probe must not push the host into swap). */
+static int latency_size(const struct bw_run *run, const struct bw_host *h,
+                        uint64_t *ret)
+{
+        uint64_t size = (uint64_t)run->values[P_SIZE].i, llc = 0, avail = 0;
+        char a[32], b[32];
+        int r = host_sizes(h, "latency", "a buffer", size ? NULL : &llc, &avail);
+
+        if (r < 0)
+                return r;
+        if (size && size > avail / 2)
+                return h->fail(h, -ENOMEM, "latency mode: size %s is more than "
+                               "half of the %s of available memory",
+                               format_size((int64_t)size, a, sizeof(a)),
+                               format_size((int64_t)(avail & ~(MIB - 1)), b, sizeof(b)));
+        if (!size && memory_latency_bytes(llc, avail, &size) < 0)
+                return h->fail(h, -E2BIG, "latency mode: %llu MiB of available "
+                               "memory allows no buffer of 4x the %llu MiB "
+                               "last-level cache; the figure would be cache "
+                               "latency, not DRAM latency; set size",
+                               (unsigned long long)(avail / MIB),
+                               (unsigned long long)(llc / MIB));
+        *ret = size;
+        return 0;
+}
+
+static int latency_run(const struct bw_run *run, const struct bw_host *h)
+{
+        struct memory_latency_spec spec = {
+                .stride = (uint64_t)run->values[P_STRIDE].i,
+                .duration = run->values[P_DURATION].d,
+                .deadline = run->deadline,
+        };
+        int r = latency_size(run, h, &spec.size);
+
+        if (r < 0)
+                return r;
+        return memory_latency_run(&spec, h);
+}
+
 /* ---- plugin ----------------------------------------------------------------- */
 
 static int memory_check(const struct bw_run *run, const struct bw_host *h)
@@ -729,6 +834,8 @@ static int memory_check(const struct bw_run *run, const struct bw_host *h)
         uint64_t total = (uint64_t)v[P_TOTAL_SIZE].i;
         uint64_t threads = (uint64_t)v[P_THREADS].i;
 
+        if (v[P_MODE].i == MODE_LATENCY)
+                return latency_check(run, h);
         if (v[P_MODE].i != MODE_BLOCK)
                 return 0;
         if (block & (block - 1))
@@ -746,14 +853,17 @@ static int memory_run(const struct bw_run *run, const struct bw_host *h)
 {
         if (run->values[P_MODE].i == MODE_DRAM)
                 return dram_run(run, h);
+        if (run->values[P_MODE].i == MODE_LATENCY)
+                return latency_run(run, h);
         return block_run(run, h);
 }
 
 BW_PLUGIN_DEFINE = {
         .abi_version = BW_PLUGIN_ABI_VERSION,
         .name = "memory",
-        .description = "sysbench memory (block read/write, seq/rnd) and a "
-                       "STREAM-style DRAM bandwidth mode (copy, triad)",
+        .description = "sysbench memory (block read/write, seq/rnd), a "
+                       "STREAM-style DRAM bandwidth mode (copy, triad) and a "
+                       "pointer-chase load latency mode (lat_mem_rd)",
         .params = memory_params,
         .concurrency_param = "threads",
         .throughput_metric = "bytes_per_second",

@@ -19,11 +19,13 @@
 
 /* The parameters every sysbench-style plugin shares, as sysbench spells
  * them (--threads, --time, --events). */
-#define SBLOOP_PARAM_THREADS { \
+#define SBLOOP_PARAM_THREADS SBLOOP_PARAM_THREADS_APPLIES(NULL)
+/* The same for a plugin with a mode that runs no threads (`applies`). */
+#define SBLOOP_PARAM_THREADS_APPLIES(when) { \
         .name = "threads", .type = BW_PARAM_INT, .default_value = "1", \
         .min = 1, .max = 1024, \
         .help = "Worker threads running events concurrently", \
-        .flags = BW_PARAM_LABEL }
+        .flags = BW_PARAM_LABEL, .applies = (when) }
 #define SBLOOP_PARAM_DURATION { \
         .name = "duration", .type = BW_PARAM_DURATION, \
         .default_value = "10s", .min = 0.001, .max = 86400, .unit = "s", \

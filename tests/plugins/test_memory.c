@@ -4,7 +4,10 @@
  * event accounting (total_size split per thread with integer division),
  * the figures per operation, and the checks on block_size.  DRAM mode: the
  * cache-size reading from a fake sysfs tree, the array sizing rules
- * (refusing sizes the cache could hold), and a short real run. */
+ * (refusing sizes the cache could hold), and a short real run.  Latency
+ * mode: the chain is one cycle through every element, its sizing, which
+ * parameters are labels in which mode, and real runs in L1 and far beyond
+ * the last-level cache, which must differ by a wide margin. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +16,8 @@
 #include <unistd.h>
 
 #include "../fakehost.h"
+#include "../../plugins/memory_latency.h"
+#include "params.h"
 
 extern const struct bw_plugin benchwatch_plugin;
 void memory_block_once(unsigned oper, unsigned access, uint64_t *buf,
@@ -240,6 +245,189 @@ static void test_dram_run(void)
         fakehost_done(&fh);
 }
 
+/* The chain visits every element once and comes back: one cycle of n. */
+static void check_cycle(size_t n, size_t stride)
+{
+        char *buf = calloc(n, stride);
+        unsigned char *seen = calloc(n, 1);
+        void *p = buf;
+
+        CHECK(buf && seen);
+        CHECK(memory_latency_chain(buf, n, stride, 42, NULL) == 0);
+        for (size_t k = 0; k < n; k++) {
+                size_t i = (size_t)((char *)p - buf) / stride;
+                CHECK((char *)p >= buf && (size_t)((char *)p - buf) % stride == 0);
+                CHECK(i < n && !seen[i]);
+                seen[i] = 1;
+                p = *(void **)p;
+        }
+        CHECK(p == buf);
+        free(seen);
+        free(buf);
+}
+
+static void test_latency_chain(void)
+{
+        size_t n = 4096, next_door = 0;
+        char *buf = calloc(n, 64);
+        void *p = buf, *q;
+
+        check_cycle(2, 8);
+        check_cycle(1000, 24);
+        check_cycle(n, 64);
+        CHECK(memory_latency_chain(buf, 1, 64, 1, NULL) < 0);
+        CHECK(memory_latency_chain(buf, n, 12, 1, NULL) < 0);
+        /* random, not a walk a prefetcher follows: few steps to a neighbour */
+        CHECK(memory_latency_chain(buf, n, 64, 7, NULL) == 0);
+        for (size_t k = 0; k < n; k++) {
+                q = *(void **)p;
+                long d = ((char *)q - (char *)p) / 64;
+                next_door += d == 1 || d == -1;
+                p = q;
+        }
+        CHECK(next_door < 16);
+        /* the chase follows the chain, 16 loads at a time */
+        p = buf;
+        for (int k = 0; k < 48; k++)
+                p = *(void **)p;
+        CHECK(memory_latency_chase(buf, 48) == p);
+        free(buf);
+}
+
+static void test_latency_sizing(void)
+{
+        uint64_t v = 0;
+
+        CHECK(memory_latency_bytes(32 * MIB, 24576 * MIB, &v) == 0);
+        CHECK(v == 256 * MIB);                       /* 8 x 32 MiB */
+        CHECK(memory_latency_bytes(4 * MIB, 24576 * MIB, &v) == 0);
+        CHECK(v == 64 * MIB);                        /* the floor */
+        CHECK(memory_latency_bytes(3 * MIB, 24576 * MIB, &v) == 0);
+        CHECK(v == 64 * MIB);
+        CHECK(memory_latency_bytes(5 * MIB, 24576 * MIB, &v) == 0);
+        CHECK(v == 64 * MIB);                        /* 40M < floor */
+        CHECK(memory_latency_bytes(12 * MIB, 24576 * MIB, &v) == 0);
+        CHECK(v == 96 * MIB);
+        CHECK(memory_latency_bytes(16 * MIB, 700 * MIB, &v) == 0);
+        CHECK(v == 128 * MIB);                       /* 175M: power of 2 */
+        CHECK(memory_latency_bytes(2048 * MIB, 1024 * 1024 * MIB, &v) == 0);
+        CHECK(v == 8192 * MIB);                      /* the cap */
+        /* memory too short for a buffer the cache cannot hold: refused */
+        CHECK(memory_latency_bytes(32 * MIB, 400 * MIB, &v) < 0);
+        CHECK(memory_latency_bytes(0, 24576 * MIB, &v) < 0);
+}
+
+/* The run's parameter labels, as the core adds them: flagged and applying. */
+static char *param_labels(const char *const *params)
+{
+        struct param_set *ps;
+        char *why = NULL, *out = calloc(1, 512);
+        size_t at = 0;
+
+        CHECK(out && param_set_new(benchwatch_plugin.params, &ps, &why) == 0);
+        for (size_t i = 0; params[i]; i++)
+                CHECK(param_set_assign_kv(ps, params[i], &why) == 0);
+        for (size_t i = 0; i < ps->n; i++)
+                if ((ps->defs[i].flags & BW_PARAM_LABEL) && param_applies(ps, i))
+                        at += (size_t)snprintf(out + at, 512 - at, "%s%s=%s",
+                                               at ? "," : "", ps->defs[i].name,
+                                               param_text(ps, i));
+        param_set_free(ps);
+        return out;
+}
+
+static void expect_labels(const char *const *params, const char *want)
+{
+        char *got = param_labels(params);
+
+        if (strcmp(got, want)) {
+                fprintf(stderr, "labels: got '%s', want '%s'\n", got, want);
+                exit(1);
+        }
+        free(got);
+}
+
+static void test_latency_labels(void)
+{
+        expect_labels((const char *const[]){ "mode=latency", NULL },
+                      "mode=latency,size=0,stride=64");
+        expect_labels((const char *const[]){ "mode=latency", "size=16k",
+                                             "threads=4", "block_size=4k",
+                                             "oper=read", NULL },
+                      "mode=latency,size=16k,stride=64");
+        /* block mode as it always was; size and stride are not labels */
+        expect_labels((const char *const[]){ "size=1M", "stride=128", NULL },
+                      "mode=block,block_size=1k,oper=write,access=seq,"
+                      "scope=global,threads=1");
+        expect_labels((const char *const[]){ "mode=dram", "stride=128", NULL },
+                      "mode=dram,threads=1");
+        bad("stride=4");
+        bad("size=65G");
+        refused_by_check((const char *const[]){ "mode=latency", "stride=12",
+                                                 NULL }, "not a multiple of 8");
+        refused_by_check((const char *const[]){ "mode=latency", "size=512",
+                                                 NULL }, "fewer than 16");
+}
+
+/* One latency run; its ns per load, or 0 when refused for want of memory. */
+static double latency_ns(const char *size, double *ret_ws)
+{
+        struct fakehost fh;
+        const struct fake_metric *m;
+        double ns, ws;
+        char arg[64];
+
+        snprintf(arg, sizeof(arg), "size=%s", size);
+        fakehost_init(&fh);
+        if (fakehost_run(&fh, &benchwatch_plugin, (const char *const[]){
+                        "mode=latency", arg, "duration=300ms", NULL }) < 0) {
+                CHECK(fh.error && strstr(fh.error, "last-level cache"));
+                fakehost_done(&fh);
+                return 0;
+        }
+        m = fakehost_find(&fh, "load_latency_seconds", "");
+        CHECK(m && m->kind == FAKE_GAUGE);
+        ns = m->value * 1e9;
+        ws = fakehost_value(&fh, "working_set_bytes", "");
+        /* ten windows of at least one 16384-load chunk, after the warm-up */
+        CHECK(fakehost_value(&fh, "loads_total", "") >= 11 * 16384);
+        CHECK(fh.progress == (uint64_t)fakehost_value(&fh, "loads_total", ""));
+        CHECK(fakehost_value(&fh, "total_time_seconds", "") >= 0.3);
+        m = fakehost_find(&fh, "huge_page_ratio", "");
+        CHECK(!m || (m->value >= 0 && m->value <= 1));
+        /* only latency-mode figures, with no labels of the plugin's own */
+        CHECK(fakehost_find(&fh, "bytes_per_second", NULL) == NULL);
+        CHECK(fakehost_find(&fh, "load_latency_seconds", NULL) ==
+              fakehost_find(&fh, "load_latency_seconds", ""));
+        fprintf(stderr, "latency size=%s: %.2f ns per load, %.0f KiB, huge "
+                "pages %.0f%%\n", size, ns, ws / 1024, m ? 100 * m->value : -1);
+        *ret_ws = ws;
+        fakehost_done(&fh);
+        return ns;
+}
+
+static void test_latency_run(void)
+{
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        uint64_t llc = 0;
+        double ws = 0, l1 = latency_ns("16k", &ws), far;
+
+        CHECK(ws == 16384);
+        CHECK(l1 > 0.3 && l1 < 20);
+        far = latency_ns("0", &ws);
+        if (far == 0) {
+                fprintf(stderr, "latency run beyond the cache refused here\n");
+                return;
+        }
+        if (memory_llc_bytes("/sys/devices/system/cpu/cpu0/cache",
+                             cpus > 0 ? (unsigned)cpus : 1, &llc) == 0)
+                CHECK(ws >= 4.0 * (double)llc);
+        CHECK(far < 2000);
+        /* DRAM is several times slower than L1 everywhere (lat_mem_rd:
+         * ~1 ns against 60-120 ns); 4x leaves room for a noisy host */
+        CHECK(far > 4 * l1);
+}
+
 int main(void)
 {
         CHECK(strcmp(benchwatch_plugin.name, "memory") == 0);
@@ -250,6 +438,10 @@ int main(void)
         test_total_size();
         test_operations();
         test_dram_run();
+        test_latency_chain();
+        test_latency_sizing();
+        test_latency_labels();
+        test_latency_run();
         printf("test_memory: all passed\n");
         return 0;
 }

@@ -58,6 +58,11 @@ static void test_directions(void)
         EXPECT(baseline_direction("benchwatch_memory_bytes_per_second", METRIC_GAUGE) == DETECTOR_HIGHER_IS_BETTER);
         EXPECT(baseline_direction("benchwatch_mysql_latency_seconds", METRIC_SUMMARY) == DETECTOR_LOWER_IS_BETTER);
         EXPECT(baseline_direction("benchwatch_cpu_total_time_seconds", METRIC_GAUGE) == DETECTOR_NONE);
+        /* memory latency mode: the figure is tracked as a latency, its context is not */
+        EXPECT(baseline_direction("benchwatch_memory_load_latency_seconds", METRIC_GAUGE) == DETECTOR_LOWER_IS_BETTER);
+        EXPECT(baseline_direction("benchwatch_memory_huge_page_ratio", METRIC_GAUGE) == DETECTOR_NONE);
+        EXPECT(baseline_direction("benchwatch_memory_working_set_bytes", METRIC_GAUGE) == DETECTOR_NONE);
+        EXPECT(baseline_direction("benchwatch_memory_loads_total", METRIC_COUNTER) == DETECTOR_NONE);
         EXPECT(baseline_direction("benchwatch_cpu_events_total", METRIC_COUNTER) == DETECTOR_NONE);
         EXPECT(baseline_direction("benchwatch_http_failed_requests", METRIC_GAUGE) == DETECTOR_NONE);
         EXPECT(baseline_direction("benchwatch_probe_duration_seconds", METRIC_GAUGE) == DETECTOR_NONE);
