@@ -1084,6 +1084,13 @@ const char config_builtin_default[] =
         "interval = 20min\n"
         "duration = 2s\n"
         "\n"
+        "# memory latency (a dependent pointer chase far beyond the last-level\n"
+        "# cache, as lmbench's lat_mem_rd): what a lower memory speed changes\n"
+        "[probe memory-latency]\n"
+        "plugin = memory\n"
+        "mode = latency\n"
+        "duration = 2s\n"
+        "\n"
         "# every probe's latest figures, for node_exporter's textfile collector\n"
         "[textfile]\n"
         "path = benchwatch.prom\n";

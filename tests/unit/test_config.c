@@ -59,7 +59,7 @@ static const struct bw_param_def cpu_params[] = {
         { .name = NULL },
 };
 
-static const char *const memory_modes[] = { "block", "dram", NULL };
+static const char *const memory_modes[] = { "block", "dram", "latency", NULL };
 static const struct bw_param_def memory_params[] = {
         { .name = "mode", .type = BW_PARAM_ENUM, .default_value = "block",
           .choices = memory_modes },
@@ -691,7 +691,8 @@ static void test_builtin(void)
         if (r < 0)
                 fprintf(stderr, "%s\n", err);
         CHECK(r == 0 && !strcmp(cfg->source, "<built-in>"));
-        CHECK(cfg->n_probes == 4 && config_find_probe(cfg, "disk"));
+        CHECK(cfg->n_probes == 5 && config_find_probe(cfg, "disk") &&
+              config_find_probe(cfg, "memory-latency"));
         for (size_t i = 0; i < cfg->n_probes; i++)
                 CHECK(cfg->probes[i].interval <= 30 * 60 &&
                       cfg->probes[i].timeout <= 60 && cfg->probes[i].enabled);
@@ -700,7 +701,7 @@ static void test_builtin(void)
         struct cfg_env e = env;
         e.userdata = (void *)no_disk;
         CHECK(config_load_builtin(&e, &cfg, &err) == 0);
-        CHECK(cfg->n_probes == 3 && !config_find_probe(cfg, "disk"));
+        CHECK(cfg->n_probes == 4 && !config_find_probe(cfg, "disk"));
         CHECK(config_find_probe(cfg, "cpu") && config_find_probe(cfg, "threads")
               && config_find_probe(cfg, "memory"));
         config_free(cfg);
