@@ -86,7 +86,7 @@ cleanup() {
         [ -n "$D" ] && kill "$D" 2>/dev/null
         for p in $pids; do kill "$p" 2>/dev/null; done
         wait 2>/dev/null
-        "$BW" -c "$W/daemon.conf" cleanup >/dev/null 2>&1
+        bw_daemon cleanup >/dev/null 2>&1
         if [ -n "${OUT:-}" ]; then
                 mkdir -p "$OUT" && cp -r "$W"/. "$OUT"/ && echo "raw data in $OUT"
         fi
@@ -96,27 +96,14 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 mkdir -p "$W/state" "$W/cache" "$W/www" "$W/slices" "$W/nginx-tmp"
 
-# The built-in configuration (daemon/config.c: config_builtin_default, and
-# config_builtin_disk when the disk plugin is there), with private places.
-{
-        printf '[daemon]\ninterval = 5min\ntimeout = 1min\n'
-        printf 'state_dir = %s/state\ncache_dir = %s/cache\n\n' "$W" "$W"
-        printf '[probe cpu]\nplugin = cpu\ninterval = 2min\nduration = 5s\n\n'
-        printf '[probe threads]\nplugin = threads\ninterval = 3min\nduration = 5s\n\n'
-        printf '[probe memory]\nplugin = memory\ninterval = 5min\nduration = 5s\n\n'
-        if "$BW" plugins disk >/dev/null 2>&1; then
-                printf '[probe disk]\nplugin = disk\ninterval = 10min\nsize = 64M\nduration = 5s\n\n'
-        fi
-        printf '[textfile]\npath = %s/benchwatch.prom\n' "$W"
-} > "$W/daemon.conf"
-"$BW" -c "$W/daemon.conf" check-config > "$W/check.ours" || exit 2
-# where no configuration file is installed, compare with the built-in itself
-if "$BW" check-config > "$W/check.builtin" 2>/dev/null && grep -q '<built-in>' "$W/check.builtin"; then
-        if ! diff <(grep ' plugin ' "$W/check.ours") <(grep ' plugin ' "$W/check.builtin") >/dev/null; then
-                echo "bench/impact.sh: warning: the probes differ from the built-in configuration's:" >&2
-                diff <(grep ' plugin ' "$W/check.ours") <(grep ' plugin ' "$W/check.builtin") >&2
-        fi
-fi
+# The built-in configuration itself (no configuration file), with private
+# places: benchwatch takes state_dir and cache_dir from systemd's
+# $STATE_DIRECTORY and $CACHE_DIRECTORY, and its textfile (a relative path)
+# lands in state_dir.
+bw_daemon() { STATE_DIRECTORY=$W/state CACHE_DIRECTORY=$W/cache "$BW" "$@"; }
+bw_daemon check-config > "$W/check.ours" || exit 2
+grep -q '<built-in>' "$W/check.ours" ||
+        { echo "bench/impact.sh: a configuration file is installed; this measures the built-in configuration" >&2; exit 2; }
 # the workload's own client: at nice 0, as a real workload runs
 printf '[daemon]\nnice = 0\nstate_dir = %s/cstate\ncache_dir = %s/ccache\n' "$W" "$W" > "$W/client.conf"
 
@@ -226,10 +213,10 @@ counters() {
 # daemon_start TAG: the daemon, and its counters once it has started (its
 # start-up, once per boot for a service, is counted apart from its hours)
 daemon_start() {
-        rm -f "$W/benchwatch.prom" # the counts of one daemon, not of the one before
+        rm -f "$W/state/benchwatch.prom" # the counts of one daemon, not of the one before
         exec {logfd}> >(stamp > "$W/daemon.$1.log") # ends at the daemon's exit
         D_T0=$EPOCHREALTIME
-        "$BW" -v -c "$W/daemon.conf" daemon --print >&"$logfd" 2>&1 {logfd}>&- &
+        bw_daemon -v daemon --print >&"$logfd" 2>&1 {logfd}>&- &
         D=$!
         exec {logfd}>&-
         local i=0
@@ -252,7 +239,7 @@ daemon_stop() {
         done
         local t=$EPOCHREALTIME c
         c=$(counters)
-        cp "$W/benchwatch.prom" "$W/prom.$1" 2>/dev/null || : > "$W/prom.$1"
+        cp "$W/state/benchwatch.prom" "$W/prom.$1" 2>/dev/null || : > "$W/prom.$1"
         kill -TERM "$D"
         wait "$D"
         D=""
