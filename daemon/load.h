@@ -57,11 +57,6 @@ void load_window_between(const struct load_snapshot *a, const struct load_snapsh
  * benchwatch_probe_pressure_ratio{resource} (what is known of them). */
 int load_window_add_metrics(const struct load_window *w, struct result *res);
 
-/* The total and steal jiffies of the "cpu" line of a /proc/stat file. */
-int load_read_steal(const char *path, double *ret_total, double *ret_steal);
-/* "some total=" (microseconds) of a PSI file. */
-int load_read_psi_total(const char *path, double *ret_us);
-
 /* "some avg10" of a PSI file: 0, -ENOENT/-EACCES..., or -EINVAL when the
  * file does not look like PSI. */
 int load_read_psi(const char *path, double *ret_avg10);

@@ -281,7 +281,8 @@ static bool skip_in_line(const char *field)
                !strncmp(field, "SYSLOG_IDENTIFIER=", 18);
 }
 
-int sink_syslog_line(const struct result *r, char **ret)
+/* The syslog text of r (no priority/ident/time header). */
+static int sink_syslog_line(const struct result *r, char **ret)
 {
         char **fields, *buf = NULL;
         size_t n, len = 0;

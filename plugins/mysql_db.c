@@ -203,7 +203,7 @@ int db_connect(struct db_session *s)
         return 0;
 }
 
-int db_query(struct db_session *s, const char *sql)
+static int db_query(struct db_session *s, const char *sql)
 {
         if (mysql_real_query(s->db, sql, strlen(sql)))
                 return db_fail(s, "query failed");

@@ -71,7 +71,6 @@ int db_password_load(const char *spec, char **ret, bool *ret_world,
                      char *err);
 int db_connect(struct db_session *s); /* (re)connect; s->err says why */
 void db_close(struct db_session *s);
-int db_query(struct db_session *s, const char *sql);
 int db_fail(struct db_session *s, const char *what); /* fills s->err */
 /* sbtest1..N exist, are benchwatch's and hold table_size rows; or fail. */
 int db_tables_prepare(const struct db_cfg *c, const struct bw_host *h);
@@ -153,7 +152,5 @@ static inline void sb_rand_str(struct sb_rng *g, const char *tmpl, char *out)
                 out[i] = tmpl[i] == '#' ? (char)sb_rand_uniform(g, '0', '9')
                                         : tmpl[i];
 }
-
-
 
 #endif

@@ -14,7 +14,10 @@
 
 #define SECRET_MAX 65536
 
-int secret_path(const char *name, char **ret_path)
+/* The file a secret name stands for, malloc'd.  0, -EINVAL for "." or
+ * "..", -ENXIO for a credential name without $CREDENTIALS_DIRECTORY, or
+ * -ENOMEM. */
+static int secret_path(const char *name, char **ret_path)
 {
         const char *dir = getenv("CREDENTIALS_DIRECTORY");
         char *p;

@@ -7,11 +7,6 @@
 #ifndef BENCHWATCH_SECRET_H
 #define BENCHWATCH_SECRET_H
 
-/* The file a secret name stands for, malloc'd.  0, -EINVAL for "." or
- * "..", -ENXIO for a credential name without $CREDENTIALS_DIRECTORY, or
- * -ENOMEM. */
-int secret_path(const char *name, char **ret_path);
-
 /* The first line of the secret `name` (without its line end), malloc'd;
  * an empty file is the empty secret.  *ret_path (may be NULL) gets the
  * file tried, for the caller's message, also on failure.  0 or -errno. */
