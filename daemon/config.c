@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fdio.h"
 #include "precheck.h"
 #include "strutil.h"
 
@@ -742,42 +743,15 @@ static void load_text(struct loader *l, const char *file, const char *text,
 static int read_file(const char *path, char **ret_text, size_t *ret_size,
                      const char **ret_why)
 {
-        struct stat st;
-        char *buf = NULL;
-        size_t n = 0;
-        int r = 0;
-        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        if (fd < 0 || fstat(fd, &st) < 0)
-                r = -errno;
-        else if (S_ISDIR(st.st_mode))
-                r = -EISDIR;
-        else if (!S_ISREG(st.st_mode))
-                *ret_why = "not a regular file", r = -EINVAL;
-        else if (st.st_size > MAX_FILE_SIZE)
-                *ret_why = "larger than 1 MiB", r = -EFBIG;
-        else if (!(buf = malloc((size_t)st.st_size + 1)))
-                r = -ENOMEM;
-        while (r == 0 && n < (size_t)st.st_size) {
-                ssize_t k = read(fd, buf + n, (size_t)st.st_size - n);
-                if (k < 0 && errno != EINTR)
-                        r = -errno;
-                else if (k == 0)
-                        break;
-                else if (k > 0)
-                        n += (size_t)k;
-        }
-        if (fd >= 0)
-                close(fd);
-        if (r < 0) {
-                if (r != -EINVAL && r != -EFBIG)
-                        *ret_why = strerror(-r);
-                free(buf);
-                return r;
-        }
-        buf[n] = 0;
-        *ret_text = buf;
-        *ret_size = n;
-        return 0;
+        int r = read_full_file(path, MAX_FILE_SIZE, ret_text, ret_size, NULL);
+
+        if (r == -EINVAL)
+                *ret_why = "not a regular file";
+        else if (r == -EFBIG)
+                *ret_why = "larger than 1 MiB";
+        else if (r < 0)
+                *ret_why = strerror(-r);
+        return r;
 }
 
 static int load_file(struct loader *l, const char *path)
