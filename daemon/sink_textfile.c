@@ -17,6 +17,7 @@
 #include "expo.h"
 #include "log.h"
 #include "selfstats.h"
+#include "sink_latest.h"
 #include "strutil.h"
 #include "timeutil.h"
 
