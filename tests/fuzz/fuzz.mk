@@ -25,7 +25,7 @@ LIBS = $(shell pkg-config --libs $(PKGS)) -lsnappy -lm -ldl -pthread
 # generous, and it survives new modules).
 PG = daemon/sink_pushgateway.c daemon/httpc.c
 NOT_CORE = daemon/main.c daemon/app.c daemon/cmd_%.c daemon/scheduler.c \
-	daemon/sweep.c daemon/tracker.c daemon/load.c $(PG)
+	daemon/sweep.c daemon/tracker.c daemon/busy.c $(PG)
 CORE = $(filter-out $(NOT_CORE), \
 	$(patsubst $(S)/%,%,$(wildcard $(S)/daemon/*.c $(S)/daemon/util/*.c)))
 PROTO = daemon/proto/run.pb-c.c daemon/proto/metrics.pb-c.c \

@@ -1,5 +1,5 @@
-/* load.c — see load.h. */
-#include "load.h"
+/* busy.c — is the host busy? (see busy.h). */
+#include "busy.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-/* load.h — is the host busy right now?
+/* busy.h — is the host busy right now? (functions keep the load_ prefix)
  *
  * A benchmark run on a host that is already short of CPU, I/O or memory
  * both hurts the host's real work and measures noise, so the scheduler asks
@@ -11,8 +11,8 @@
  *
  * The files are read under /proc, or under $BENCHWATCH_PROC_DIR when set:
  * a test hook, so tests can make the host look busy or idle at will. */
-#ifndef BENCHWATCH_LOAD_H
-#define BENCHWATCH_LOAD_H
+#ifndef BENCHWATCH_BUSY_H
+#define BENCHWATCH_BUSY_H
 
 /* Thresholds; 0 disables a check. PSI in percent, load per CPU. */
 struct load_limits {
