@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "atomicfile.h"
+#include "fdio.h"
 #include "parse.h"
 #include "strutil.h"
 
@@ -146,37 +147,13 @@ int baseline_reset(const char *state_dir, const char *probe)
 static int read_file(const char *path, char **ret, size_t *ret_len, double *ret_mtime)
 {
         struct stat st;
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        int r = fstat(fd, &st) < 0 ? -errno : 0;
-        if (r >= 0 && !S_ISREG(st.st_mode))
-                r = -EINVAL;
-        if (r >= 0 && st.st_size > FILE_MAX)
-                r = -EFBIG;
-        size_t len = 0, size = r >= 0 ? (size_t)st.st_size : 0;
-        char *buf = r >= 0 ? malloc(size + 1) : NULL;
-        if (r >= 0 && !buf)
-                r = -ENOMEM;
-        while (r >= 0 && len < size) {
-                ssize_t n = read(fd, buf + len, size - len);
-                if (n < 0 && errno != EINTR)
-                        r = -errno;
-                if (n == 0)
-                        break; /* shorter than fstat said: judge what is there */
-                if (n > 0)
-                        len += (size_t)n;
-        }
-        close(fd);
-        if (r < 0) {
-                free(buf);
-                return r;
-        }
-        buf[len] = '\0';
-        *ret = buf;
-        *ret_len = len;
-        *ret_mtime = (double)st.st_mtim.tv_sec + st.st_mtim.tv_nsec / 1e9;
-        return 0;
+        int r = read_full_file(path, FILE_MAX, ret, ret_len, &st);
+
+        if (r == -EISDIR)
+                return -EINVAL; /* not a regular file, as any other */
+        if (r >= 0)
+                *ret_mtime = (double)st.st_mtim.tv_sec + st.st_mtim.tv_nsec / 1e9;
+        return r;
 }
 
 struct parser {

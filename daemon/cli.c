@@ -100,6 +100,11 @@ int cli_getopt(const char *cmd, int argc, char *const *argv,
         return '?';
 }
 
+bool cli_is_help(const char *arg)
+{
+        return !strcmp(arg, "--help") || !strcmp(arg, "-h");
+}
+
 int cli_reject(const char *cmd, const char *arg)
 {
         log_error("%s: %s '%s'", cmd,

@@ -6,6 +6,7 @@
 #define BENCHWATCH_CLI_H
 
 #include <getopt.h>
+#include <stdbool.h>
 
 #include "app.h"
 
@@ -23,5 +24,7 @@ int cli_getopt(const char *cmd, int argc, char *const *argv,
 /* Logs "CMD: unexpected argument 'ARG'" (or "unknown option" when it looks
  * like one) and returns EXIT_USAGE. */
 int cli_reject(const char *cmd, const char *arg);
+/* Whether arg asks for a command's usage: "--help" or "-h". */
+bool cli_is_help(const char *arg);
 
 #endif

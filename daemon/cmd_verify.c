@@ -20,7 +20,7 @@
 #include "commands.h"
 #include "context.h"
 #include "format.h"
-#include "load.h"
+#include "busy.h"
 #include "log.h"
 #include "tracker.h"
 

@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fdio.h"
 #include "precheck.h"
 #include "strutil.h"
 
@@ -184,7 +185,7 @@ static void sb_list(struct strbuf *b, size_t i, const char *t)
 
 /* ---- error collection ---------------------------------------------------- */
 
-struct loader {
+struct cfg_reader {
         const struct cfg_env *env;
         struct config *cfg;
         struct strbuf err;
@@ -192,7 +193,7 @@ struct loader {
         bool oom;
 };
 
-static void add_error(struct loader *l, char *msg)
+static void add_error(struct cfg_reader *l, char *msg)
 {
         if (!msg) {
                 l->oom = true;
@@ -207,10 +208,10 @@ static void add_error(struct loader *l, char *msg)
 }
 
 /* "file:line: [section] message"; line 0 or section NULL leave them out. */
-static void err_at(struct loader *l, const char *file, unsigned line,
+static void err_at(struct cfg_reader *l, const char *file, unsigned line,
                    const char *section, const char *fmt, ...)
         __attribute__((format(printf, 5, 6)));
-static void err_at(struct loader *l, const char *file, unsigned line,
+static void err_at(struct cfg_reader *l, const char *file, unsigned line,
                    const char *section, const char *fmt, ...)
 {
         va_list ap;
@@ -230,7 +231,7 @@ static void err_at(struct loader *l, const char *file, unsigned line,
         free(msg);
 }
 
-static char *plugin_names(const struct loader *l)
+static char *plugin_names(const struct cfg_reader *l)
 {
         struct strbuf b = { 0 };
         const char *n;
@@ -265,7 +266,7 @@ struct block {
 };
 
 struct file_parse {
-        struct loader *l;
+        struct cfg_reader *l;
         const char *file;
         const char *p, *end;  /* text not read yet */
         unsigned line;        /* of the line inih is working on */
@@ -458,7 +459,7 @@ static void free_blocks(struct file_parse *fp)
 /* ---- pass 2: blocks to values ---------------------------------------------- */
 
 /* Stores entry k of b into ps (its key is known to ps). */
-static void assign(struct loader *l, const char *file, const struct block *b,
+static void assign(struct cfg_reader *l, const char *file, const struct block *b,
                    size_t k, struct param_set *ps)
 {
         const struct entry *e = &b->v[k];
@@ -480,7 +481,7 @@ static void assign(struct loader *l, const char *file, const struct block *b,
         free(why);
 }
 
-static void apply_options(struct loader *l, const char *file,
+static void apply_options(struct cfg_reader *l, const char *file,
                           const struct block *b, struct param_set *ps)
 {
         for (size_t k = 0; k < b->n; k++) {
@@ -506,7 +507,7 @@ static struct probe_cfg *find_probe(struct config *cfg, const char *name)
 
 /* A new probe; plugin NULL makes a placeholder after an error, so that
  * later sections of the same probe do not repeat it. */
-static struct probe_cfg *add_probe(struct loader *l, const char *name,
+static struct probe_cfg *add_probe(struct cfg_reader *l, const char *name,
                                    const struct bw_plugin *plugin,
                                    const char *file, const struct block *b)
 {
@@ -538,7 +539,7 @@ static struct probe_cfg *add_probe(struct loader *l, const char *name,
         return p;
 }
 
-static const struct entry *plugin_entry(struct loader *l, const char *file,
+static const struct entry *plugin_entry(struct cfg_reader *l, const char *file,
                                         const struct block *b)
 {
         const struct entry *found = NULL;
@@ -557,7 +558,7 @@ static const struct entry *plugin_entry(struct loader *l, const char *file,
 
 /* The probe a [probe NAME] block applies to (new or defined before), or
  * NULL when its keys cannot be checked. */
-static struct probe_cfg *probe_for_block(struct loader *l, const char *file,
+static struct probe_cfg *probe_for_block(struct cfg_reader *l, const char *file,
                                          const struct block *b,
                                          const char *name)
 {
@@ -606,7 +607,7 @@ static unsigned earlier_block(const struct file_parse *fp, size_t bi)
         return 0;
 }
 
-static void apply_probe_keys(struct loader *l, const char *file,
+static void apply_probe_keys(struct cfg_reader *l, const char *file,
                              const struct block *b, struct probe_cfg *p)
 {
         for (size_t k = 0; k < b->n; k++) {
@@ -624,7 +625,7 @@ static void apply_probe_keys(struct loader *l, const char *file,
         }
 }
 
-static void apply_probe(struct loader *l, const struct file_parse *fp,
+static void apply_probe(struct cfg_reader *l, const struct file_parse *fp,
                         size_t bi)
 {
         const struct block *b = &fp->blocks[bi];
@@ -648,7 +649,7 @@ static void apply_probe(struct loader *l, const struct file_parse *fp,
                 apply_probe_keys(l, fp->file, b, p);
 }
 
-static struct cfg_section *get_section(struct loader *l,
+static struct cfg_section *get_section(struct cfg_reader *l,
                                        const struct cfg_section_type *t,
                                        const char *file, unsigned line)
 {
@@ -677,7 +678,7 @@ static struct cfg_section *get_section(struct loader *l,
         return s->opts ? s : NULL;
 }
 
-static void unknown_section(struct loader *l, const char *file,
+static void unknown_section(struct cfg_reader *l, const char *file,
                             const struct block *b)
 {
         struct strbuf sb = { 0 };
@@ -693,7 +694,7 @@ static void unknown_section(struct loader *l, const char *file,
         free(sb.s);
 }
 
-static void apply_block(struct loader *l, const struct file_parse *fp,
+static void apply_block(struct cfg_reader *l, const struct file_parse *fp,
                         size_t bi)
 {
         const struct block *b = &fp->blocks[bi];
@@ -718,7 +719,7 @@ static void apply_block(struct loader *l, const struct file_parse *fp,
         unknown_section(l, fp->file, b);
 }
 
-static void load_text(struct loader *l, const char *file, const char *text,
+static void load_text(struct cfg_reader *l, const char *file, const char *text,
                       size_t size)
 {
         struct file_parse fp = { .l = l, .file = file, .p = text,
@@ -742,45 +743,18 @@ static void load_text(struct loader *l, const char *file, const char *text,
 static int read_file(const char *path, char **ret_text, size_t *ret_size,
                      const char **ret_why)
 {
-        struct stat st;
-        char *buf = NULL;
-        size_t n = 0;
-        int r = 0;
-        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        if (fd < 0 || fstat(fd, &st) < 0)
-                r = -errno;
-        else if (S_ISDIR(st.st_mode))
-                r = -EISDIR;
-        else if (!S_ISREG(st.st_mode))
-                *ret_why = "not a regular file", r = -EINVAL;
-        else if (st.st_size > MAX_FILE_SIZE)
-                *ret_why = "larger than 1 MiB", r = -EFBIG;
-        else if (!(buf = malloc((size_t)st.st_size + 1)))
-                r = -ENOMEM;
-        while (r == 0 && n < (size_t)st.st_size) {
-                ssize_t k = read(fd, buf + n, (size_t)st.st_size - n);
-                if (k < 0 && errno != EINTR)
-                        r = -errno;
-                else if (k == 0)
-                        break;
-                else if (k > 0)
-                        n += (size_t)k;
-        }
-        if (fd >= 0)
-                close(fd);
-        if (r < 0) {
-                if (r != -EINVAL && r != -EFBIG)
-                        *ret_why = strerror(-r);
-                free(buf);
-                return r;
-        }
-        buf[n] = 0;
-        *ret_text = buf;
-        *ret_size = n;
-        return 0;
+        int r = read_full_file(path, MAX_FILE_SIZE, ret_text, ret_size, NULL);
+
+        if (r == -EINVAL)
+                *ret_why = "not a regular file";
+        else if (r == -EFBIG)
+                *ret_why = "larger than 1 MiB";
+        else if (r < 0)
+                *ret_why = strerror(-r);
+        return r;
 }
 
-static int load_file(struct loader *l, const char *path)
+static int load_file(struct cfg_reader *l, const char *path)
 {
         char *text = NULL;
         size_t size = 0;
@@ -839,7 +813,7 @@ static int list_dropins(const char *dir, char ***ret, size_t *ret_n)
         return 0;
 }
 
-static void load_dropins(struct loader *l, const char *main_path)
+static void load_dropins(struct cfg_reader *l, const char *main_path)
 {
         const char *slash = strrchr(main_path, '/');
         char *dir = !slash ? strdup("conf.d")
@@ -868,11 +842,11 @@ static void load_dropins(struct loader *l, const char *main_path)
 
 /* ---- the public side ---------------------------------------------------- */
 
-static int loader_init(struct loader *l, const struct cfg_env *env,
+static int loader_init(struct cfg_reader *l, const struct cfg_env *env,
                        const char *source)
 {
         assert(env && env->lookup);
-        *l = (struct loader){ .env = env };
+        *l = (struct cfg_reader){ .env = env };
         l->cfg = calloc(1, sizeof(*l->cfg));
         if (!l->cfg)
                 return -ENOMEM;
@@ -902,7 +876,7 @@ static void apply_defaults(struct config *cfg)
 
 /* Each probe's cross-parameter checks (the plugin's `check`), so a bad
  * combination is reported here with file and line, not at its first run. */
-static void check_probes(struct loader *l)
+static void check_probes(struct cfg_reader *l)
 {
         const struct bw_param_value *d = l->cfg->daemon->values;
         for (size_t i = 0; i < l->cfg->n_probes && !l->oom; i++) {
@@ -929,7 +903,7 @@ static void check_probes(struct loader *l)
  * colon-separated list): they are the defaults of state_dir and cache_dir,
  * whatever prefix benchwatch was built with.  A directory set in the file
  * wins. */
-static void use_systemd_dirs(struct loader *l)
+static void use_systemd_dirs(struct cfg_reader *l)
 {
         static const struct { const char *env, *option; int index; } dirs[] = {
                 { "STATE_DIRECTORY", "state_dir", CFG_D_STATE_DIR },
@@ -947,7 +921,7 @@ static void use_systemd_dirs(struct loader *l)
         }
 }
 
-static int loader_finish(struct loader *l, int r, struct config **ret,
+static int loader_finish(struct cfg_reader *l, int r, struct config **ret,
                          char **ret_error)
 {
         if (r >= 0 && !l->oom)
@@ -982,7 +956,7 @@ static int loader_finish(struct loader *l, int r, struct config **ret,
 int config_load_file(const struct cfg_env *env, const char *path,
                      struct config **ret, char **ret_error)
 {
-        struct loader l;
+        struct cfg_reader l;
         int r = loader_init(&l, env, path);
         if (r < 0)
                 return r;
@@ -996,7 +970,7 @@ int config_load_string(const struct cfg_env *env, const char *name,
                        const char *text, struct config **ret,
                        char **ret_error)
 {
-        struct loader l;
+        struct cfg_reader l;
         int r = loader_init(&l, env, name);
         if (r < 0)
                 return r;

@@ -158,8 +158,11 @@ static void os_version_id(const char *path, char *buf, size_t size)
         }
 }
 
-int context_read_host(const char *proc, const char *sys, const char *os_release,
-                      struct context *ret)
+/* The host's items.  proc and sys are where procfs and sysfs are mounted
+ * ("/proc", "/sys"), os_release the os-release file; a missing item is an
+ * empty value.  0 or -ENOMEM. */
+static int context_read_host(const char *proc, const char *sys, const char *os_release,
+                             struct context *ret)
 {
         char path[4096], model[256], micro[64], product[256], bios[128], osv[64];
         static char cpuinfo[1 << 16];

@@ -28,11 +28,6 @@ struct context {
         size_t n;
 };
 
-/* The host's items.  proc and sys are where procfs and sysfs are mounted
- * ("/proc", "/sys"), os_release the os-release file; a missing item is an
- * empty value.  0 or -ENOMEM. */
-int context_read_host(const char *proc, const char *sys, const char *os_release,
-                      struct context *ret);
 /* The same for this host: /proc, /sys, /etc/os-release (or
  * /usr/lib/os-release). */
 int context_read_this_host(struct context *ret);

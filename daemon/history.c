@@ -23,7 +23,8 @@
 #define HEADER_LEN (sizeof(HEADER) - 1)
 #define TAIL_CHUNK 4096
 
-int history_path(const char *state_dir, const char *probe, char **ret_path)
+/* "<state_dir>/history-<probe>.txt", malloc'd; -EINVAL for a bad name. */
+static int history_path(const char *state_dir, const char *probe, char **ret_path)
 {
         return baseline_probe_file(state_dir, "history", probe, ret_path);
 }

@@ -39,9 +39,6 @@ struct history_entry {
         char *key;           /* series key (baseline.h) */
 };
 
-/* "<state_dir>/history-<probe>.txt", malloc'd; -EINVAL for a bad name. */
-int history_path(const char *state_dir, const char *probe, char **ret_path);
-
 /* Append entries (one run) to the probe's history, keeping it within
  * max_bytes.  -errno with *ret_error naming the file. */
 int history_append(const char *state_dir, const char *probe,

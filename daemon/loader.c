@@ -32,14 +32,42 @@ static bool valid_name(const char *name)
         return true;
 }
 
+static bool has_param(const struct bw_plugin *p, const char *name)
+{
+        return param_index(p->params, name) >= 0;
+}
+
+/* The parameter names the descriptor refers to exist; a message or NULL. */
+static char *validate_names(const struct bw_plugin *p, const char *path)
+{
+        if (p->concurrency_param && !has_param(p, p->concurrency_param))
+                return str_printf("%s: plugin '%s': concurrency_param '%s' is not "
+                                  "one of its parameters: fix the plugin", path,
+                                  p->name, p->concurrency_param);
+        for (const struct bw_report_line *l = p->report; l && l->label; l++)
+                if (l->show == BW_SHOW_PARAM && (!l->figure || !has_param(p, l->figure)))
+                        return str_printf("%s: plugin '%s': report line '%s' shows "
+                                          "parameter '%s', which it does not have: "
+                                          "fix the plugin", path, p->name, l->label,
+                                          l->figure ? l->figure : "(none)");
+        return NULL;
+}
+
 /* Checks what the core relies on; returns a message or NULL. */
-static char *validate(const struct bw_plugin *p, const char *path)
+static char *validate(const struct bw_plugin *p, const uint32_t *hist_size,
+                      const char *path)
 {
         if (p->abi_version != BW_PLUGIN_ABI_VERSION)
                 return str_printf("%s: built for plugin ABI %u, this benchwatch "
                               "needs ABI %u: rebuild the plugin against this "
                               "benchwatch's plugin.h, or remove it",
                               path, p->abi_version, BW_PLUGIN_ABI_VERSION);
+        if (!hist_size || *hist_size != sizeof(struct bw_hist))
+                return str_printf("%s: built with another latency histogram "
+                                  "(struct bw_hist of %u bytes, this benchwatch's "
+                                  "has %zu): rebuild the plugin against this "
+                                  "benchwatch's hist.h, or remove it", path,
+                                  hist_size ? *hist_size : 0, sizeof(struct bw_hist));
         if (!valid_name(p->name))
                 return str_printf("%s: invalid plugin name: remove the file", path);
         if (!p->run)
@@ -55,7 +83,7 @@ static char *validate(const struct bw_plugin *p, const char *path)
                 return e;
         }
         param_set_free(ps);
-        return NULL;
+        return validate_names(p, path);
 }
 
 int loader_load_file(const char *path, const struct bw_plugin **ret,
@@ -74,7 +102,7 @@ int loader_load_file(const char *path, const struct bw_plugin **ret,
                 dlclose(h);
                 return -ELIBBAD;
         }
-        char *why = validate(p, path);
+        char *why = validate(p, dlsym(h, BW_PLUGIN_HIST_SYMBOL), path);
         if (why) {
                 *ret_error = why;
                 dlclose(h);

@@ -8,7 +8,6 @@
 #include <syslog.h>
 
 void log_set_level(int priority);
-int log_get_level(void);
 void log_msg(int priority, const char *fmt, ...)
         __attribute__((format(printf, 2, 3)));
 

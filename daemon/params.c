@@ -11,7 +11,7 @@
 
 #include "parse.h"
 
-size_t param_count(const struct bw_param_def *defs)
+static size_t param_count(const struct bw_param_def *defs)
 {
         size_t n = 0;
         while (defs && defs[n].name)

@@ -17,7 +17,6 @@ struct param_set {
         char ***lists; /* owned BW_PARAM_MULTI lists */
 };
 
-size_t param_count(const struct bw_param_def *defs);
 int param_index(const struct bw_param_def *defs, const char *name);
 
 /* A set holding every default. -ENOMEM, or -EINVAL when a plugin's own

@@ -9,7 +9,12 @@
  * which a unit test can replace with a recording fake.
  *
  * BW_PLUGIN_ABI_VERSION is bumped whenever any struct here changes; the
- * loader refuses a plugin built for another version. */
+ * loader refuses a plugin built for another version.  struct bw_hist
+ * (daemon/util/hist.h) crosses the boundary too: plugins fill histograms
+ * with hist.h's inline recorder and hand them to h->latency(), so its
+ * layout is part of the ABI.  BW_PLUGIN_DEFINE exports the size the plugin
+ * was built with (BW_PLUGIN_HIST_SYMBOL) and the loader refuses a plugin
+ * whose histogram is not the core's. */
 #ifndef BENCHWATCH_PLUGIN_H
 #define BENCHWATCH_PLUGIN_H
 
@@ -20,14 +25,19 @@
 
 #define BW_PLUGIN_ABI_VERSION 3
 #define BW_PLUGIN_SYMBOL "benchwatch_plugin"
+#define BW_PLUGIN_HIST_SYMBOL "benchwatch_plugin_hist_size"
 
-struct bw_hist; /* latency histogram, daemon/util/hist.h */
+#include "hist.h" /* struct bw_hist: part of the ABI, see above */
 
-/* Capabilities the core acts on (scheduling, unit hardening, help text). */
+/* Capabilities; `benchwatch plugins` lists them, and the core acts on: */
 enum {
-        BW_CAP_NEEDS_ROOT = 1u << 0, /* e.g. opening a block device      */
-        BW_CAP_DISK_IO = 1u << 1,    /* does I/O on a test file or device */
-        BW_CAP_NETWORK = 1u << 2,    /* talks to a server                 */
+        /* refused before it runs, "plugin X needs root", unless benchwatch
+         * runs as root (e.g. opening a block device) */
+        BW_CAP_NEEDS_ROOT = 1u << 0,
+        /* the run's disk I/O is watched too when the probe yields to the
+         * host (yield.h) */
+        BW_CAP_DISK_IO = 1u << 1,
+        BW_CAP_NETWORK = 1u << 2,    /* talks to a server (listed only) */
 };
 
 enum bw_param_type {
@@ -133,7 +143,8 @@ struct bw_host {
 enum bw_report_show {
         BW_SHOW_HEADING,     /* the label alone */
         BW_SHOW_VALUE,       /* the figure (summed over its samples) */
-        BW_SHOW_PARAM,       /* the text of parameter `figure` */
+        BW_SHOW_PARAM,       /* the text of parameter `figure` (the loader
+                                checks that it is one) */
         BW_SHOW_MEAN,        /* mean of a latency figure */
         BW_SHOW_RECIPROCAL,  /* 1 / figure, e.g. time per request from RPS */
         BW_SHOW_PERCENTILES, /* ab's "Percentage of the requests served
@@ -156,7 +167,8 @@ struct bw_plugin {
         const char *description;
         uint32_t caps;          /* BW_CAP_* */
         const struct bw_param_def *params; /* ends with { .name = NULL } */
-        /* The parameter `sweep` varies by default ("threads"), or NULL. */
+        /* The parameter `sweep` varies by default ("threads"), or NULL;
+         * the loader checks that it is one of params. */
         const char *concurrency_param;
         /* Figure that `sweep` ranks levels by, e.g. "events_per_second". */
         const char *throughput_metric;
@@ -180,8 +192,12 @@ struct bw_plugin {
         const struct bw_report_line *report;
 };
 
-/* Declares the exported descriptor: BW_PLUGIN_DEFINE(cpu) = { ... }; */
+/* Declares the exported descriptor: BW_PLUGIN_DEFINE = { ... };, and
+ * beside it the size of struct bw_hist the plugin was built with. */
 #define BW_PLUGIN_DEFINE \
+        extern const uint32_t benchwatch_plugin_hist_size; \
+        __attribute__((visibility("default"))) \
+        const uint32_t benchwatch_plugin_hist_size = sizeof(struct bw_hist); \
         extern const struct bw_plugin benchwatch_plugin; \
         __attribute__((visibility("default"))) \
         const struct bw_plugin benchwatch_plugin

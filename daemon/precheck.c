@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "strutil.h"
 #include "timeutil.h"
@@ -68,7 +69,13 @@ int precheck_run(const struct bw_plugin *p, const char *probe,
                 .probe = probe, .values = values, .cache_dir = cache_dir,
                 .state_dir = state_dir, .deadline = now_mono() + 60,
         };
-        int r = p->check ? p->check(&run, &host) : 0;
+        int r;
+
+        if ((p->caps & BW_CAP_NEEDS_ROOT) && geteuid() != 0) {
+                *ret_error = str_printf("plugin %s needs root", p->name);
+                return -EPERM;
+        }
+        r = p->check ? p->check(&run, &host) : 0;
         if (r >= 0) {
                 free(why);
                 return 0;

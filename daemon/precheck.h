@@ -10,7 +10,8 @@
 
 /* Runs p->check (if any) on values for probe. Returns 0, or a -errno value
  * with the plugin's reason in *ret_error (malloc'd; NULL when out of
- * memory). */
+ * memory); -EPERM "plugin X needs root" for a BW_CAP_NEEDS_ROOT plugin
+ * when benchwatch does not run as root. */
 int precheck_run(const struct bw_plugin *p, const char *probe,
                  const struct bw_param_value *values, const char *cache_dir,
                  const char *state_dir, char **ret_error);

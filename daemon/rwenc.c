@@ -110,7 +110,8 @@ static void collect_done(struct collect *c)
         free(c->series);
 }
 
-int64_t rwenc_timestamp_ms(const struct result *r)
+/* The run's timestamp on the wire: r->started in milliseconds. */
+static int64_t rwenc_timestamp_ms(const struct result *r)
 {
         return (int64_t)llround(r->started * 1000.0);
 }

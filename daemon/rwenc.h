@@ -29,7 +29,4 @@ int rwenc_encode(const struct result *r, const struct result *also,
                  const struct rwenc_target *t, uint8_t **ret, size_t *ret_len,
                  size_t *ret_series);
 
-/* The run's timestamp on the wire: r->started in milliseconds. */
-int64_t rwenc_timestamp_ms(const struct result *r);
-
 #endif

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/random.h>
 
-#include "load.h"
+#include "busy.h"
 #include "log.h"
 #include "parse.h"
 #include "strutil.h"

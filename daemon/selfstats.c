@@ -52,19 +52,6 @@ int selfstats_set(const char *name, const char *help, double value)
         return update(name, help, METRIC_GAUGE, value);
 }
 
-double selfstats_get(const char *name)
-{
-        const struct family *f;
-        double v = 0;
-
-        pthread_mutex_lock(&lock);
-        f = stats ? result_find(stats, name) : NULL;
-        if (f && f->n_samples)
-                v = f->samples[0].value;
-        pthread_mutex_unlock(&lock);
-        return v;
-}
-
 struct result *selfstats_snapshot(void)
 {
         struct result *copy = NULL;

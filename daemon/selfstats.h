@@ -15,7 +15,6 @@
  * under that name) or -ENOMEM. */
 int selfstats_add(const char *name, const char *help, double delta);
 int selfstats_set(const char *name, const char *help, double value);
-double selfstats_get(const char *name);
 
 /* A copy of every figure as a result with an empty probe name, or NULL
  * when there is none (or no memory). */

@@ -1,14 +1,11 @@
-/* sink.c — the sink registry, the fan-out and the latest-result store
- * (see sink.h). */
+/* sink.c — the sink registry and the fan-out (see sink.h). */
 #include "sink.h"
 
 #include <assert.h>
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "sink_journal.h"
 #include "sink_pushgateway.h"
@@ -103,22 +100,26 @@ void sink_set_free(struct sink_set *set)
         free(set);
 }
 
-/* Where journald is missing, [journal] falls back to syslog; with an
- * explicit [syslog] too, every result would be logged twice. */
-static void drop_duplicate_syslog(struct sink_set *set)
+/* A sink that stands in for another type (sink->stand_in) gives way to a
+ * configured sink of a type that supersedes it: where journald is missing,
+ * [journal] writes to syslog, and with an explicit [syslog] too every
+ * result would be logged twice. */
+static void drop_superseded(struct sink_set *set)
 {
-        bool have_syslog = false;
-
-        for (size_t i = 0; i < set->n; i++)
-                have_syslog |= !strcmp(set->sinks[i]->name, "syslog");
-        for (size_t i = 0; have_syslog && i < set->n; i++)
-                if (sink_journal_uses_syslog(set->sinks[i])) {
-                        set->sinks[i]->free(set->sinks[i]);
-                        memmove(&set->sinks[i], &set->sinks[i + 1],
-                                (set->n - i - 1) * sizeof(*set->sinks));
-                        set->n--;
-                        return;
-                }
+        for (size_t i = 0; i < set->n; i++) {
+                const struct sink_type *t = sink_type_find(set->sinks[i]->name);
+                if (!t || !t->supersedes)
+                        continue;
+                for (size_t k = 0; k < set->n; k++)
+                        if (set->sinks[k]->stand_in &&
+                            !strcmp(set->sinks[k]->name, t->supersedes)) {
+                                set->sinks[k]->free(set->sinks[k]);
+                                memmove(&set->sinks[k], &set->sinks[k + 1],
+                                        (set->n - k - 1) * sizeof(*set->sinks));
+                                set->n--;
+                                return;
+                        }
+        }
 }
 
 int sink_set_new(const struct param_set *const *opts,
@@ -149,7 +150,7 @@ int sink_set_new(const struct param_set *const *opts,
                 sink_set_free(set);
                 return r;
         }
-        drop_duplicate_syslog(set);
+        drop_superseded(set);
         *ret = set;
         return 0;
 }
@@ -208,134 +209,4 @@ int sink_set_publish(struct sink_set *set, const struct result *res)
 size_t sink_set_count(const struct sink_set *set)
 {
         return set ? set->n : 0;
-}
-
-/* ---- latest result per probe --------------------------------------------- */
-
-int sink_latest_init(struct sink_latest *l)
-{
-        pthread_condattr_t attr;
-        int r;
-
-        memset(l, 0, sizeof(*l));
-        r = pthread_condattr_init(&attr);
-        if (r)
-                return -r;
-        r = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-        if (!r)
-                r = pthread_cond_init(&l->cond, &attr);
-        pthread_condattr_destroy(&attr);
-        if (r)
-                return -r;
-        r = pthread_mutex_init(&l->lock, NULL);
-        if (r) {
-                pthread_cond_destroy(&l->cond);
-                return -r;
-        }
-        return 0;
-}
-
-void sink_latest_done(struct sink_latest *l)
-{
-        for (size_t i = 0; i < l->n; i++)
-                result_free(l->results[i]);
-        free(l->results);
-        free(l->dirty);
-        pthread_mutex_destroy(&l->lock);
-        pthread_cond_destroy(&l->cond);
-}
-
-/* With the lock held: the slot of `probe`, appended when new. */
-static int slot_of(struct sink_latest *l, const char *probe)
-{
-        for (size_t i = 0; i < l->n; i++)
-                if (l->results[i] && !strcmp(l->results[i]->probe, probe))
-                        return (int)i;
-        struct result **nr = realloc(l->results, (l->n + 1) * sizeof(*nr));
-        if (!nr)
-                return -ENOMEM;
-        l->results = nr;
-        bool *nd = realloc(l->dirty, (l->n + 1) * sizeof(*nd));
-        if (!nd)
-                return -ENOMEM;
-        l->dirty = nd;
-        l->results[l->n] = NULL;
-        l->dirty[l->n] = false;
-        return (int)l->n++;
-}
-
-int sink_latest_put(struct sink_latest *l, const struct result *r)
-{
-        struct result *copy = result_copy(r);
-        struct result *old = NULL;
-        int i;
-
-        if (!copy)
-                return -ENOMEM;
-        pthread_mutex_lock(&l->lock);
-        i = slot_of(l, r->probe);
-        if (i >= 0) {
-                old = l->results[i];
-                l->results[i] = copy;
-                l->dirty[i] = true;
-                pthread_cond_signal(&l->cond);
-        }
-        pthread_mutex_unlock(&l->lock);
-        result_free(i >= 0 ? old : copy);
-        return i < 0 ? i : 0;
-}
-
-int sink_latest_next_dirty(const struct sink_latest *l)
-{
-        for (size_t i = 0; i < l->n; i++)
-                if (l->dirty[i])
-                        return (int)i;
-        return -1;
-}
-
-void sink_latest_wait(struct sink_latest *l, double until)
-{
-        struct timespec ts;
-
-        if (until > 0) {
-                ts.tv_sec = (time_t)until;
-                ts.tv_nsec = (long)((until - floor(until)) * 1e9);
-        }
-        while (!l->stopping && sink_latest_next_dirty(l) < 0) {
-                if (until <= 0)
-                        pthread_cond_wait(&l->cond, &l->lock);
-                else if (pthread_cond_timedwait(&l->cond, &l->lock, &ts) == ETIMEDOUT)
-                        return;
-        }
-}
-
-void sink_latest_sleep(struct sink_latest *l, double until)
-{
-        struct timespec ts = { .tv_sec = (time_t)until,
-                               .tv_nsec = (long)((until - floor(until)) * 1e9) };
-
-        while (!l->stopping)
-                if (pthread_cond_timedwait(&l->cond, &l->lock, &ts) == ETIMEDOUT)
-                        return;
-}
-
-void sink_latest_wait_once(struct sink_latest *l, double until)
-{
-        struct timespec ts = { .tv_sec = (time_t)until,
-                               .tv_nsec = (long)((until - floor(until)) * 1e9) };
-
-        if (l->stopping)
-                return;
-        if (until > 0)
-                pthread_cond_timedwait(&l->cond, &l->lock, &ts);
-        else
-                pthread_cond_wait(&l->cond, &l->lock);
-}
-
-void sink_latest_stop(struct sink_latest *l)
-{
-        pthread_mutex_lock(&l->lock);
-        l->stopping = true;
-        pthread_cond_broadcast(&l->cond);
-        pthread_mutex_unlock(&l->lock);
 }

@@ -9,13 +9,12 @@
  * may decline (*ret = NULL), e.g. [pushgateway] without a url.
  *
  * publish() never blocks on the network or the disk: the Pushgateway and
- * textfile sinks keep the latest result of every probe and hand it to their
+ * textfile sinks keep the latest result of every probe (sink_latest.h) and hand it to their
  * own worker thread, so a slow or failing sink never holds up another sink
  * or the scheduler.  Sinks log their own failures (rate-limited). */
 #ifndef BENCHWATCH_SINK_H
 #define BENCHWATCH_SINK_H
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -34,6 +33,10 @@ struct sink {
          * as a new run (a reload hands over the previous set's results:
          * the textfile keeps every probe, the journal logs nothing). */
         int (*seed)(struct sink *s, const struct result *r);
+        /* Writes where another type's sink would (a [journal] without
+         * journald writes to syslog): the fan-out drops it when a sink of
+         * a type that supersedes its own is configured too. */
+        bool stand_in;
 };
 
 /* What a sink may need to know of the daemon beyond its own section. */
@@ -45,6 +48,9 @@ struct sink_type {
         const char *section;
         const struct bw_param_def *options; /* ends with { .name = NULL } */
         bool default_on;                    /* enabled without a section */
+        /* The section whose stand-in sinks give way to this one's ([syslog]
+         * supersedes a [journal] writing to syslog); NULL: none. */
+        const char *supersedes;
         /* 0 with *ret = NULL when the options say "nothing to do";
          * -EINVAL etc. with *ret_error (malloc'd) saying why. */
         int (*create)(const struct param_set *opts, const struct sink_env *env,
@@ -72,35 +78,6 @@ int sink_set_publish(struct sink_set *set, const struct result *r);
 int sink_set_carry_over(struct sink_set *to, const struct sink_set *from);
 size_t sink_set_count(const struct sink_set *set);
 void sink_set_free(struct sink_set *set);
-
-/* ---- helpers for sinks that keep the latest result per probe ---------------
- * A mutex, a condition variable on CLOCK_MONOTONIC and one slot per probe
- * (a private copy of its latest result and a "not yet delivered" flag). */
-struct sink_latest {
-        pthread_mutex_t lock;
-        pthread_cond_t cond;
-        struct result **results;
-        bool *dirty;
-        size_t n;
-        bool stopping;
-};
-
-int sink_latest_init(struct sink_latest *l);
-void sink_latest_done(struct sink_latest *l);
-/* Copy r into its probe's slot, mark it dirty, wake the worker. */
-int sink_latest_put(struct sink_latest *l, const struct result *r);
-/* With the lock held: wait until a slot is dirty, stopping is set or the
- * CLOCK_MONOTONIC time `until` (seconds; 0 = no limit) has passed. */
-void sink_latest_wait(struct sink_latest *l, double until);
-/* With the lock held: wait until stopping is set or `until` has passed,
- * whatever else happens (a retry backoff). */
-void sink_latest_sleep(struct sink_latest *l, double until);
-/* With the lock held: one wait for a put()/stop or `until` (0 = none). */
-void sink_latest_wait_once(struct sink_latest *l, double until);
-/* With the lock held: the first dirty slot, or -1. */
-int sink_latest_next_dirty(const struct sink_latest *l);
-/* Tell the worker to finish. */
-void sink_latest_stop(struct sink_latest *l);
 
 /* The value of option `name` of a sink's table (asserts it exists). */
 const struct bw_param_value *sink_opt(const struct param_set *ps,

@@ -281,7 +281,8 @@ static bool skip_in_line(const char *field)
                !strncmp(field, "SYSLOG_IDENTIFIER=", 18);
 }
 
-int sink_syslog_line(const struct result *r, char **ret)
+/* The syslog text of r (no priority/ident/time header). */
+static int sink_syslog_line(const struct result *r, char **ret)
 {
         char **fields, *buf = NULL;
         size_t n, len = 0;
@@ -450,12 +451,6 @@ static void journal_free(struct sink *s)
         free(j);
 }
 
-bool sink_journal_uses_syslog(const struct sink *s)
-{
-        return s && s->publish == journal_publish && !strcmp(s->name, "journal") &&
-               ((const struct journal_sink *)s)->use_syslog;
-}
-
 static bool journald_running(void)
 {
         struct stat st;
@@ -508,6 +503,7 @@ static int journal_create(const struct param_set *opts,
         if (r < 0)
                 return r;
         j->use_syslog = !journald_running();
+        j->base.stand_in = j->use_syslog;
         if (j->use_syslog)
                 log_debug("journal: journald is not running, results go to syslog");
         *ret = &j->base;
@@ -547,5 +543,6 @@ const struct sink_type sink_syslog_type = {
         .section = "syslog",
         .options = syslog_options,
         .default_on = false,
+        .supersedes = "journal",
         .create = syslog_create,
 };

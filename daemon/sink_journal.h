@@ -21,10 +21,5 @@ extern const struct sink_type sink_syslog_type;
  * above. 0 or -ENOMEM. */
 int sink_journal_fields(const struct result *r, char ***ret, size_t *ret_n);
 void sink_journal_fields_free(char **fields, size_t n);
-/* The syslog text of r (no priority/ident/time header). */
-int sink_syslog_line(const struct result *r, char **ret);
-/* True for a [journal] sink that writes to syslog because journald is not
- * running (the fan-out drops it when [syslog] is configured too). */
-bool sink_journal_uses_syslog(const struct sink *s);
 
 #endif

@@ -23,6 +23,7 @@
 #include "log.h"
 #include "pbexpo.h"
 #include "secret.h"
+#include "sink_latest.h"
 #include "sinkconf.h"
 #include "timeutil.h"
 

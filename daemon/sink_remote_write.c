@@ -25,6 +25,7 @@
 #include "rwenc.h"
 #include "secret.h"
 #include "selfstats.h"
+#include "sink_latest.h"
 #include "sinkconf.h"
 #include "spool.h"
 #include "strutil.h"

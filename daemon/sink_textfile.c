@@ -8,17 +8,16 @@
 #include "sink_textfile.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "atomicfile.h"
 #include "expo.h"
 #include "log.h"
 #include "selfstats.h"
+#include "sink_latest.h"
 #include "strutil.h"
 #include "timeutil.h"
 
@@ -43,78 +42,15 @@ struct textfile_sink {
         bool failing;
 };
 
-static int write_all(int fd, const char *data, size_t len)
-{
-        while (len > 0) {
-                ssize_t n = write(fd, data, len);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return -errno;
-                data += n;
-                len -= (size_t)n;
-        }
-        return 0;
-}
-
-/* "<dir>/.<base>.XXXXXX": hidden, and without the .prom suffix node_exporter
- * looks for, so a left-over temporary file is never read. */
-static char *temp_name(const char *path)
-{
-        char *d = strdup(path), *b = strdup(path), *t = NULL;
-
-        if (d && b && asprintf(&t, "%s/.%s.XXXXXX", dirname(d), basename(b)) < 0)
-                t = NULL;
-        free(d);
-        free(b);
-        return t;
-}
-
-static void sync_dir(const char *path)
+/* Replace `path` with `len` bytes of `data` (atomicfile.h), so that
+ * node_exporter reads the old or the new file, never half of one.  Its
+ * temporary file does not end in .prom: node_exporter never reads it. */
+static int write_textfile(const char *path, const char *data, size_t len)
 {
         char *d = strdup(path);
-        int fd = d ? open(dirname(d), O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+        int r = d ? write_file_atomic(dirname(d), path, data, len, 0644) : -ENOMEM;
 
-        if (fd >= 0) {
-                (void)fsync(fd); /* durability of the rename; best effort */
-                close(fd);
-        }
         free(d);
-}
-
-int sink_textfile_write_atomic(const char *path, const char *data, size_t len,
-                               const char **ret_what)
-{
-        char *tmp = temp_name(path);
-        int fd, r;
-
-        *ret_what = "create a temporary file for";
-        if (!tmp)
-                return -ENOMEM;
-        fd = mkostemp(tmp, O_CLOEXEC);
-        if (fd < 0) {
-                r = -errno;
-                free(tmp);
-                return r;
-        }
-        r = fchmod(fd, 0644) < 0 ? -errno : 0;
-        if (r >= 0) {
-                *ret_what = "write";
-                r = write_all(fd, data, len);
-        }
-        if (r >= 0)
-                r = fsync(fd) < 0 ? -errno : 0;
-        if (close(fd) < 0 && r >= 0)
-                r = -errno;
-        if (r >= 0) {
-                *ret_what = "rename a temporary file to";
-                r = rename(tmp, path) < 0 ? -errno : 0;
-        }
-        if (r < 0)
-                unlink(tmp);
-        else
-                sync_dir(path);
-        free(tmp);
         return r;
 }
 
@@ -176,8 +112,10 @@ static void *textfile_worker(void *arg)
                 const char *what = "render";
                 int r = render_locked(t, &text, &len);
                 pthread_mutex_unlock(&l->lock);
-                if (r >= 0)
-                        r = sink_textfile_write_atomic(t->path, text, len, &what);
+                if (r >= 0) {
+                        what = "write";
+                        r = write_textfile(t->path, text, len);
+                }
                 free(text);
                 report(t, r, what);
                 pthread_mutex_lock(&l->lock);

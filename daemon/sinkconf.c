@@ -118,7 +118,7 @@ int sink_read_secret(const char *option, const char *name, char **ret,
                      char **ret_error)
 {
         char *path = NULL;
-        int r = secret_read(name, ret, &path);
+        int r = secret_read(name, ret, &path, NULL);
 
         if (r == -ENXIO)
                 *ret_error = sink_errorf("%s '%s' names a systemd credential but "

@@ -11,7 +11,6 @@
  * while idle is not a failure: the request is retried on a new connection.
  * Timeouts are kept in a list ordered by deadline (every request gets the
  * same timeout and requests start in order), so expiring them is O(1). */
-#include <ctype.h>
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -19,36 +18,29 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "http.h"
+#include "http_parse.h"
 #include "timeutil.h"
 
 #define READ_BUF (64 * 1024)
 #define RETRY_NS (10 * 1000000ull) /* wait after a failed connect */
 
 enum cstate { C_IDLE, C_WAIT, C_QUEUED, C_CONNECTING, C_WRITING, C_READING, C_DRAIN };
-enum pstate {
-        R_STATUS, R_HEADER, R_BODY_LEN, R_BODY_EOF, R_CHUNK_SIZE,
-        R_CHUNK_DATA, R_CHUNK_CRLF, R_TRAILER,
-};
 
 struct conn {
         int fd;
-        uint8_t state, ps;
-        bool reused, chunked, close, have_len, want_out, in_queue;
-        int status;
-        uint64_t left;        /* body or chunk bytes still to come */
+        uint8_t state;
+        bool reused, want_out, in_queue;
+        struct http_parser p; /* the response coming in */
         uint64_t got;         /* bytes of this response so far */
         size_t sent;
         uint64_t intended, deadline, retry_at;
         struct conn *prev, *next; /* timeout list */
-        uint16_t line_len;
-        char line[126];
 };
 
 struct raw {
@@ -95,148 +87,6 @@ static void list_del(struct raw *w, struct conn *c)
                 w->tail = c->prev;
         c->prev = c->next = NULL;
         w->inflight--;
-}
-
-/* ---- the response parser ----------------------------------------------- */
-
-static bool header_is(const char *line, const char *name, const char **ret_value)
-{
-        size_t n = strlen(name);
-        if (strncasecmp(line, name, n) || line[n] != ':')
-                return false;
-        line += n + 1;
-        while (*line == ' ' || *line == '\t')
-                line++;
-        *ret_value = line;
-        return true;
-}
-
-static int end_of_header(struct conn *c, const struct http_cfg *cfg)
-{
-        if (c->status < 200) {
-                c->ps = R_STATUS; /* interim response: the real one follows */
-                return 0;
-        }
-        if (cfg->head || c->status == 204 || c->status == 304)
-                return 1;
-        if (c->chunked) {
-                c->ps = R_CHUNK_SIZE;
-                return 0;
-        }
-        if (c->have_len) {
-                c->ps = R_BODY_LEN;
-                return c->left ? 0 : 1;
-        }
-        c->ps = R_BODY_EOF; /* the body ends with the connection */
-        c->close = true;
-        return 0;
-}
-
-static int header_line(struct conn *c, const struct http_cfg *cfg)
-{
-        const char *v;
-        char *end;
-        if (!c->line_len)
-                return end_of_header(c, cfg);
-        if (header_is(c->line, "content-length", &v)) {
-                errno = 0;
-                unsigned long long n = strtoull(v, &end, 10);
-                if (errno || end == v || *v < '0' || *v > '9')
-                        return -1;
-                c->left = n;
-                c->have_len = true;
-        } else if (header_is(c->line, "transfer-encoding", &v)) {
-                c->chunked = strcasestr(v, "chunked") != NULL;
-        } else if (header_is(c->line, "connection", &v)) {
-                if (strcasestr(v, "close"))
-                        c->close = true;
-                else if (strcasestr(v, "keep-alive"))
-                        c->close = false;
-        }
-        return 0;
-}
-
-static int status_line(struct conn *c)
-{
-        const char *s = c->line;
-        if (c->line_len < 12 || strncmp(s, "HTTP/1.", 7) || s[8] != ' ' ||
-            s[9] < '1' || s[9] > '9' || s[10] < '0' || s[10] > '9' ||
-            s[11] < '0' || s[11] > '9')
-                return -1;
-        c->status = (s[9] - '0') * 100 + (s[10] - '0') * 10 + (s[11] - '0');
-        c->close = s[7] == '0'; /* HTTP/1.0 closes unless it says keep-alive */
-        c->chunked = c->have_len = false;
-        c->left = 0;
-        c->ps = R_HEADER;
-        return 0;
-}
-
-/* A whole line is in c->line: 1 response complete, 0 more, -1 malformed. */
-static int line_done(struct conn *c, const struct http_cfg *cfg)
-{
-        char *end;
-        if (c->line_len && c->line[c->line_len - 1] == '\r')
-                c->line_len--;
-        c->line[c->line_len] = '\0';
-        int r = 0;
-        switch (c->ps) {
-        case R_STATUS:
-                r = status_line(c);
-                break;
-        case R_HEADER:
-                r = header_line(c, cfg);
-                break;
-        case R_CHUNK_SIZE:
-                errno = 0;
-                c->left = strtoull(c->line, &end, 16);
-                if (errno || end == c->line || !isxdigit((unsigned char)c->line[0]))
-                        r = -1;
-                else
-                        c->ps = c->left ? R_CHUNK_DATA : R_TRAILER;
-                break;
-        case R_CHUNK_CRLF:
-                r = c->line_len ? -1 : 0;
-                c->ps = R_CHUNK_SIZE;
-                break;
-        case R_TRAILER:
-                r = c->line_len ? 0 : 1;
-                break;
-        }
-        c->line_len = 0;
-        return r;
-}
-
-static int parse(struct conn *c, const struct http_cfg *cfg, const char *p, size_t n)
-{
-        size_t i = 0;
-        while (i < n) {
-                if (c->ps == R_BODY_EOF)
-                        return 0;
-                if (c->ps == R_BODY_LEN || c->ps == R_CHUNK_DATA) {
-                        size_t take = n - i < c->left ? n - i : (size_t)c->left;
-                        c->left -= take;
-                        i += take;
-                        if (c->left)
-                                return 0;
-                        if (c->ps == R_BODY_LEN)
-                                return 1;
-                        c->ps = R_CHUNK_CRLF;
-                        continue;
-                }
-                const char *nl = memchr(p + i, '\n', n - i);
-                size_t take = nl ? (size_t)(nl - (p + i)) : n - i;
-                size_t room = sizeof(c->line) - 1 - c->line_len;
-                memcpy(c->line + c->line_len, p + i, take < room ? take : room);
-                c->line_len += (uint16_t)(take < room ? take : room);
-                i += take;
-                if (!nl)
-                        return 0;
-                i++;
-                int r = line_done(c, cfg);
-                if (r)
-                        return r;
-        }
-        return 0;
 }
 
 /* ---- connections ------------------------------------------------------- */
@@ -371,9 +221,7 @@ static void start(struct raw *w, struct conn *c, uint64_t now)
         c->intended = t;
         c->deadline = t + w->cfg->timeout_ns;
         list_add(w, c);
-        c->ps = R_STATUS;
-        c->status = 0;
-        c->line_len = 0;
+        http_parser_reset(&c->p);
         c->got = 0;
         c->sent = 0;
         if (c->fd < 0) {
@@ -406,8 +254,8 @@ static void reconnect(struct raw *w, struct conn *c, uint64_t now)
         drop_fd(c);
         c->got = 0;
         c->sent = 0;
-        c->ps = R_STATUS;
-        c->line_len = 0;
+        c->p.ps = HTTP_P_STATUS;
+        c->p.line_len = 0;
         open_conn(w, c, now);
 }
 
@@ -452,8 +300,8 @@ static void drain(struct raw *w, struct conn *c, uint64_t now)
 
 static void on_complete(struct raw *w, struct conn *c, uint64_t now)
 {
-        http_load_done(w->l, now, c->intended, c->status);
-        if (w->cfg->keepalive && !c->close) {
+        http_load_done(w->l, now, c->intended, c->p.status);
+        if (w->cfg->keepalive && !c->p.close) {
                 list_del(w, c);
                 c->reused = true;
                 start(w, c, now);
@@ -471,11 +319,11 @@ static void on_eof(struct raw *w, struct conn *c, uint64_t now, bool reset)
                 reconnect(w, c, now); /* idle keep-alive closed: not an error */
                 return;
         }
-        if (c->ps == R_BODY_EOF && !reset) {
+        if (c->p.ps == HTTP_P_BODY_EOF && !reset) {
                 on_complete(w, c, now);
                 return;
         }
-        bool header = c->ps == R_STATUS || c->ps == R_HEADER;
+        bool header = c->p.ps == HTTP_P_STATUS || c->p.ps == HTTP_P_HEADER;
         failed(w, c, now, header ? HTTP_FAIL_RECEIVE : HTTP_FAIL_LENGTH);
 }
 
@@ -493,7 +341,7 @@ static void on_readable(struct raw *w, struct conn *c, uint64_t now)
                 }
                 w->l->bytes += (uint64_t)n;
                 c->got += (uint64_t)n;
-                int r = parse(c, w->cfg, w->buf, (size_t)n);
+                int r = http_parse(&c->p, w->cfg->head, w->buf, (size_t)n);
                 if (r > 0) {
                         on_complete(w, c, now);
                         return;

@@ -27,6 +27,7 @@
 
 #include "hist.h"
 #include "mysql_db.h"
+#include "secret.h"
 #include "timeutil.h"
 
 /* ---- parameters ------------------------------------------------------- */
@@ -742,13 +743,13 @@ static int mysql_run(const struct bw_run *run, const struct bw_host *h)
         if (r < 0)
                 return r;
         if (mysql_library_init(0, NULL, NULL)) {
-                db_wipe_free(c.password);
+                secret_free(c.password);
                 return h->fail(h, -ENOMEM, "cannot initialise libmysqlclient");
         }
         r = db_tables_prepare(&c, h);
         if (r >= 0)
                 r = workers_run(&c, h);
-        db_wipe_free(c.password);
+        secret_free(c.password);
         return r;
 }
 
@@ -771,7 +772,7 @@ static int mysql_cleanup(const struct bw_run *run, const struct bw_host *h)
                 h->log(h, LOG_INFO, "dropped %u table(s) from %s%s", dropped,
                        c.db, foreign ? "; left the others alone" : "");
         db_close(&s);
-        db_wipe_free(c.password);
+        secret_free(c.password);
         return r;
 }
 

@@ -5,13 +5,11 @@
  * table_size=N": that comment is how benchwatch recognises its own tables,
  * and the only ones it will fill, use or drop. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <syslog.h>
 #include <unistd.h>
 
@@ -19,18 +17,11 @@
 #include <mysqld_error.h>
 
 #include "mysql_db.h"
+#include "secret.h"
 
 #define COMMENT_PREFIX "benchwatch"
 
 /* ---- small helpers ---------------------------------------------------- */
-
-void db_wipe_free(char *s)
-{
-        if (s) {
-                explicit_bzero(s, strlen(s));
-                free(s);
-        }
-}
 
 int db_errno(unsigned e)
 {
@@ -72,71 +63,29 @@ bool db_is_conn_lost(unsigned e)
 
 /* ---- password --------------------------------------------------------- */
 
-static int password_path(const char *spec, char *buf, size_t size,
-                         char *err)
-{
-        if (strchr(spec, '/')) {
-                if (snprintf(buf, size, "%s", spec) < (int)size)
-                        return 0;
-                snprintf(err, ERRLEN, "password_file: path too long");
-                return -ENAMETOOLONG;
-        }
-        const char *dir = getenv("CREDENTIALS_DIRECTORY");
-        if (!strcmp(spec, ".") || !strcmp(spec, "..")) {
-                snprintf(err, ERRLEN, "password_file '%s' is not a valid "
-                         "credential name", spec);
-                return -EINVAL;
-        }
-        if (!dir || !*dir) {
-                snprintf(err, ERRLEN, "password_file '%s' names a systemd "
-                         "credential but $CREDENTIALS_DIRECTORY is not set "
-                         "(give a path with a '/' for a plain file)", spec);
-                return -ENOENT;
-        }
-        if (snprintf(buf, size, "%s/%s", dir, spec) < (int)size)
-                return 0;
-        snprintf(err, ERRLEN, "password_file: credential path too long");
-        return -ENAMETOOLONG;
-}
-
-/* Reads the first line of the password file into a fresh string;
- * *ret_world tells the caller to warn. */
+/* The first line of the password file or credential (secret.h), in the
+ * plugin's own words when it cannot be read. */
 int db_password_load(const char *spec, char **ret, bool *ret_world,
                      char *err)
 {
-        char path[4096], buf[1024];
-        int r = password_path(spec, path, sizeof(path), err);
-        if (r < 0)
-                return r;
-        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        struct stat st;
-        if (fd < 0 || fstat(fd, &st) < 0) {
-                r = -errno;
-                snprintf(err, ERRLEN, "cannot read password file '%.300s': %s",
-                         path, strerror(errno));
-                if (fd >= 0)
-                        close(fd);
-                return r;
-        }
-        ssize_t n = read(fd, buf, sizeof(buf) - 1);
-        r = n < 0 ? -errno : 0;
-        close(fd);
-        if (r < 0) {
-                snprintf(err, ERRLEN, "cannot read password file '%.300s': %s",
-                         path, strerror(-r));
-                return r;
-        }
-        buf[n] = '\0';
-        buf[strcspn(buf, "\r\n")] = '\0';
-        char *p = strdup(buf);
-        explicit_bzero(buf, sizeof(buf));
-        if (!p) {
+        char *path = NULL;
+        int r = secret_read(spec, ret, &path, ret_world);
+
+        if (r == -EINVAL)
+                snprintf(err, ERRLEN, "password_file '%s' is not a valid "
+                         "credential name", spec);
+        else if (r == -ENXIO) {
+                snprintf(err, ERRLEN, "password_file '%s' names a systemd "
+                         "credential but $CREDENTIALS_DIRECTORY is not set "
+                         "(give a path with a '/' for a plain file)", spec);
+                r = -ENOENT;
+        } else if (r == -ENOMEM)
                 snprintf(err, ERRLEN, "out of memory");
-                return -ENOMEM;
-        }
-        *ret_world = (st.st_mode & S_IROTH) != 0;
-        *ret = p;
-        return 0;
+        else if (r < 0)
+                snprintf(err, ERRLEN, "cannot read password file '%.300s': %s",
+                         path ? path : spec, strerror(-r));
+        free(path);
+        return r;
 }
 
 /* ---- sessions --------------------------------------------------------- */
@@ -203,7 +152,7 @@ int db_connect(struct db_session *s)
         return 0;
 }
 
-int db_query(struct db_session *s, const char *sql)
+static int db_query(struct db_session *s, const char *sql)
 {
         if (mysql_real_query(s->db, sql, strlen(sql)))
                 return db_fail(s, "query failed");

@@ -39,7 +39,7 @@ enum rand_type { RAND_SPECIAL, RAND_UNIFORM, RAND_GAUSSIAN, RAND_PARETO };
 struct db_cfg {
         const char *host, *socket, *user, *db;
         unsigned port;
-        char *password;         /* never logged; wiped when done */
+        char *password;         /* never logged; secret_free() when done */
         unsigned tables;
         int64_t table_size, range_size, point_selects;
         double duration;
@@ -60,18 +60,17 @@ struct db_session {
         char err[ERRLEN];
 };
 
-void db_wipe_free(char *s);           /* explicit_bzero, then free */
 bool db_engine_name_ok(const char *e); /* [A-Za-z0-9_]+, as SQL allows bare */
 int db_errno(unsigned mysql_error);  /* a -errno for h->fail() */
 bool db_is_ignorable(unsigned e);    /* sysbench restarts the transaction */
 bool db_is_conn_lost(unsigned e);    /* reconnect */
 /* The first line of a password file or systemd credential (see the
- * password_file parameter); *ret_world: readable by every user. */
+ * password_file parameter), wiped when freed with secret_free();
+ * *ret_world: readable by every user.  err gets the message. */
 int db_password_load(const char *spec, char **ret, bool *ret_world,
                      char *err);
 int db_connect(struct db_session *s); /* (re)connect; s->err says why */
 void db_close(struct db_session *s);
-int db_query(struct db_session *s, const char *sql);
 int db_fail(struct db_session *s, const char *what); /* fills s->err */
 /* sbtest1..N exist, are benchwatch's and hold table_size rows; or fail. */
 int db_tables_prepare(const struct db_cfg *c, const struct bw_host *h);
@@ -153,7 +152,5 @@ static inline void sb_rand_str(struct sb_rng *g, const char *tmpl, char *out)
                 out[i] = tmpl[i] == '#' ? (char)sb_rand_uniform(g, '0', '9')
                                         : tmpl[i];
 }
-
-
 
 #endif

@@ -57,6 +57,48 @@ int fd_read_all(int fd, size_t max, uint8_t **ret, size_t *ret_size)
         return 0;
 }
 
+int read_full_file(const char *path, size_t max, char **ret, size_t *ret_len,
+                   struct stat *ret_st)
+{
+        struct stat st;
+        char *buf = NULL;
+        size_t n = 0;
+        int r = 0;
+        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+
+        if (fd < 0 || fstat(fd, &st) < 0)
+                r = -errno;
+        else if (S_ISDIR(st.st_mode))
+                r = -EISDIR;
+        else if (!S_ISREG(st.st_mode))
+                r = -EINVAL;
+        else if ((uintmax_t)st.st_size > max)
+                r = -EFBIG;
+        else if (!(buf = malloc((size_t)st.st_size + 1)))
+                r = -ENOMEM;
+        while (r == 0 && n < (size_t)st.st_size) {
+                ssize_t k = read(fd, buf + n, (size_t)st.st_size - n);
+                if (k < 0 && errno != EINTR)
+                        r = -errno;
+                else if (k == 0)
+                        break; /* shorter than fstat said: take what is there */
+                else if (k > 0)
+                        n += (size_t)k;
+        }
+        if (fd >= 0)
+                close(fd);
+        if (r < 0) {
+                free(buf);
+                return r;
+        }
+        buf[n] = 0;
+        *ret = buf;
+        *ret_len = n;
+        if (ret_st)
+                *ret_st = st;
+        return 0;
+}
+
 int read_small_file(const char *path, char *buf, size_t size)
 {
         int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);

@@ -6,7 +6,12 @@
  * bucket midpoint reported for a quantile is within 0.8% of any value in it,
  * from 1 ns to centuries.  Recording is a count-leading-zeros and an add, so
  * it costs nothing next to the I/O, request or event being timed; one
- * histogram per thread, merged at the end, avoids sharing cache lines. */
+ * histogram per thread, merged at the end, avoids sharing cache lines.
+ *
+ * Part of the plugin ABI (plugin.h): plugins record into a struct bw_hist
+ * inline and pass it to the core, so a change to the struct or to the
+ * bucket layout must change its size or bump BW_PLUGIN_ABI_VERSION; the
+ * loader refuses a plugin built with another sizeof(struct bw_hist). */
 #ifndef BENCHWATCH_HIST_H
 #define BENCHWATCH_HIST_H
 

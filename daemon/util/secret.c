@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fdio.h"
@@ -14,7 +15,10 @@
 
 #define SECRET_MAX 65536
 
-int secret_path(const char *name, char **ret_path)
+/* The file a secret name stands for, malloc'd.  0, -EINVAL for "." or
+ * "..", -ENXIO for a credential name without $CREDENTIALS_DIRECTORY, or
+ * -ENOMEM. */
+static int secret_path(const char *name, char **ret_path)
 {
         const char *dir = getenv("CREDENTIALS_DIRECTORY");
         char *p;
@@ -33,37 +37,43 @@ int secret_path(const char *name, char **ret_path)
         return 0;
 }
 
-static int read_first_line(const char *path, char **ret)
+static int read_first_line(const char *path, char **ret, bool *ret_world)
 {
         uint8_t *data = NULL;
-        size_t len = 0;
+        size_t len = 0, n = 0;
+        struct stat st;
         int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        int r = fd < 0 ? -errno : fd_read_all(fd, SECRET_MAX, &data, &len);
+        int r = fd < 0 || fstat(fd, &st) < 0 ? -errno
+                                             : fd_read_all(fd, SECRET_MAX, &data, &len);
         char *s;
 
         if (fd >= 0)
                 close(fd);
         if (r < 0)
                 return r;
-        s = strndup(data ? (const char *)data : "", len);
+        /* Only the first line is copied: no stray bytes outlive the wipe. */
+        while (n < len && data[n] != '\r' && data[n] != '\n')
+                n++;
+        s = strndup(data ? (const char *)data : "", n);
         if (data) {
                 explicit_bzero(data, len);
                 free(data);
         }
         if (!s)
                 return -ENOMEM;
-        s[strcspn(s, "\r\n")] = 0;
+        if (ret_world)
+                *ret_world = (st.st_mode & S_IROTH) != 0;
         *ret = s;
         return 0;
 }
 
-int secret_read(const char *name, char **ret, char **ret_path)
+int secret_read(const char *name, char **ret, char **ret_path, bool *ret_world)
 {
         char *path = NULL;
         int r = secret_path(name, &path);
 
         if (r >= 0)
-                r = read_first_line(path, ret);
+                r = read_first_line(path, ret, ret_world);
         if (ret_path)
                 *ret_path = path;
         else

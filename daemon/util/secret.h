@@ -7,15 +7,16 @@
 #ifndef BENCHWATCH_SECRET_H
 #define BENCHWATCH_SECRET_H
 
-/* The file a secret name stands for, malloc'd.  0, -EINVAL for "." or
- * "..", -ENXIO for a credential name without $CREDENTIALS_DIRECTORY, or
- * -ENOMEM. */
-int secret_path(const char *name, char **ret_path);
+#include <stdbool.h>
 
 /* The first line of the secret `name` (without its line end), malloc'd;
  * an empty file is the empty secret.  *ret_path (may be NULL) gets the
- * file tried, for the caller's message, also on failure.  0 or -errno. */
-int secret_read(const char *name, char **ret, char **ret_path);
+ * file tried, for the caller's message, also on failure; *ret_world (may
+ * be NULL) whether every user may read it, for the caller to warn.  The
+ * bytes read are wiped before they are freed.  0, -EINVAL for a bad
+ * credential name, -ENXIO for a credential without
+ * $CREDENTIALS_DIRECTORY, or -errno. */
+int secret_read(const char *name, char **ret, char **ret_path, bool *ret_world);
 
 /* Overwrite and free a secret; NULL is fine. */
 void secret_free(char *s);

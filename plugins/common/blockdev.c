@@ -169,8 +169,11 @@ static void walk_dev(const char *sys, dev_t dev, int depth,
         walk_dir(sys, dir, depth, info);
 }
 
-void blockdev_describe(const char *sys, const char *path,
-                       struct blockdev_info *ret)
+/* Describe the device holding path (a file, a directory, or a block
+ * device itself).  sys is sysfs' mount point ("/sys").  Never fails:
+ * what cannot be found is !resolved with a reason, or an empty field. */
+static void blockdev_describe(const char *sys, const char *path,
+                              struct blockdev_info *ret)
 {
         struct stat st;
 

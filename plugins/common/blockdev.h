@@ -27,12 +27,6 @@ struct blockdev_info {
         char why[256];       /* !resolved: why not */
 };
 
-/* Describe the device holding path (a file, a directory, or a block
- * device itself).  sys is sysfs' mount point ("/sys").  Never fails:
- * what cannot be found is !resolved with a reason, or an empty field. */
-void blockdev_describe(const char *sys, const char *path,
-                       struct blockdev_info *ret);
-
 /* Emit benchwatch_disk_info{device,model,firmware,serial,rotational,
  * scheduler} for path (with reason= instead when it cannot be resolved). */
 void blockdev_report(const struct bw_host *h, const char *path);

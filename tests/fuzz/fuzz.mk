@@ -25,7 +25,7 @@ LIBS = $(shell pkg-config --libs $(PKGS)) -lsnappy -lm -ldl -pthread
 # generous, and it survives new modules).
 PG = daemon/sink_pushgateway.c daemon/httpc.c
 NOT_CORE = daemon/main.c daemon/app.c daemon/cmd_%.c daemon/scheduler.c \
-	daemon/sweep.c daemon/tracker.c daemon/load.c $(PG)
+	daemon/sweep.c daemon/tracker.c daemon/busy.c $(PG)
 CORE = $(filter-out $(NOT_CORE), \
 	$(patsubst $(S)/%,%,$(wildcard $(S)/daemon/*.c $(S)/daemon/util/*.c)))
 PROTO = daemon/proto/run.pb-c.c daemon/proto/metrics.pb-c.c \
@@ -50,8 +50,8 @@ $(O)/libcore-nopg.a: $(core_objs)
 $(O)/libcore.a: $(core_objs) $(PG:%.c=$(O)/%.o)
 	rm -f $@ && ar rcs $@ $^
 
-$(O)/fuzz_http: $(O)/tests/fuzz/fuzz_http.o $(O)/plugins/http.o \
-		$(O)/plugins/http_curl.o $(O)/libcore.a
+$(O)/fuzz_http: $(O)/tests/fuzz/fuzz_http.o $(O)/plugins/http_parse.o \
+		$(O)/libcore.a
 	$(CLANG) $(CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS)
 $(O)/fuzz_pushgateway: $(O)/tests/fuzz/fuzz_pushgateway.o $(O)/libcore-nopg.a
 	$(CLANG) $(CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS)
@@ -61,9 +61,8 @@ $(O)/fuzz_%: $(O)/tests/fuzz/fuzz_%.o $(O)/libcore.a
 # A header change rebuilds everything (cheap enough, and always right).
 HEADERS = $(wildcard $(S)/daemon/*.h $(S)/daemon/util/*.h $(S)/plugins/*.h \
 	$(S)/tests/fuzz/*.h) $(B)/config.h
-$(core_objs) $(PG:%.c=$(O)/%.o) $(O)/plugins/http.o $(O)/plugins/http_curl.o \
+$(core_objs) $(PG:%.c=$(O)/%.o) $(O)/plugins/http_parse.o \
 	$(TARGETS:%=$(O)/tests/fuzz/%.o): $(HEADERS)
-$(O)/tests/fuzz/fuzz_http.o: $(S)/plugins/http_raw.c
 $(O)/tests/fuzz/fuzz_pushgateway.o: $(addprefix $(S)/,$(PG))
 
 .PHONY: all

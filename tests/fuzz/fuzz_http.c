@@ -1,18 +1,18 @@
 /* fuzz_http.c — libFuzzer target for the http probe's response parser
- * (plugins/http_raw.c: status line, headers, Content-Length, chunked,
+ * (plugins/http_parse.c: status line, headers, Content-Length, chunked,
  * read-to-EOF), which reads whatever the server or proxy under test sends.
  *
- * The parser is static, so this file includes http_raw.c.  Input: one byte
+ * Input: one byte
  * of options (HEAD request; how to cut the rest into reads), then the bytes
  * the server sends.  They are fed once whole and once in pieces: the
  * parser's verdict (complete, malformed or wanting more), the status and
  * where it stopped must not depend on how the bytes were split into reads,
  * and the line buffer must never overflow. */
-#include "../../plugins/http_raw.c"
-
 #include <stdlib.h>
+#include <string.h>
 
 #include "fuzz.h"
+#include "http_parse.h"
 
 struct outcome {
         int r;          /* first non-zero parse() result, or 0 */
@@ -21,22 +21,15 @@ struct outcome {
         uint8_t ps;
 };
 
-static void conn_reset(struct conn *c)
+static struct outcome feed(bool head, const uint8_t *p, size_t n, size_t piece)
 {
-        memset(c, 0, sizeof(*c));
-        c->fd = -1;
-        c->ps = R_STATUS;
-}
-
-static struct outcome feed(const struct http_cfg *cfg, const uint8_t *p,
-                           size_t n, size_t piece)
-{
-        struct conn c;
+        struct http_parser c;
         struct outcome o = { 0 };
-        conn_reset(&c);
+        memset(&c, 0, sizeof(c));
+        http_parser_reset(&c);
         for (size_t i = 0; i < n; i += piece) {
                 size_t k = n - i < piece ? n - i : piece;
-                int r = parse(&c, cfg, (const char *)p + i, k);
+                int r = http_parse(&c, head, (const char *)p + i, k);
                 if (c.line_len >= sizeof(c.line))
                         abort();
                 if (r) {
@@ -56,12 +49,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
         if (size < 1)
                 return 0;
-        struct http_cfg cfg = { .head = data[0] & 1 };
+        bool head = data[0] & 1;
         size_t piece = (size_t)(data[0] >> 1) + 1;
         data++, size--;
-        struct outcome whole = feed(&cfg, data, size, size ? size : 1);
-        struct outcome parts = feed(&cfg, data, size, piece);
-        struct outcome bytes = feed(&cfg, data, size, 1);
+        struct outcome whole = feed(head, data, size, size ? size : 1);
+        struct outcome parts = feed(head, data, size, piece);
+        struct outcome bytes = feed(head, data, size, 1);
         /* Where a verdict came, the piecewise feeds reach it in the read that
          * holds the same byte; whole reads stop at the end of input. */
         if (whole.r != parts.r || whole.r != bytes.r ||

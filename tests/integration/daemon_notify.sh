@@ -197,7 +197,7 @@ stop_daemon 5
 echo "duty cycle 0.25: $n runs of 1 s in 7 s"
 
 # ---- a busy host defers the run, and the deferral is counted ------------
-# BENCHWATCH_PROC_DIR stands in for /proc (load.h), so the test decides
+# BENCHWATCH_PROC_DIR stands in for /proc (busy.h), so the test decides
 # whether the host is busy.
 psi() { printf 'some avg10=%s avg60=0.00 avg300=0.00 total=1\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n' "$1" > "$T/proc/pressure/cpu.tmp" && mv "$T/proc/pressure/cpu.tmp" "$T/proc/pressure/cpu"; }
 psi 80.00

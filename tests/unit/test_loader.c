@@ -1,11 +1,38 @@
 /* test_loader.c — plugins are found in a directory; a plugin built for
- * another ABI and a shared object without the symbol are refused with a
- * message saying what to do, and the good ones still load. */
+ * another ABI, a shared object without the symbol and descriptors naming
+ * parameters they do not have are refused with a message saying what to
+ * do, and the good ones still load; a plugin that needs root is refused
+ * before it runs unless benchwatch is root. */
 #include <errno.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "loader.h"
+#include "precheck.h"
 #include "test.h"
+
+static int run_nothing(const struct bw_run *run, const struct bw_host *h)
+{
+        (void)run, (void)h;
+        return 0;
+}
+
+static void test_needs_root(void)
+{
+        const struct bw_plugin p = {
+                .abi_version = BW_PLUGIN_ABI_VERSION, .name = "rooty",
+                .caps = BW_CAP_NEEDS_ROOT, .run = run_nothing,
+        };
+        char *why = NULL;
+        int r = precheck_run(&p, "rooty", NULL, "/tmp", "/tmp", &why);
+        if (geteuid() == 0) {
+                CHECK(r == 0);
+        } else {
+                CHECK(r == -EPERM);
+                CHECK_STR_CONTAINS(why, "plugin rooty needs root");
+        }
+        free(why);
+}
 
 int main(void)
 {
@@ -22,6 +49,12 @@ int main(void)
         CHECK_STR_CONTAINS(reg->warnings, want);
         CHECK_STR_CONTAINS(reg->warnings, "rebuild the plugin");
         CHECK_STR_CONTAINS(reg->warnings, "nosym.so: no symbol 'benchwatch_plugin': not a benchwatch plugin");
+        CHECK(!registry_find(reg, "badparam"));
+        CHECK_STR_CONTAINS(reg->warnings, "badparam.so: plugin 'badparam': concurrency_param "
+                           "'thread' is not one of its parameters");
+        CHECK(!registry_find(reg, "badreport"));
+        CHECK_STR_CONTAINS(reg->warnings, "badreport.so: plugin 'badreport': report line "
+                           "'Server' shows parameter 'host', which it does not have");
         const char **names = registry_names(reg);
         CHECK(names && names[0] && !names[reg->n]);
         free(names);
@@ -36,6 +69,7 @@ int main(void)
         CHECK(loader_load_file("/nonexistent/x.so", &p, &h, &why) == -ELIBBAD);
         CHECK_STR_CONTAINS(why, "cannot load plugin");
         free(why);
+        test_needs_root();
         printf("test_loader: ok\n");
         return 0;
 }

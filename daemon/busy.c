@@ -1,5 +1,5 @@
-/* load.c — see load.h. */
-#include "load.h"
+/* busy.c — is the host busy? (see busy.h). */
+#include "busy.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -71,12 +71,14 @@ static const char *proc_dir(void)
 
 const char *const load_psi_names[LOAD_N_PSI] = { "cpu", "io", "memory" };
 
-int load_read_psi_total(const char *path, double *ret_us)
+/* "some total=" (microseconds) of a PSI file. */
+static int load_read_psi_total(const char *path, double *ret_us)
 {
         return psi_some(path, " total=", ret_us);
 }
 
-int load_read_steal(const char *path, double *ret_total, double *ret_steal)
+/* The total and steal jiffies of the "cpu" line of a /proc/stat file. */
+static int load_read_steal(const char *path, double *ret_total, double *ret_steal)
 {
         char buf[PROC_FILE_MAX];
         double f[8];

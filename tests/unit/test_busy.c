@@ -1,4 +1,4 @@
-/* test_load.c — the busy check reads PSI and loadavg files as the kernel
+/* test_busy.c — the busy check reads PSI and loadavg files as the kernel
  * writes them, decides on the right signal, and skips what is missing. */
 #include <errno.h>
 #include <stdio.h>
@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "load.h"
+#include "busy.h"
 #include "test.h"
 
 static char dir[] = "/tmp/test_load.XXXXXX";

@@ -1,4 +1,4 @@
-/* load.h — is the host busy right now?
+/* busy.h — is the host busy right now? (functions keep the load_ prefix)
  *
  * A benchmark run on a host that is already short of CPU, I/O or memory
  * both hurts the host's real work and measures noise, so the scheduler asks
@@ -11,8 +11,8 @@
  *
  * The files are read under /proc, or under $BENCHWATCH_PROC_DIR when set:
  * a test hook, so tests can make the host look busy or idle at will. */
-#ifndef BENCHWATCH_LOAD_H
-#define BENCHWATCH_LOAD_H
+#ifndef BENCHWATCH_BUSY_H
+#define BENCHWATCH_BUSY_H
 
 /* Thresholds; 0 disables a check. PSI in percent, load per CPU. */
 struct load_limits {
@@ -56,11 +56,6 @@ void load_window_between(const struct load_snapshot *a, const struct load_snapsh
 /* The window beside a run's figures: benchwatch_probe_steal_ratio and
  * benchwatch_probe_pressure_ratio{resource} (what is known of them). */
 int load_window_add_metrics(const struct load_window *w, struct result *res);
-
-/* The total and steal jiffies of the "cpu" line of a /proc/stat file. */
-int load_read_steal(const char *path, double *ret_total, double *ret_steal);
-/* "some total=" (microseconds) of a PSI file. */
-int load_read_psi_total(const char *path, double *ret_us);
 
 /* "some avg10" of a PSI file: 0, -ENOENT/-EACCES..., or -EINVAL when the
  * file does not look like PSI. */
