@@ -66,7 +66,7 @@ def main_figure(path, plugin):
             return sum(vals)
     return 0
 total = 0
-print("\n%-10s %9s %10s %9s %8s %9s %12s" % ("probe", "interval", "cpu s/run", "cpu s/h", "% host",
+print("\n%-15s %9s %10s %9s %8s %9s %15s" % ("probe", "interval", "cpu s/run", "cpu s/h", "% host",
                                             "noise", "15% loss in"))
 for line in open(os.path.join(work, "done")):
     probe, plugin, every = line.split()
@@ -80,8 +80,8 @@ for line in open(os.path.join(work, "done")):
     per_h = cpu * 3600 / iv
     total += per_h
     delay = "%d runs, %.0f min" % (runs, runs * iv / 60) if runs == runs else "> 4 runs"
-    print("%-10s %9s %10.2f %9.1f %7.2f%% %8.1f%% %12s" % (probe, every, cpu, per_h,
+    print("%-15s %9s %10.2f %9.1f %7.2f%% %8.1f%% %15s" % (probe, every, cpu, per_h,
           100 * per_h / (3600 * ncpu), 100 * cv, delay))
-print("%-10s %9s %10s %9.1f %7.2f%%" % ("in all", "", "", total, 100 * total / (3600 * ncpu)))
+print("%-15s %9s %10s %9.1f %7.2f%%" % ("in all", "", "", total, 100 * total / (3600 * ncpu)))
 print("\n(goal: <= 0.5% of the host's CPU; the daemon itself, idle between runs, adds well under 0.01%)")
 EOF
