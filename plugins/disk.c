@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "common/blockdev.h"
+#include "common/sbrand.h"
 #include "common/testfile.h"
 #include "hist.h"
 #include "plugin.h"
@@ -97,19 +98,11 @@ static bool mode_random(int mode)
         return mode == M_RANDREAD || mode == M_RANDWRITE || mode == M_RANDRW;
 }
 
-static inline uint64_t rng_next(uint64_t *s)
-{
-        uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        return z ^ (z >> 31);
-}
-
 /* The next I/O: its operation and byte offset. */
 static inline int next_io(struct worker *w, uint64_t *ret_off)
 {
         const struct job *j = w->job;
-        uint64_t x = rng_next(&w->rng), blk;
+        uint64_t x = sb_splitmix64(&w->rng), blk;
         int op = mode_writes(j->mode) ? OP_WRITE : OP_READ;
         /* the low half decides the operation, the high half (which the
          * multiply-shift below mostly uses) the block: independent */
@@ -354,7 +347,7 @@ static int worker_init(struct worker *w, struct job *j, unsigned idx,
                            d * j->bs))
                 return -ENOMEM;
         for (uint64_t i = 0; i < d * j->bs / 8; i++)
-                ((uint64_t *)w->bufs)[i] = rng_next(&w->rng) | 1;
+                ((uint64_t *)w->bufs)[i] = sb_splitmix64(&w->rng) | 1;
         if (d == 1)
                 return 0;
         w->slots = calloc(d, sizeof(*w->slots));

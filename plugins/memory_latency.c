@@ -29,6 +29,7 @@
 #include <syslog.h>
 #include <time.h>
 
+#include "common/sbrand.h"
 #include "parse.h"
 #include "timeutil.h"
 
@@ -57,24 +58,14 @@ int memory_latency_bytes(uint64_t llc, uint64_t avail, uint64_t *ret)
         return 0;
 }
 
-/* splitmix64: enough randomness for an order no prefetcher learns. */
-static uint64_t rng_next(uint64_t *s)
-{
-        uint64_t z = (*s += UINT64_C(0x9E3779B97F4A7C15));
-
-        z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-        z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-        return z ^ (z >> 31);
-}
-
 /* Uniform in [0, bound), by Lemire's multiply-shift (a modulo's tiny bias
  * where there is no 128-bit type). */
 static uint64_t rng_below(uint64_t *s, uint64_t bound)
 {
 #ifdef __SIZEOF_INT128__
-        return (uint64_t)(((unsigned __int128)rng_next(s) * bound) >> 64);
+        return (uint64_t)(((unsigned __int128)sb_splitmix64(s) * bound) >> 64);
 #else
-        return rng_next(s) % bound;
+        return sb_splitmix64(s) % bound;
 #endif
 }
 

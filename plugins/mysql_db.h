@@ -13,6 +13,7 @@
 
 #include <mysql.h>
 
+#include "common/sbrand.h"
 #include "plugin.h"
 #include "timeutil.h"
 
@@ -96,11 +97,7 @@ static inline void sb_rng_seed(struct sb_rng *g)
 
 static inline double sb_rng_double(struct sb_rng *g)
 {
-        uint64_t s0 = g->s[0], s1 = g->s[1], r = s0 + s1;
-        s1 ^= s0;
-        g->s[0] = ((s0 << 55) | (s0 >> 9)) ^ s1 ^ (s1 << 14);
-        g->s[1] = (s1 << 36) | (s1 >> 28);
-        return (double)(r >> 11) * 0x1.0p-53;
+        return sb_uniform_double(g->s);
 }
 
 static inline uint32_t sb_rand_uniform(struct sb_rng *g, uint32_t a, uint32_t b)

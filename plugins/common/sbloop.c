@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <syslog.h>
 
+#include "sbrand.h"
 #include "timeutil.h"
 
 #define SBLOOP_TICK_NS 10000000u    /* progress / stop check period */
@@ -72,16 +73,6 @@ static int sbhist_init(struct sbhist *sh)
         return 0;
 }
 
-static uint64_t xoroshiro_next(uint64_t s[2])
-{
-        uint64_t s0 = s[0], s1 = s[1], x = s0 + s1;
-
-        s1 ^= s0;
-        s[0] = ((s0 << 24) | (s0 >> 40)) ^ s1 ^ (s1 << 16);
-        s[1] = (s1 << 37) | (s1 >> 27);
-        return x;
-}
-
 /* A clock read under the timer's spinlock, as sb_timer_start/stop(). */
 static inline uint64_t timer_read(int *lock)
 {
@@ -98,7 +89,7 @@ static inline uint64_t timer_read(int *lock)
 static inline void sbhist_update(const struct sbhist *sh, uint64_t rng[2],
                                  uint64_t ns)
 {
-        size_t slot = xoroshiro_next(rng) % SBHIST_SLOTS;
+        size_t slot = sb_xoroshiro_next(rng) % SBHIST_SLOTS;
         double ms = (double)ns / 1e6;
         double i = ms > 0 ? floor((log(ms) - sh->deduct) * sh->mult + 0.5) : 0;
         size_t k = i < 0 ? 0 : i >= SBHIST_SIZE ? SBHIST_SIZE - 1 : (size_t)i;

@@ -19,6 +19,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "sbrand.h"
 #include "strutil.h"
 #include "timeutil.h"
 
@@ -99,19 +100,11 @@ static int mark_write(int fd, uint64_t size)
         return fsetxattr(fd, TESTFILE_XATTR, v, (size_t)n, 0) < 0 ? -errno : 0;
 }
 
-static uint64_t splitmix64(uint64_t *s)
-{
-        uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        return z ^ (z >> 31);
-}
-
 /* Incompressible, never-zero data, different in every chunk. */
 static void fill_random(uint64_t *buf, size_t words, uint64_t *seed)
 {
         for (size_t i = 0; i < words; i++)
-                buf[i] = splitmix64(seed) | 1;
+                buf[i] = sb_splitmix64(seed) | 1;
 }
 
 static const char *human(uint64_t bytes, char *buf, unsigned size)

@@ -13,26 +13,8 @@
 # usual report.
 . "$top_srcdir/tests/integration/lib.sh"
 
-[ "$(id -u)" = 0 ] || skip "needs root for a loop device and a cgroup"
-command -v losetup > /dev/null || skip "no losetup"
-BLKIO=$(awk '$3 == "cgroup" && $4 ~ /(^|,)blkio(,|$)/ { print $2; exit }' /proc/mounts)
-[ -n "$BLKIO" ] && [ -w "$BLKIO/blkio.throttle.read_iops_device" ] ||
-        skip "no cgroup v1 blkio controller with throttling"
-
+. "$top_srcdir/tests/integration/throttled_loop.sh"
 CAP=200
-LOOP=""
-CG="$BLKIO/benchwatch-test-$$"
-cleanup_disk() {
-        [ -d "$CG" ] && rmdir "$CG"
-        [ -n "$LOOP" ] && losetup -d "$LOOP"
-        cleanup_test
-}
-trap cleanup_disk EXIT
-
-head -c 64M /dev/urandom > "$T/backing.img" || fail "cannot write backing file"
-LOOP=$(losetup --find --show --direct-io=on "$T/backing.img" 2>/dev/null ||
-       losetup --find --show "$T/backing.img") || skip "no free loop device"
-DEV=$(cat "/sys/block/${LOOP#/dev/}/dev")
 mkdir "$CG" || fail "cannot create cgroup $CG"
 echo "$DEV $CAP" > "$CG/blkio.throttle.read_iops_device" || fail "cannot set throttle"
 : > "$T/foreign.dat" # a file benchwatch did not create: that probe fails

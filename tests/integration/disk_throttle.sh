@@ -12,25 +12,7 @@
 # waits ~100 ms, so the median shows it.)
 . "$top_srcdir/tests/integration/lib.sh"
 
-[ "$(id -u)" = 0 ] || skip "needs root for a loop device and a cgroup"
-command -v losetup > /dev/null || skip "no losetup"
-BLKIO=$(awk '$3 == "cgroup" && $4 ~ /(^|,)blkio(,|$)/ { print $2; exit }' /proc/mounts)
-[ -n "$BLKIO" ] && [ -w "$BLKIO/blkio.throttle.read_iops_device" ] ||
-        skip "no cgroup v1 blkio controller with throttling"
-
-LOOP=""
-CG="$BLKIO/benchwatch-test-$$"
-cleanup_disk() {
-        [ -d "$CG" ] && rmdir "$CG"
-        [ -n "$LOOP" ] && losetup -d "$LOOP"
-        cleanup_test
-}
-trap cleanup_disk EXIT
-
-head -c 64M /dev/urandom > "$T/backing.img" || fail "cannot write backing file"
-LOOP=$(losetup --find --show --direct-io=on "$T/backing.img" 2>/dev/null ||
-       losetup --find --show "$T/backing.img") || skip "no free loop device"
-DEV=$(cat "/sys/block/${LOOP#/dev/}/dev")
+. "$top_srcdir/tests/integration/throttled_loop.sh"
 
 run_disk() { # OUT [cgroup]
         local args=(run disk "path=$LOOP" mode=randread block_size=4k iodepth=1

@@ -16,16 +16,13 @@
 #include <unistd.h>
 
 #include "../fakehost.h"
+#include "../../plugins/memory_dram.h"
 #include "../../plugins/memory_latency.h"
 #include "params.h"
 
 extern const struct bw_plugin benchwatch_plugin;
 void memory_block_once(unsigned oper, unsigned access, uint64_t *buf,
                        size_t bytes, uint64_t rng[2]);
-int memory_parse_cache_size(const char *s, uint64_t *ret);
-int memory_count_cpu_list(const char *s, unsigned *ret);
-int memory_llc_bytes(const char *cache_dir, unsigned online, uint64_t *ret);
-int memory_dram_array_bytes(uint64_t llc, uint64_t avail, uint64_t *ret);
 
 enum { READ, WRITE, NONE }; /* oper choices, in table order */
 enum { SEQ, RND };
