@@ -64,7 +64,7 @@ int main(void)
         CHECK(spool_open(dir, 100, &s) == 0);
         CHECK(stat(dir, &st) == 0 && (st.st_mode & 0777) == 0700);
         for (int i = 0; i < 5; i++) {
-                char run[16];
+                char run[32];
                 snprintf(run, sizeof(run), "run-%d-xxxxxx", i); /* 12 bytes */
                 EXPECT(spool_add(s, run, strlen(run), &dropped) == 0 && dropped == 0);
         }
