@@ -216,7 +216,10 @@ daemon_start() {
         rm -f "$W/state/benchwatch.prom" # the counts of one daemon, not of the one before
         exec {logfd}> >(stamp > "$W/daemon.$1.log") # ends at the daemon's exit
         D_T0=$EPOCHREALTIME
-        bw_daemon -v daemon --print >&"$logfd" 2>&1 {logfd}>&- &
+        # a simple command, not the bw_daemon function: $! must be the
+        # daemon itself (a function in the background is a subshell)
+        STATE_DIRECTORY=$W/state CACHE_DIRECTORY=$W/cache "$BW" -v daemon --print \
+                >&"$logfd" 2>&1 {logfd}>&- &
         D=$!
         exec {logfd}>&-
         local i=0
