@@ -52,6 +52,8 @@ cleanup() {
         [ -n "$LOOP" ] && losetup -d "$LOOP"
         (cd "$DIR/sb" && sysbench fileio --file-num=1 --file-total-size="$SIZE" cleanup > /dev/null)
         [ -n "${KEEP:-}" ] || rm -f "$FILE"
+        rm -rf "$DIR/sb" "$DIR/out" "$DIR/empty.conf"
+        rmdir "$DIR" 2>/dev/null
 }
 trap cleanup EXIT
 bw() { "$BENCHWATCH" -c "$DIR/empty.conf" "$@"; }
@@ -110,6 +112,9 @@ run_sb() { # SERIES N
                 END { print iops, p50, n, cpu }' "$DIR/out/sb.txt"
 }
 
+# cv: coefficient of variation (percent) of the numbers on stdin
+cv() { awk '{ s += $1; q += $1 * $1; n++ } END { m = s / n
+        printf "%.1f", (n > 1 && m > 0 ? 100 * sqrt((q - n * m * m) / (n - 1)) / m : 0) }'; }
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 echo "== preparing: benchwatch test file $FILE ($SIZE), sysbench's file"
@@ -131,8 +136,8 @@ for series in threads iodepth; do
 done
 
 printf '\nrandread bs=%s, %ss per run, median of %s rounds (CPU/IO in microseconds)\n' "$BS" "$DURATION" "$ROUNDS"
-printf '%-8s %3s | %9s %9s %9s | %8s %8s | %11s %11s | %7s %7s %7s | %6s %6s %6s\n' series N "bw IOPS" "fio IOPS" "sb IOPS" \
-        "IOPS/fio" "p50/fio" "bw/fio" "fio/fio" "p50 bw" "p50 fio" "p50 sb" "cpu bw" "cpu fio" "cpu sb"
+printf '%-8s %3s | %9s %9s %9s | %8s %8s | %11s %11s | %7s %7s %7s | %6s %6s %6s | %6s %6s %6s\n' series N "bw IOPS" "fio IOPS" "sb IOPS" \
+        "IOPS/fio" "p50/fio" "bw/fio" "fio/fio" "p50 bw" "p50 fio" "p50 sb" "cpu bw" "cpu fio" "cpu sb" "CV bw" "CV fio" "CV sb"
 for series in threads iodepth; do
         for n in $LEVELS; do
                 declare -A v=()
@@ -141,6 +146,7 @@ for series in threads iodepth; do
                         v[$tool.iops]=$(echo "$rows" | awk '{ print $5 }' | median)
                         v[$tool.p50]=$(echo "$rows" | awk '{ print $6 * 1e6 }' | median)
                         v[$tool.cpu]=$(echo "$rows" | awk '{ print ($7 > 0 ? $8 / $7 * 1e6 : 0) }' | median)
+                        v[$tool.cv]=$(echo "$rows" | awk '{ print $5 }' | cv)
                 done
                 # ratios of the runs made side by side in one round, median
                 # over the rounds: the device's drift between rounds cancels
@@ -154,14 +160,16 @@ for series in threads iodepth; do
                 awk -v s=$series -v n=$n -v ir="${v[iops.ratio]}" -v pr="${v[p50.ratio]}" -v bi="${v[bw.iops]}" -v fi="${v[fio.iops]}" -v si="${v[sb.iops]}" \
                     -v bs="$(spread bw)" -v fs="$(spread fio2)" \
                     -v bp="${v[bw.p50]}" -v fp="${v[fio.p50]}" -v sp="${v[sb.p50]}" \
-                    -v bc="${v[bw.cpu]}" -v fc="${v[fio.cpu]}" -v sc="${v[sb.cpu]}" 'BEGIN {
-                        printf "%-8s %3d | %9.0f %9.0f %9.0f | %8.3f %8.3f | %11s %11s | %7.1f %7.1f %7.1f | %6.2f %6.2f %6.2f\n",
-                                s, n, bi, fi, si, ir, pr, bs, fs, bp, fp, sp, bc, fc, sc }'
+                    -v bc="${v[bw.cpu]}" -v fc="${v[fio.cpu]}" -v sc="${v[sb.cpu]}" \
+                    -v bv="${v[bw.cv]}" -v fv="${v[fio.cv]}" -v sv="${v[sb.cv]}" 'BEGIN {
+                        printf "%-8s %3d | %9.0f %9.0f %9.0f | %8.3f %8.3f | %11s %11s | %7.1f %7.1f %7.1f | %6.2f %6.2f %6.2f | %5.1f%% %5.1f%% %5.1f%%\n",
+                                s, n, bi, fi, si, ir, pr, bs, fs, bp, fp, sp, bc, fc, sc, bv, fv, sv }'
                 unset v
         done
 done
 echo "(p50 in microseconds; IOPS/fio and p50/fio: median over the rounds of benchwatch over fio in the same round;"
-echo " bw/fio, fio/fio: lowest-highest IOPS ratio of the rounds, fio's second run over its first in the same round)"
+echo " bw/fio, fio/fio: lowest-highest IOPS ratio of the rounds, fio's second run over its first in the same round;"
+echo " CV: each tool's run-to-run coefficient of variation of IOPS over the rounds, fio's first runs)"
 
 echo
 echo "== seqread vs hdparm -Tt on a read-only loop device over $FILE"

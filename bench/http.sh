@@ -7,8 +7,9 @@
 # machine's load hits all three alike) for the same time each.  Printed per
 # point: requests/s of each, the ratios benchwatch/wrk and benchwatch/ab
 # (the median of each round's own ratio), median and 99th percentile
-# latency side by side, and CPU time per request (user+system of the whole
-# process tree) of each client.  The goals: RPS >= 0.9 x wrk and >= ab
+# latency side by side, CPU time per request (user+system of the whole
+# process tree) and the run-to-run coefficient of variation of requests/s
+# (the steadiness the detector sees) of each client.  The goals: RPS >= 0.9 x wrk and >= ab
 # everywhere, CPU per request <= ab's.  Where the clients are equal (at
 # concurrency 1 the server's round trip sets everyone's rate) the medians
 # fall either side of a goal from run to run; with 5 rounds or more a
@@ -89,9 +90,12 @@ declare -A url=(
 )
 tools=(bw wrk ab)
 echo "benchwatch http vs wrk vs ab: ${secs}s per run, $rounds rounds, medians (ratios: of the rounds' own ratios); latency in ms; cpu in us/request"
-printf '%-8s %4s %3s | %9s %9s %9s | %6s %6s | %6s %6s %6s | %7s %7s %7s | %5s %5s %5s | %s\n' \
+printf '%-8s %4s %3s | %9s %9s %9s | %6s %6s | %6s %6s %6s | %7s %7s %7s | %5s %5s %5s | %5s %5s %5s | %s\n' \
 	target conc ka bw_rps wrk_rps ab_rps bw/wrk bw/ab p50_bw p50_wrk p50_ab \
-	p99_bw p99_wrk p99_ab cpu_bw cpu_wr cpu_ab verdict
+	p99_bw p99_wrk p99_ab cpu_bw cpu_wr cpu_ab cv_bw cv_wrk cv_ab verdict
+# cv: coefficient of variation (percent) of the numbers on stdin
+cv() { awk '{ s += $1; q += $1 * $1; n++ } END { m = s / n
+	printf "%.1f", (n > 1 && m > 0 ? 100 * sqrt((q - n * m * m) / (n - 1)) / m : 0) }'; }
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 worst=ok
 ties=
@@ -111,6 +115,7 @@ for target in ${TARGETS:-nginx haproxy}; do
 				for f in 2 4 5; do
 					eval "${t}_$f=\$(awk -v t=$t '\$1 == t { print \$$f }' \"$work/res\" | median)"
 				done
+				eval "${t}_cv=\$(awk -v t=$t '\$1 == t { print \$2 }' \"$work/res\" | cv)"
 				eval "${t}_cpu=\$(awk -v t=$t '\$1 == t && \$3 > 0 { s += \$6 / \$3 * 1e6; n++ } END { printf \"%.1f\", n ? s / n : 0 }' \"$work/res\")"
 			done
 			read -r r_wrk r_ab verdict < <(awk -v cb="$bw_cpu" -v ca="$ab_cpu" -f "$here/http_verdict.awk" "$work/res")
@@ -119,9 +124,10 @@ for target in ${TARGETS:-nginx haproxy}; do
 			    -v b="$bw_2" -v w="$wrk_2" -v a="$ab_2" -v rw="$r_wrk" -v ra="$r_ab" \
 			    -v b5="$bw_4" -v w5="$wrk_4" -v a5="$ab_4" \
 			    -v b9="$bw_5" -v w9="$wrk_5" -v a9="$ab_5" \
-			    -v cb="$bw_cpu" -v cw="$wrk_cpu" -v ca="$ab_cpu" 'BEGIN {
-				printf "%-8s %4d %3s | %9.0f %9.0f %9.0f | %6.2f %6.2f | %6.2f %6.2f %6.0f | %7.2f %7.2f %7.0f | %5.1f %5.1f %5.1f | %s\n",
-				    tg, c, ka, b, w, a, rw, ra, b5, w5, a5, b9, w9, a9, cb, cw, ca, v }'
+			    -v cb="$bw_cpu" -v cw="$wrk_cpu" -v ca="$ab_cpu" \
+			    -v vb="$bw_cv" -v vw="$wrk_cv" -v va="$ab_cv" 'BEGIN {
+				printf "%-8s %4d %3s | %9.0f %9.0f %9.0f | %6.2f %6.2f | %6.2f %6.2f %6.0f | %7.2f %7.2f %7.0f | %5.1f %5.1f %5.1f | %4.1f%% %4.1f%% %4.1f%% | %s\n",
+				    tg, c, ka, b, w, a, rw, ra, b5, w5, a5, b9, w9, a9, cb, cw, ca, vb, vw, va, v }'
 		done
 	done
 done

@@ -4,8 +4,9 @@
 #
 # Each case runs benchwatch and the classic tool with the same parameters,
 # interleaved (A B A B ...) so that a machine getting busier or cooler hurts
-# both alike, and prints every pair and the median of the pair ratios
-# (benchwatch / classic).  For cpu, threads and block-mode memory the figure
+# both alike, and prints every pair, the median of the pair ratios
+# (benchwatch / classic) and each tool's run-to-run coefficient of
+# variation (the steadiness the detector sees).  For cpu, threads and block-mode memory the figure
 # should match sysbench's (ratio ~1.00); the DRAM mode should reach at least
 # what mbw (memcpy) and sysbench with a 1 GiB block report.
 #
@@ -186,24 +187,32 @@ if PER_CPU:
     CASES = [c for c in CASES if c[4] == "match" and "threads=2" not in c[0]]
 print("%d rounds of %d s per tool, interleaved; ratio = benchwatch / classic%s"
       % (ROUNDS, SECS, ", per CPU-second" if PER_CPU else ""))
+def cv(v):
+    """coefficient of variation, percent"""
+    return 100 * statistics.stdev(v) / statistics.mean(v) if len(v) > 1 else float("nan")
+
 summary = []
 for name, ours, theirs, unit, goal in CASES:
     if ONLY and ONLY not in name:
         continue
-    ratios = []
+    ratios, xs, ys = [], [], []
     for i in range(ROUNDS):
         a = ours()
         b = theirs()
         ratios.append(a / b)
+        xs.append(a)
+        ys.append(b)
         print("  %-45s round %d: benchwatch %14.1f  classic %14.1f %s  %.3f"
               % (name, i + 1, a, b, unit, a / b), flush=True)
     med = statistics.median(ratios)
     ok = 0.95 <= med <= 1.05 if goal == "match" else med >= 1.0
-    summary.append((name, med, min(ratios), max(ratios), goal, ok))
+    summary.append((name, med, min(ratios), max(ratios), cv(xs), cv(ys), goal, ok))
 
-print("\n%-45s %7s %7s %7s  %s" % ("case", "median", "min", "max", "target"))
-for name, med, lo, hi, goal, ok in summary:
-    print("%-45s %7.3f %7.3f %7.3f  %s %s" % (
-        name, med, lo, hi, "1.00 +-5%" if goal == "match" else ">= 1.00",
+# the steadiness of each tool's figure: run-to-run coefficient of variation
+print("\n%-45s %7s %7s %7s %7s %7s  %s" % ("case", "median", "min", "max", "CV bw", "CV cl.",
+                                           "target"))
+for name, med, lo, hi, cva, cvb, goal, ok in summary:
+    print("%-45s %7.3f %7.3f %7.3f %6.1f%% %6.1f%%  %s %s" % (
+        name, med, lo, hi, cva, cvb, "1.00 +-5%" if goal == "match" else ">= 1.00",
         "ok" if ok else "MISSED"))
 PY
