@@ -21,8 +21,7 @@ static const struct bw_plugin *lookup(void *userdata, const char *name)
 
 static const char *plugin_name(void *userdata, size_t i)
 {
-        const struct plugin_registry *reg = userdata;
-        return i < reg->n ? reg->plugins[i]->name : NULL;
+        return registry_name(userdata, i);
 }
 
 /* The optional sections: every sink's, and [regression]. */
@@ -56,6 +55,12 @@ int app_load_config(struct app *app, struct config **ret, char **ret_error)
                 config_free(*ret);
                 *ret = NULL;
         }
+        /* plugins refused while loading (on demand: the configured ones) */
+        if (app->reg->warnings) {
+                log_warning("%s", app->reg->warnings);
+                free(app->reg->warnings);
+                app->reg->warnings = NULL;
+        }
         return r;
 }
 
@@ -63,13 +68,12 @@ int app_init(struct app *app)
 {
         char *why = NULL;
         const char *dir = loader_default_dir(NULL);
-        if (loader_open(dir, &app->reg, &why) < 0) {
+        if ((app->plugins_on_demand ? loader_open_on_demand(dir, &app->reg, &why)
+                                    : loader_open(dir, &app->reg, &why)) < 0) {
                 log_error("%s", why ? why : "cannot load plugins");
                 free(why);
                 return EXIT_ENV;
         }
-        if (app->reg->warnings)
-                log_warning("%s", app->reg->warnings);
         int r = app_load_config(app, &app->cfg, &why);
         if (r < 0) {
                 log_error("%s", why ? why : strerror(-r));

@@ -24,6 +24,7 @@ struct app {
         const char *config_path; /* NULL: the default, or built-in if absent */
         struct plugin_registry *reg;
         struct config *cfg;
+        bool plugins_on_demand; /* load only the plugins the config names */
 };
 
 /* Load plugins and configuration; logs what is wrong; returns an exit

@@ -317,6 +317,9 @@ int cmd_daemon(struct app *app, int argc, char **argv)
                 return EXIT_USAGE;
         }
         block_signals();
+        /* the daemon only validates and schedules: its probes run in
+         * processes of their own, so it loads no plugin it has no probe of */
+        app->plugins_on_demand = true;
         int ex = app_init(app);
         if (ex != EXIT_OK)
                 return ex;

@@ -251,6 +251,13 @@ static int sweep_all(const struct sweep_run *s, const char *param, char **levels
                 if (!results[done]->success) {
                         log_error("%s=%s: %s", param, levels[done], results[done]->error);
                         ex = EXIT_FAILED;
+                } else if (!result_find(results[done], tname)) {
+                        /* e.g. memory mode=latency: seconds per load, no rate */
+                        log_error("sweep: %s probe '%s' with %s=%s reports no %s: "
+                                  "sweep ranks levels by it, and these parameters do "
+                                  "not measure it", s->plugin->name, s->probe, param,
+                                  levels[done], tname);
+                        ex = EXIT_USAGE;
                 }
         }
         if (ex == EXIT_OK || ex == EXIT_FAILED) {

@@ -1,7 +1,9 @@
 /* httpc.c — see httpc.h. */
 #include "httpc.h"
 
+#include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +13,74 @@
 #include "strutil.h"
 
 #define ANSWER_DEFAULT 512
+/* the SONAME of the libcurl benchwatch is built against (Debian: libcurl4) */
+#define LIBCURL_SONAME "libcurl.so.4"
+
+/* libcurl, opened by httpc_open(): linked, it and what it pulls in (OpenSSL,
+ * GnuTLS, Kerberos, LDAP, SSH: about 1 MiB of relocated pages) would sit in
+ * every daemon, also the many that push nowhere. */
+static struct {
+        void *dl;
+        CURLcode (*global_init)(long flags);
+        CURL *(*easy_init)(void);
+        void (*easy_cleanup)(CURL *h);
+        void (*easy_reset)(CURL *h);
+        CURLcode (*easy_setopt)(CURL *h, CURLoption o, ...);
+        CURLcode (*easy_perform)(CURL *h);
+        CURLcode (*easy_getinfo)(CURL *h, CURLINFO i, ...);
+        const char *(*easy_strerror)(CURLcode c);
+        struct curl_slist *(*slist_append)(struct curl_slist *l, const char *s);
+        void (*slist_free_all)(struct curl_slist *l);
+} lc;
+static pthread_once_t lc_once = PTHREAD_ONCE_INIT;
+static char *lc_error;
+
+#define SYM(field, name) { (void **)&lc.field, name }
+static void lc_open(void)
+{
+        const struct { void **p; const char *name; } syms[] = {
+                SYM(global_init, "curl_global_init"), SYM(easy_init, "curl_easy_init"),
+                SYM(easy_cleanup, "curl_easy_cleanup"), SYM(easy_reset, "curl_easy_reset"),
+                SYM(easy_setopt, "curl_easy_setopt"), SYM(easy_perform, "curl_easy_perform"),
+                SYM(easy_getinfo, "curl_easy_getinfo"),
+                SYM(easy_strerror, "curl_easy_strerror"),
+                SYM(slist_append, "curl_slist_append"),
+                SYM(slist_free_all, "curl_slist_free_all"),
+        };
+        lc.dl = dlopen(LIBCURL_SONAME, RTLD_NOW | RTLD_LOCAL);
+        if (!lc.dl) {
+                lc_error = str_printf("cannot load %s, which the Pushgateway and "
+                                      "remote-write outputs need: %s (install libcurl4)",
+                                      LIBCURL_SONAME, dlerror());
+                return;
+        }
+        for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++)
+                if (!(*syms[i].p = dlsym(lc.dl, syms[i].name))) {
+                        lc_error = str_printf("%s has no %s: not a usable libcurl",
+                                              LIBCURL_SONAME, syms[i].name);
+                        return;
+                }
+        if (lc.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+                lc_error = str_printf("%s: curl_global_init failed", LIBCURL_SONAME);
+}
+#undef SYM
+
+CURL *httpc_open(char **ret_error)
+{
+        CURL *h = NULL;
+        pthread_once(&lc_once, lc_open);
+        if (!lc_error && !(h = lc.easy_init()))
+                *ret_error = str_printf("cannot create a libcurl handle: out of memory");
+        else if (lc_error)
+                *ret_error = strdup(lc_error);
+        return h;
+}
+
+void httpc_close(CURL *h)
+{
+        if (h)
+                lc.easy_cleanup(h);
+}
 
 struct answer {
         char *text;
@@ -40,36 +110,36 @@ static curl_socket_t open_cloexec(void *arg, curlsocktype purpose,
 static void set_tls(CURL *h, const struct httpc_opts *o)
 {
         if (o->ca_file && *o->ca_file)
-                curl_easy_setopt(h, CURLOPT_CAINFO, o->ca_file);
+                lc.easy_setopt(h, CURLOPT_CAINFO, o->ca_file);
         if (o->cert_file && *o->cert_file)
-                curl_easy_setopt(h, CURLOPT_SSLCERT, o->cert_file);
+                lc.easy_setopt(h, CURLOPT_SSLCERT, o->cert_file);
         if (o->key_file && *o->key_file)
-                curl_easy_setopt(h, CURLOPT_SSLKEY, o->key_file);
+                lc.easy_setopt(h, CURLOPT_SSLKEY, o->key_file);
         if (o->insecure) {
-                curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
-                curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
+                lc.easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
+                lc.easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
         }
 }
 
 static void set_common(CURL *h, const struct httpc_opts *o, struct answer *a,
                        char *errbuf)
 {
-        curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, open_cloexec);
-        curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-        curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
-        curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, o->connect_timeout_ms);
-        curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, o->timeout_ms);
-        curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, keep_answer);
-        curl_easy_setopt(h, CURLOPT_WRITEDATA, a);
-        curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-        curl_easy_setopt(h, CURLOPT_USERAGENT, "benchwatch/" PACKAGE_VERSION);
+        lc.easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, open_cloexec);
+        lc.easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+        lc.easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
+        lc.easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, o->connect_timeout_ms);
+        lc.easy_setopt(h, CURLOPT_TIMEOUT_MS, o->timeout_ms);
+        lc.easy_setopt(h, CURLOPT_WRITEFUNCTION, keep_answer);
+        lc.easy_setopt(h, CURLOPT_WRITEDATA, a);
+        lc.easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+        lc.easy_setopt(h, CURLOPT_USERAGENT, "benchwatch/" PACKAGE_VERSION);
         if ((o->username && *o->username) || o->password) {
-                curl_easy_setopt(h, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
-                curl_easy_setopt(h, CURLOPT_USERNAME, o->username ? o->username : "");
-                curl_easy_setopt(h, CURLOPT_PASSWORD, o->password ? o->password : "");
+                lc.easy_setopt(h, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+                lc.easy_setopt(h, CURLOPT_USERNAME, o->username ? o->username : "");
+                lc.easy_setopt(h, CURLOPT_PASSWORD, o->password ? o->password : "");
         } else if (o->bearer) {
-                curl_easy_setopt(h, CURLOPT_HTTPAUTH, (long)CURLAUTH_BEARER);
-                curl_easy_setopt(h, CURLOPT_XOAUTH2_BEARER, o->bearer);
+                lc.easy_setopt(h, CURLOPT_HTTPAUTH, (long)CURLAUTH_BEARER);
+                lc.easy_setopt(h, CURLOPT_XOAUTH2_BEARER, o->bearer);
         }
         set_tls(h, o);
 }
@@ -97,9 +167,9 @@ static int make_headers(const char *const *headers, bool body,
 
         for (size_t k = 0; k < 2; k++)
                 for (const char *const *p = k ? headers : expect; p && *p; p++) {
-                        n = curl_slist_append(l, *p);
+                        n = lc.slist_append(l, *p);
                         if (!n) {
-                                curl_slist_free_all(l);
+                                lc.slist_free_all(l);
                                 return -ENOMEM;
                         }
                         l = n;
@@ -114,12 +184,12 @@ static int finish(CURL *h, CURLcode cc, const char *errbuf, struct answer *a,
         curl_off_t ra = 0;
 
         if (cc != CURLE_OK) {
-                reply->error = str_printf("%s", *errbuf ? errbuf : curl_easy_strerror(cc));
+                reply->error = str_printf("%s", *errbuf ? errbuf : lc.easy_strerror(cc));
                 return cc == CURLE_OPERATION_TIMEDOUT ? -ETIMEDOUT :
                        cc == CURLE_COULDNT_CONNECT ? -ECONNREFUSED : -EIO;
         }
-        curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &reply->status);
-        if (curl_easy_getinfo(h, CURLINFO_RETRY_AFTER, &ra) == CURLE_OK && ra > 0)
+        lc.easy_getinfo(h, CURLINFO_RESPONSE_CODE, &reply->status);
+        if (lc.easy_getinfo(h, CURLINFO_RETRY_AFTER, &ra) == CURLE_OK && ra > 0)
                 reply->retry_after = (double)ra;
         if (reply->status >= 200 && reply->status < 300)
                 return 0;
@@ -146,17 +216,17 @@ int httpc_request(CURL *h, const struct httpc_opts *o, const char *method,
                 free(a.text);
                 return r;
         }
-        curl_easy_reset(h);
+        lc.easy_reset(h);
         set_common(h, o, &a, errbuf);
-        curl_easy_setopt(h, CURLOPT_URL, url);
-        curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
-        curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
+        lc.easy_setopt(h, CURLOPT_URL, url);
+        lc.easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
+        lc.easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
         if (body) {
-                curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
-                curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+                lc.easy_setopt(h, CURLOPT_POSTFIELDS, body);
+                lc.easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
         }
-        cc = curl_easy_perform(h);
-        curl_slist_free_all(hdr);
+        cc = lc.easy_perform(h);
+        lc.slist_free_all(hdr);
         r = finish(h, cc, errbuf, &a, reply);
         free(a.text);
         return r;

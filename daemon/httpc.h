@@ -30,6 +30,12 @@ struct httpc_reply {
         char *error;                /* malloc'd reason when not 2xx */
 };
 
+/* A handle for httpc_request; libcurl is loaded at the first call, so a
+ * daemon without these outputs never maps it.  NULL with *ret_error set
+ * (malloc'd) when libcurl cannot be loaded.  httpc_close(NULL) is a no-op. */
+CURL *httpc_open(char **ret_error);
+void httpc_close(CURL *h);
+
 /* method "PUT", "POST" or "DELETE"; headers NULL-terminated ("Name: v"),
  * may be NULL.  0 on a 2xx answer; otherwise -ETIMEDOUT, -ECONNREFUSED,
  * -EIO (no or a non-2xx answer: see reply) or -ENOMEM.  reply->error is

@@ -150,6 +150,15 @@ static int is_plugin_file(const struct dirent *d)
         return l > 3 && !strcmp(d->d_name + l - 3, ".so");
 }
 
+static const struct bw_plugin *find_loaded(const struct plugin_registry *reg,
+                                           const char *name)
+{
+        for (size_t i = 0; reg && i < reg->n; i++)
+                if (!strcmp(reg->plugins[i]->name, name))
+                        return reg->plugins[i];
+        return NULL;
+}
+
 static int load_entry(struct plugin_registry *reg, const char *dir,
                       const char *file)
 {
@@ -159,7 +168,7 @@ static int load_entry(struct plugin_registry *reg, const char *dir,
         if (!path)
                 return -ENOMEM;
         int r = loader_load_file(path, &p, &h, &why);
-        if (r >= 0 && registry_find(reg, p->name)) {
+        if (r >= 0 && find_loaded(reg, p->name)) {
                 why = str_printf("%s: a plugin named '%s' is already loaded; "
                              "remove one of them", path, p->name);
                 dlclose(h);
@@ -202,13 +211,62 @@ int loader_open(const char *dir, struct plugin_registry **ret, char **ret_error)
         return 0;
 }
 
-const struct bw_plugin *registry_find(const struct plugin_registry *reg,
+int loader_open_on_demand(const char *dir, struct plugin_registry **ret,
+                          char **ret_error)
+{
+        struct dirent **ents;
+        int n = scandir(dir, &ents, is_plugin_file, cmp_names);
+        if (n < 0) {
+                int err = errno;
+                *ret_error = str_printf("cannot read plugin directory '%s': %s "
+                                    "(set BENCHWATCH_PLUGIN_DIR)", dir, strerror(err));
+                return -err;
+        }
+        struct plugin_registry *reg = calloc(1, sizeof(*reg));
+        int r = reg && (reg->dir = strdup(dir)) &&
+                (reg->files = calloc((size_t)n + 1, sizeof(char *))) ? 0 : -ENOMEM;
+        for (int i = 0; i < n; i++) {
+                if (r >= 0 && !(reg->files[i] = strndup(ents[i]->d_name,
+                                                        strlen(ents[i]->d_name) - 3)))
+                        r = -ENOMEM;
+                free(ents[i]);
+        }
+        free(ents);
+        if (r < 0) {
+                registry_free(reg);
+                return r;
+        }
+        *ret = reg;
+        return 0;
+}
+
+const struct bw_plugin *registry_find(struct plugin_registry *reg,
                                       const char *name)
 {
-        for (size_t i = 0; reg && i < reg->n; i++)
-                if (!strcmp(reg->plugins[i]->name, name))
-                        return reg->plugins[i];
-        return NULL;
+        const struct bw_plugin *p = find_loaded(reg, name);
+        if (p || !reg || !reg->files)
+                return p;
+        for (char **f = reg->files; *f; f++) {
+                if (strcmp(*f, name))
+                        continue;
+                char *file = str_printf("%s.so", name);
+                if (file && load_entry(reg, reg->dir, file) >= 0)
+                        p = find_loaded(reg, name);
+                free(file);
+                break;
+        }
+        return p;
+}
+
+const char *registry_name(const struct plugin_registry *reg, size_t i)
+{
+        if (reg->files) {
+                size_t n = 0;
+                while (reg->files[n])
+                        n++;
+                return i < n ? reg->files[i] : NULL;
+        }
+        return i < reg->n ? reg->plugins[i]->name : NULL;
 }
 
 const char **registry_names(const struct plugin_registry *reg)
@@ -228,6 +286,9 @@ void registry_free(struct plugin_registry *reg)
         free(reg->plugins);
         free(reg->handles);
         free(reg->warnings);
+        for (char **f = reg->files; f && *f; f++)
+                free(*f);
+        free(reg->files);
         free(reg->dir);
         free(reg);
 }

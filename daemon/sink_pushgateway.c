@@ -16,7 +16,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <curl/curl.h>
 
 #include "expo.h"
 #include "httpc.h"
@@ -441,8 +440,7 @@ static void pg_free(struct sink *s)
                 pthread_join(p->thread, NULL);
                 sink_latest_done(&p->latest);
         }
-        if (p->curl)
-                curl_easy_cleanup(p->curl);
+        httpc_close(p->curl);
         free(p->slots);
         pg_config_done(&p->cfg);
         free(p);
@@ -470,8 +468,6 @@ static int pg_create(const struct param_set *opts,
         r = check_url(url, ret_error);
         if (r < 0)
                 return r;
-        if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
-                return -ENOMEM;
         p = calloc(1, sizeof(*p));
         if (!p)
                 return -ENOMEM;
@@ -481,7 +477,7 @@ static int pg_create(const struct param_set *opts,
         p->base.seed = pg_publish; /* a reload pushes every probe again */
         r = pg_config_parse(opts, &p->cfg, ret_error);
         if (r >= 0)
-                r = (p->curl = curl_easy_init()) ? 0 : -ENOMEM;
+                r = (p->curl = httpc_open(ret_error)) ? 0 : -ELIBACC;
         if (r >= 0)
                 r = sink_latest_init(&p->latest);
         if (r >= 0) {
@@ -517,9 +513,9 @@ int sink_pushgateway_delete(const struct param_set *opts,
 
         if (r < 0 || (r = pg_config_parse(opts, &c, ret_error)) < 0)
                 return r;
-        if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK || !(h = curl_easy_init())) {
+        if (!(h = httpc_open(ret_error))) {
                 pg_config_done(&c);
-                return -ENOMEM;
+                return -ELIBACC;
         }
         for (size_t i = 0; i < n_probes; i++) {
                 char *url = NULL, *err = NULL;
@@ -536,7 +532,7 @@ int sink_pushgateway_delete(const struct param_set *opts,
                 free(url);
                 free(err);
         }
-        curl_easy_cleanup(h);
+        httpc_close(h);
         pg_config_done(&c);
         return first;
 }

@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <curl/curl.h>
 
 #include "httpc.h"
 #include "log.h"
@@ -580,8 +579,7 @@ static void rw_free(struct sink *s)
         free(p->queue);
         result_free(p->host);
         spool_free(p->spool);
-        if (p->curl)
-                curl_easy_cleanup(p->curl);
+        httpc_close(p->curl);
         rw_config_done(&p->cfg);
         free(p);
 }
@@ -615,7 +613,7 @@ static int rw_start(struct rw_sink *p, const struct param_set *opts,
                 .label_values = (const char *const *)p->cfg.labels.values,
                 .n_labels = p->cfg.labels.n,
         };
-        r = (p->curl = curl_easy_init()) ? 0 : -ENOMEM;
+        r = (p->curl = httpc_open(ret_error)) ? 0 : -ELIBACC;
         if (r >= 0 && (r = spool_check_dir(p->cfg.spool_dir)) < 0)
                 *ret_error = sink_errorf("cannot use spool_dir '%s': %s",
                                          p->cfg.spool_dir, strerror(-r));
@@ -640,8 +638,6 @@ static int rw_create(const struct param_set *opts, const struct sink_env *env,
         r = check_url(url, ret_error);
         if (r < 0)
                 return r;
-        if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
-                return -ENOMEM;
         p = calloc(1, sizeof(*p));
         if (!p)
                 return -ENOMEM;

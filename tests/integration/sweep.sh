@@ -25,6 +25,10 @@ bw sweep cpu threads=1,2 events=50 --format=prometheus > "$T/s.prom" || fail "pr
 bw sweep cpu nosuch=1,2 2> "$T/err"; [ $? = 2 ] && grep -q "no parameter 'nosuch'" "$T/err" || fail "unknown sweep parameter"
 bw sweep cpu threads 2> "$T/err"; [ $? = 2 ] || fail "malformed levels"
 bw sweep cpu threads=1,0 events=10 2> "$T/err"; [ $? = 2 ] && grep -q "out of range" "$T/err" || fail "bad level: $(cat "$T/err")"
+# a mode without the throughput figure levels are ranked by: said, not ranked by zeros
+bw sweep memory size=1M,2M mode=latency duration=0.2s > "$T/lat.table" 2> "$T/err"
+[ $? = 2 ] && grep -q "reports no benchwatch_memory_bytes_per_second" "$T/err" &&
+        ! grep -q knee "$T/lat.table" || fail "sweep of a mode without throughput: $(cat "$T/err" "$T/lat.table")"
 # The seed's sweep, small: its columns, one knee, on the right row.
 test_daemon_section "$T" > "$T/disk.conf"
 "$BENCHWATCH" -c "$T/disk.conf" sweep disk threads=1,4,16 mode=randread block_size=16k \

@@ -4,7 +4,10 @@
  * do, and the good ones still load; a plugin that needs root is refused
  * before it runs unless benchwatch is root. */
 #include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "loader.h"
@@ -58,6 +61,20 @@ int main(void)
         const char **names = registry_names(reg);
         CHECK(names && names[0] && !names[reg->n]);
         free(names);
+        registry_free(reg);
+
+        /* on demand: nothing loaded until looked up, then only that one */
+        CHECK(loader_open_on_demand(dir, &reg, &why) == 0);
+        CHECK(reg->n == 0 && !reg->warnings);
+        bool listed = false;
+        for (size_t i = 0; registry_name(reg, i); i++)
+                listed |= !strcmp(registry_name(reg, i), "misbehave");
+        CHECK(listed);
+        CHECK(registry_find(reg, "misbehave") && reg->n == 1);
+        CHECK(registry_find(reg, "misbehave") && reg->n == 1);
+        CHECK(!registry_find(reg, "badabi") && reg->n == 1);
+        CHECK_STR_CONTAINS(reg->warnings, "badabi.so: built for plugin ABI");
+        CHECK(!registry_find(reg, "nosuchplugin") && reg->n == 1);
         registry_free(reg);
 
         CHECK(loader_open("/nonexistent/plugins", &reg, &why) == -ENOENT);
