@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,7 +186,9 @@ static int load_entry(struct plugin_registry *reg, const char *dir,
         return r == -ENOMEM ? r : 0;
 }
 
-int loader_open(const char *dir, struct plugin_registry **ret, char **ret_error)
+/* Every NAME.so in dir, each loaded now or (on_demand) only named. */
+static int open_dir(const char *dir, bool on_demand, struct plugin_registry **ret,
+                    char **ret_error)
 {
         struct dirent **ents;
         int n = scandir(dir, &ents, is_plugin_file, cmp_names);
@@ -197,9 +200,14 @@ int loader_open(const char *dir, struct plugin_registry **ret, char **ret_error)
         }
         struct plugin_registry *reg = calloc(1, sizeof(*reg));
         int r = reg && (reg->dir = strdup(dir)) ? 0 : -ENOMEM;
+        if (r >= 0 && on_demand && !(reg->files = calloc((size_t)n + 1, sizeof(char *))))
+                r = -ENOMEM;
         for (int i = 0; i < n; i++) {
-                if (r >= 0)
-                        r = load_entry(reg, dir, ents[i]->d_name);
+                const char *file = ents[i]->d_name;
+                if (r >= 0 && !on_demand)
+                        r = load_entry(reg, dir, file);
+                else if (r >= 0 && !(reg->files[i] = strndup(file, strlen(file) - 3)))
+                        r = -ENOMEM;
                 free(ents[i]);
         }
         free(ents);
@@ -211,33 +219,15 @@ int loader_open(const char *dir, struct plugin_registry **ret, char **ret_error)
         return 0;
 }
 
+int loader_open(const char *dir, struct plugin_registry **ret, char **ret_error)
+{
+        return open_dir(dir, false, ret, ret_error);
+}
+
 int loader_open_on_demand(const char *dir, struct plugin_registry **ret,
                           char **ret_error)
 {
-        struct dirent **ents;
-        int n = scandir(dir, &ents, is_plugin_file, cmp_names);
-        if (n < 0) {
-                int err = errno;
-                *ret_error = str_printf("cannot read plugin directory '%s': %s "
-                                    "(set BENCHWATCH_PLUGIN_DIR)", dir, strerror(err));
-                return -err;
-        }
-        struct plugin_registry *reg = calloc(1, sizeof(*reg));
-        int r = reg && (reg->dir = strdup(dir)) &&
-                (reg->files = calloc((size_t)n + 1, sizeof(char *))) ? 0 : -ENOMEM;
-        for (int i = 0; i < n; i++) {
-                if (r >= 0 && !(reg->files[i] = strndup(ents[i]->d_name,
-                                                        strlen(ents[i]->d_name) - 3)))
-                        r = -ENOMEM;
-                free(ents[i]);
-        }
-        free(ents);
-        if (r < 0) {
-                registry_free(reg);
-                return r;
-        }
-        *ret = reg;
-        return 0;
+        return open_dir(dir, true, ret, ret_error);
 }
 
 const struct bw_plugin *registry_find(struct plugin_registry *reg,
