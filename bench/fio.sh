@@ -29,6 +29,7 @@
 #                        ROUNDS, LEVELS; KEEP=1 keeps the test file;
 #                        CPUS=LIST runs the randread tools under taskset -c LIST)
 set -u
+here=$(cd "$(dirname "$0")" && pwd)
 BENCHWATCH=${BENCHWATCH:-benchwatch}
 DIR=${BENCH_DIR:-/var/tmp/benchwatch-bench}
 SIZE=${SIZE:-1G}
@@ -112,10 +113,7 @@ run_sb() { # SERIES N
                 END { print iops, p50, n, cpu }' "$DIR/out/sb.txt"
 }
 
-# cv: coefficient of variation (percent) of the numbers on stdin
-cv() { awk '{ s += $1; q += $1 * $1; n++ } END { m = s / n
-        printf "%.1f", (n > 1 && m > 0 ? 100 * sqrt((q - n * m * m) / (n - 1)) / m : 0) }'; }
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+. "$here/stats.sh"
 
 echo "== preparing: benchwatch test file $FILE ($SIZE), sysbench's file"
 bw run disk "path=$FILE" size="$SIZE" requests=1 > /dev/null || { echo "cannot create $FILE" >&2; exit 1; }

@@ -93,10 +93,7 @@ echo "benchwatch http vs wrk vs ab: ${secs}s per run, $rounds rounds, medians (r
 printf '%-8s %4s %3s | %9s %9s %9s | %6s %6s | %6s %6s %6s | %7s %7s %7s | %5s %5s %5s | %5s %5s %5s | %s\n' \
 	target conc ka bw_rps wrk_rps ab_rps bw/wrk bw/ab p50_bw p50_wrk p50_ab \
 	p99_bw p99_wrk p99_ab cpu_bw cpu_wr cpu_ab cv_bw cv_wrk cv_ab verdict
-# cv: coefficient of variation (percent) of the numbers on stdin
-cv() { awk '{ s += $1; q += $1 * $1; n++ } END { m = s / n
-	printf "%.1f", (n > 1 && m > 0 ? 100 * sqrt((q - n * m * m) / (n - 1)) / m : 0) }'; }
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+. "$here/stats.sh"
 worst=ok
 ties=
 for target in ${TARGETS:-nginx haproxy}; do

@@ -20,7 +20,6 @@
  * GnuTLS, Kerberos, LDAP, SSH: about 1 MiB of relocated pages) would sit in
  * every daemon, also the many that push nowhere. */
 static struct {
-        void *dl;
         CURLcode (*global_init)(long flags);
         CURL *(*easy_init)(void);
         void (*easy_cleanup)(CURL *h);
@@ -47,15 +46,15 @@ static void lc_open(void)
                 SYM(slist_append, "curl_slist_append"),
                 SYM(slist_free_all, "curl_slist_free_all"),
         };
-        lc.dl = dlopen(LIBCURL_SONAME, RTLD_NOW | RTLD_LOCAL);
-        if (!lc.dl) {
+        void *dl = dlopen(LIBCURL_SONAME, RTLD_NOW | RTLD_LOCAL);
+        if (!dl) {
                 lc_error = str_printf("cannot load %s, which the Pushgateway and "
                                       "remote-write outputs need: %s (install libcurl4)",
                                       LIBCURL_SONAME, dlerror());
                 return;
         }
         for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++)
-                if (!(*syms[i].p = dlsym(lc.dl, syms[i].name))) {
+                if (!(*syms[i].p = dlsym(dl, syms[i].name))) {
                         lc_error = str_printf("%s has no %s: not a usable libcurl",
                                               LIBCURL_SONAME, syms[i].name);
                         return;
@@ -67,12 +66,14 @@ static void lc_open(void)
 
 CURL *httpc_open(char **ret_error)
 {
-        CURL *h = NULL;
         pthread_once(&lc_once, lc_open);
-        if (!lc_error && !(h = lc.easy_init()))
-                *ret_error = str_printf("cannot create a libcurl handle: out of memory");
-        else if (lc_error)
+        if (lc_error) {
                 *ret_error = strdup(lc_error);
+                return NULL;
+        }
+        CURL *h = lc.easy_init();
+        if (!h)
+                *ret_error = str_printf("cannot create a libcurl handle: out of memory");
         return h;
 }
 
