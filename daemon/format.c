@@ -192,7 +192,19 @@ static void json_summary(FILE *f, const struct bw_hist *h)
                 fprintf(f, "%s\"%g\":", q ? "," : "", result_quantiles[q]);
                 json_number(f, bw_hist_quantile_ns(h, result_quantiles[q]) / 1e9);
         }
-        fputc('}', f);
+        /* the non-empty buckets, [upper bound in seconds, samples in it]:
+         * what pools runs exactly, where quantiles cannot be averaged */
+        fputs("},\"histogram\":[", f);
+        bool first = true;
+        for (unsigned i = 0; i < BW_HIST_BUCKETS; i++) {
+                if (!h->buckets[i])
+                        continue;
+                fputs(first ? "[" : ",[", f);
+                json_number(f, (double)bw_hist_bucket_high(i) / 1e9);
+                fprintf(f, ",%llu]", (unsigned long long)h->buckets[i]);
+                first = false;
+        }
+        fputc(']', f);
 }
 
 static void json_family(FILE *f, const struct family *fam)
