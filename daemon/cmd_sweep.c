@@ -131,16 +131,40 @@ static bool has_bandwidth(const struct sweep_point *pts, size_t n)
         return false;
 }
 
+/* The latency unit of the table: ms as sysbench and the seed print it,
+ * unless the fastest level's mean would show fewer than two digits at
+ * three decimals (a memory sweep's events take nanoseconds). */
+static void latency_unit(const struct sweep_point *pts, size_t n,
+                         const char **ret_unit, double *ret_scale)
+{
+        double low = 0;
+        for (size_t i = 0; i < n; i++)
+                if (pts[i].ok && pts[i].mean > 0 && (low == 0 || pts[i].mean < low))
+                        low = pts[i].mean;
+        *ret_unit = "ms", *ret_scale = 1e3;
+        if (low > 0 && low < 10e-9)
+                *ret_unit = "ns", *ret_scale = 1e9;
+        else if (low > 0 && low < 10e-6)
+                *ret_unit = "us", *ret_scale = 1e6;
+}
+
 static void print_table(const char *param, const char *tname, double q,
                         const struct sweep_point *pts, size_t n, int knee)
 {
         bool bw = has_bandwidth(pts, n), pq = q != 0.95 && q != 0.99;
+        const char *unit;
+        double scale;
+        char head[3][16];
+        latency_unit(pts, n, &unit, &scale);
         printf("%10s %16s", param, tname);
         if (bw)
                 printf(" %10s", "MiB/s");
-        printf(" %10s %10s %10s", "avg(ms)", "p95(ms)", "p99(ms)");
+        snprintf(head[0], sizeof(head[0]), "avg(%s)", unit);
+        snprintf(head[1], sizeof(head[1]), "p95(%s)", unit);
+        snprintf(head[2], sizeof(head[2]), "p99(%s)", unit);
+        printf(" %10s %10s %10s", head[0], head[1], head[2]);
         if (pq)
-                printf("  p%g(ms)", q * 100);
+                printf("  p%g(%s)", q * 100, unit);
         printf("\n");
         for (size_t i = 0; i < n; i++) {
                 if (!pts[i].ok) {
@@ -150,10 +174,10 @@ static void print_table(const char *param, const char *tname, double q,
                 printf("%10s %16.2f", pts[i].level, pts[i].throughput);
                 if (bw)
                         printf(" %10.2f", pts[i].bandwidth / 1048576.0);
-                printf(" %10.3f %10.3f %10.3f", pts[i].mean * 1e3, pts[i].p95 * 1e3,
-                       pts[i].p99 * 1e3);
+                printf(" %10.3f %10.3f %10.3f", pts[i].mean * scale, pts[i].p95 * scale,
+                       pts[i].p99 * scale);
                 if (pq)
-                        printf(" %10.3f", pts[i].quantile * 1e3);
+                        printf(" %10.3f", pts[i].quantile * scale);
                 printf("%s\n", (int)i == knee ? "   <- knee" : "");
         }
 }

@@ -29,6 +29,17 @@ bw sweep cpu threads=1,0 events=10 2> "$T/err"; [ $? = 2 ] && grep -q "out of ra
 bw sweep memory size=1M,2M mode=latency duration=0.2s > "$T/lat.table" 2> "$T/err"
 [ $? = 2 ] && grep -q "reports no benchwatch_memory_bytes_per_second" "$T/err" &&
         ! grep -q knee "$T/lat.table" || fail "sweep of a mode without throughput: $(cat "$T/err" "$T/lat.table")"
+# latencies shown in a unit that keeps digits: a memory block's event takes
+# nanoseconds, which would print as 0.000 ms
+bw sweep memory threads=1,2 duration=0.2s > "$T/mem.table" 2> "$T/err" || fail "memory sweep: $(cat "$T/err")"
+python3 - "$T/mem.table" <<'PY' || fail "memory sweep table: $(cat "$T/mem.table")"
+import sys
+lines = [l.split() for l in open(sys.argv[1]) if l.strip()]
+head = next(i for i, l in enumerate(lines) if l[:1] == ["threads"])
+assert lines[head][-3:] in (["avg(us)", "p95(us)", "p99(us)"], ["avg(ns)", "p95(ns)", "p99(ns)"]), lines[head]
+for r in lines[head + 1:]:
+    assert float(r[-3 if r[-1] != "knee" else -5]) >= 0.01, r
+PY
 # The seed's sweep, small: its columns, one knee, on the right row.
 test_daemon_section "$T" > "$T/disk.conf"
 "$BENCHWATCH" -c "$T/disk.conf" sweep disk threads=1,4,16 mode=randread block_size=16k \
