@@ -11,6 +11,7 @@
  * way systemd kills and restarts the service. */
 #include <errno.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +87,10 @@ static void on_result(struct result *res, void *userdata)
         tracker_observe(d->tracker, d->app->cfg, res, counted);
         sink_set_publish(d->sinks, res);
         notify_status(d);
+        /* a run's transient allocations (decoding, history, formatting) are
+         * freed by now: hand the free pages back, so that the daemon's
+         * resident memory between runs is what it keeps, not its peak */
+        malloc_trim(0);
 }
 
 /* A deferral: the sinks show the probe's deferral count at once, so a host
@@ -154,7 +159,11 @@ static int reload_config(struct daemon *d, char **ret_why)
                 return r;
         }
         config_free(old);
-        sink_set_carry_over(sinks, d->sinks);
+        /* the probes still configured, as the sinks last showed them: a
+         * removed probe's series leave the textfile */
+        for (size_t i = 0; i < sched_count(d->sched); i++)
+                if (sched_latest(d->sched, i))
+                        sink_set_seed(sinks, sched_latest(d->sched, i));
         sink_set_free(d->sinks);
         d->sinks = sinks;
         return 0;

@@ -193,9 +193,12 @@ static void defer(struct sched *s, struct slot *slot, const char *plugin,
                 "%s probe '%s' deferred, host busy: %s; next try in %s", plugin,
                 slot->name, why, format_duration(delay, buf, sizeof(buf)));
         struct result *refresh = s->cb.deferred ? refresh_of(slot, plugin, why) : NULL;
-        if (refresh)
+        if (refresh) {
                 s->cb.deferred(refresh, why, s->userdata);
-        result_free(refresh);
+                /* what the sinks show now, and what a reload hands them */
+                result_free(slot->last);
+                slot->last = refresh;
+        }
 }
 
 /* ---- runs ---------------------------------------------------------------------- */
@@ -546,6 +549,16 @@ char *sched_status(const struct sched *s)
                                 s->running_name ? s->running_name : "");
         free(deferred);
         return st;
+}
+
+size_t sched_count(const struct sched *s)
+{
+        return s->n;
+}
+
+const struct result *sched_latest(const struct sched *s, size_t i)
+{
+        return i < s->n ? s->slots[i].last : NULL;
 }
 
 void sched_free(struct sched *s)

@@ -58,6 +58,10 @@ bool sched_busy(const struct sched *s);
  * its deadline and could not be reaped, or a due run did not start). The
  * daemon stops feeding the watchdog then. */
 const char *sched_stalled(const struct sched *s);
+/* The latest result of the i-th scheduled probe (NULL before its first
+ * run); i < sched_count(). */
+size_t sched_count(const struct sched *s);
+const struct result *sched_latest(const struct sched *s, size_t i);
 /* One-line state for STATUS=: "3 probe(s); 12 run(s), 0 failed, ..." */
 char *sched_status(const struct sched *s);
 void sched_free(struct sched *s);

@@ -43,8 +43,6 @@ const struct bw_param_value *sink_opt(const struct param_set *ps,
 struct sink_set {
         struct sink **sinks;
         size_t n;
-        struct result **latest; /* per probe, for sink_set_carry_over() */
-        size_t n_latest;
 };
 
 static char *section_error(const char *section, const char *why)
@@ -93,9 +91,6 @@ void sink_set_free(struct sink_set *set)
                 return;
         for (size_t i = 0; i < set->n; i++)
                 set->sinks[i]->free(set->sinks[i]);
-        for (size_t i = 0; i < set->n_latest; i++)
-                result_free(set->latest[i]);
-        free(set->latest);
         free(set->sinks);
         free(set);
 }
@@ -155,48 +150,21 @@ int sink_set_new(const struct param_set *const *opts,
         return 0;
 }
 
-/* Keep a copy of r as its probe's latest result. */
-static int remember(struct sink_set *set, const struct result *r)
-{
-        struct result *copy = result_copy(r), **nl;
-        size_t i = 0;
-
-        if (!copy)
-                return -ENOMEM;
-        while (i < set->n_latest && strcmp(set->latest[i]->probe, r->probe))
-                i++;
-        if (i == set->n_latest) {
-                nl = realloc(set->latest, (i + 1) * sizeof(*nl));
-                if (!nl) {
-                        result_free(copy);
-                        return -ENOMEM;
-                }
-                set->latest = nl;
-                set->latest[set->n_latest++] = NULL;
-        }
-        result_free(set->latest[i]);
-        set->latest[i] = copy;
-        return 0;
-}
-
-int sink_set_carry_over(struct sink_set *to, const struct sink_set *from)
+int sink_set_seed(struct sink_set *set, const struct result *r)
 {
         int first = 0;
 
-        for (size_t i = 0; to && from && i < from->n_latest; i++) {
-                int r = remember(to, from->latest[i]);
-                for (size_t k = 0; k < to->n && r >= 0; k++)
-                        if (to->sinks[k]->seed)
-                                r = to->sinks[k]->seed(to->sinks[k], from->latest[i]);
-                if (r < 0 && first == 0)
-                        first = r;
+        for (size_t i = 0; set && i < set->n; i++) {
+                int e = set->sinks[i]->seed ? set->sinks[i]->seed(set->sinks[i], r) : 0;
+                if (e < 0 && first == 0)
+                        first = e;
         }
         return first;
 }
 
 int sink_set_publish(struct sink_set *set, const struct result *res)
 {
-        int first = set ? remember(set, res) : 0;
+        int first = 0;
 
         for (size_t i = 0; set && i < set->n; i++) {
                 int r = set->sinks[i]->publish(set->sinks[i], res);

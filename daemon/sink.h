@@ -73,9 +73,10 @@ int sink_set_new(const struct param_set *const *opts,
                  char **ret_error);
 /* Hand r to every sink; returns the first error, after trying them all. */
 int sink_set_publish(struct sink_set *set, const struct result *r);
-/* After a reload: seed the new set with every probe's latest result from
- * the old one (before freeing the old one). 0 or -ENOMEM. */
-int sink_set_carry_over(struct sink_set *to, const struct sink_set *from);
+/* After a reload: hand the new set a probe's latest result (the scheduler
+ * keeps them), so that what the sinks show keeps every configured probe
+ * before its next run.  The first error, after trying every sink. */
+int sink_set_seed(struct sink_set *set, const struct result *r);
 size_t sink_set_count(const struct sink_set *set);
 void sink_set_free(struct sink_set *set);
 

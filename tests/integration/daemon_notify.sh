@@ -145,6 +145,36 @@ q=$(results quick ok)
 wait_for 10 bash -c "[ \$(grep -c \"^misbehave 'quick': ok\" '$T/out') -gt $q ]" || fail "quick stopped after a bad reload"
 grep -q "probe 'stuck' removed" "$T/err" && fail "the bad config was applied"
 
+# ---- SIGHUP: a textfile added shows the kept probes' latest results at
+# ---- once; a probe removed then leaves it, the others stay --------------
+put_conf "$(daemon_section)
+[probe quick]
+plugin = misbehave
+interval = 2s
+[probe slow]
+plugin = misbehave
+value = 2
+interval = 1h
+[textfile]
+path = $T/notify.prom"
+kill -HUP "$DPID"
+wait_for 5 grep -q "probe 'stuck' removed" "$T/err" || fail "reload with a textfile: $(tail -5 "$T/err")"
+wait_for 5 grep -q '^benchwatch_misbehave_value{.*probe="slow".*} 2$' "$T/notify.prom" ||
+        fail "the kept probe's latest result not in a textfile added by a reload: $(cat "$T/notify.prom" 2>&1)"
+grep -q 'probe="stuck"' "$T/notify.prom" && fail "a removed probe in the textfile: $(grep stuck "$T/notify.prom")"
+put_conf "$(daemon_section)
+[probe quick]
+plugin = misbehave
+interval = 2s
+[textfile]
+path = $T/notify.prom"
+kill -HUP "$DPID"
+wait_for 5 grep -q "probe 'slow' removed" "$T/err" || fail "slow not removed: $(tail -5 "$T/err")"
+wait_for 5 bash -c "! grep -q 'probe=\"slow\"' '$T/notify.prom'" ||
+        fail "a removed probe's series stayed in the textfile: $(grep slow "$T/notify.prom")"
+grep -q '^benchwatch_probe_success{probe="quick"} 1$' "$T/notify.prom" ||
+        fail "the kept probe left the textfile: $(cat "$T/notify.prom")"
+
 # ---- SIGTERM in the middle of a run that honours stopping() -------------
 put_conf "$(daemon_section)
 [probe long]
