@@ -19,7 +19,10 @@
 # textfile are private; it is started at the block's start and stopped at
 # its end, state kept from block to block.  Each probe run's start and end
 # come from the daemon's own lines (--verbose --print, time-stamped as they
-# arrive); a slice that overlaps a run is "during probe runs".
+# arrive); a slice that overlaps a run or the AFTER seconds after its end
+# (10: on a VM the host takes freed memory back 2-4 s after a run, and
+# slices 10 s after runs look like those without the daemon) is "during
+# probe runs".
 #
 # Printed: the workload's throughput change and p50/p99/p99.9 latency
 # change, overall and during probe runs only, against all A blocks pooled,
@@ -43,11 +46,14 @@
 # state is therefore estimated from what was measured: the share of time
 # probes take at the built-in intervals (each probe's mean run length over
 # its interval) and the B slices outside and during probe runs mixed in
-# that proportion; "during probe runs" is what each run costs.  Per block
+# that proportion; "during probe runs" is what each run costs.  Then, per
+# probe, the steady state with that probe's interval 2, 4 and 12 times
+# longer and without it: which probe costs the workload what.  Per block
 # the host's CPU pressure (PSI) is printed too: other work on the host shows
 # there, and the spread of the A blocks is the noise floor a change must
 # clear.  Web latencies pooled over slices mix each slice's distribution,
-# interpolated between its reported quantiles; cpu's pool the histograms.
+# from their latency histograms (a build before that: interpolated between
+# each slice's quantiles); cpu's pool sysbench's histograms.
 #
 # Usage: bench/impact.sh [BUILD_DIR [BLOCK_SECONDS [BLOCKS]]]
 #        (defaults: ., 300 s, 4 blocks per workload = 10 min per condition)
@@ -57,7 +63,9 @@
 # Env:   WORKLOADS ("web cpu"), RATE (requests/s; default RATE_FRACTION,
 #        0.25, of the measured capacity), CONC (8 connections), SLICE (1 s),
 #        THREADS (nproc: sysbench threads), PORT (18095), SETTLE (3 s
-#        between blocks), OUT (keep the raw data in this directory).
+#        between blocks), OUT (keep the raw data in this directory),
+#        AFTER (10 s: how long after a run its effects are counted as the
+#        run's; also with ANALYZE).
 # Not part of `make check`: it takes 40 minutes and its figures are for people.
 set -u
 export LC_ALL=C
@@ -82,10 +90,16 @@ def parse_web(f):
         ps = [0, 0.5, 0.9, 0.95, 0.99, 0.999, 1]
         for i in range(1, len(xs)):
             xs[i] = max(xs[i], xs[i - 1])
-        return {"n": m["benchwatch_http_complete_requests"][0]["value"],
-                "t": m["benchwatch_http_time_taken_seconds"][0]["value"],
-                "failed": sum(s["value"] for s in m["benchwatch_http_failed_requests"]),
-                "dist": (lat["count"], xs, ps)}
+        d = {"n": m["benchwatch_http_complete_requests"][0]["value"],
+             "t": m["benchwatch_http_time_taken_seconds"][0]["value"],
+             "failed": sum(s["value"] for s in m["benchwatch_http_failed_requests"])}
+        # the histogram pools slices exactly; data from a build without it
+        # falls back on interpolating between the quantiles
+        if "histogram" in lat:
+            d["hist"] = {le: n for le, n in lat["histogram"]}
+        else:
+            d["dist"] = (lat["count"], xs, ps)
+        return d
     except (KeyError, IndexError):
         return None
 
@@ -170,8 +184,13 @@ if os.path.exists(os.path.join(W, "blocks.tsv")):
         wl, cond, blk, t0, t1, stall = line.rstrip("\n").split("\t")
         psi[(wl, int(blk))] = 100 * float(stall) / 1e6 / (float(t1) - float(t0))
 
+# a run's effect on the workload outlasts its process (freed memory handed
+# back, I/O completing, caches refilling): a slice up to AFTER seconds after
+# a run's end counts as during it, and so does that time in the run's share
+AFTER = float(os.environ.get("AFTER", "10"))
+
 def overlaps(s):
-    return any(a < s["t1"] and b > s["t0"] for a, b, _, _ in runs.get((s["wl"], s["blk"]), []))
+    return any(a < s["t1"] and b + AFTER > s["t0"] for a, b, _, _ in runs.get((s["wl"], s["blk"]), []))
 
 def mix_quantile(dists, q):
     dists = [d for d in dists if d[0] > 0]
@@ -271,21 +290,43 @@ lengths = {}
 for rl in runs.values():
     for a, b, name, end in rl:
         if end == "ok":
-            lengths.setdefault(name, []).append(b - a)
-steady = sum(sum(v) / len(v) / intervals[k] for k, v in lengths.items() if k in intervals)
+            lengths.setdefault(name, []).append(b - a + AFTER)
+share = {k: sum(v) / len(v) / intervals[k] for k, v in lengths.items() if k in intervals}
+steady = sum(share.values())
 unmeasured = sorted(set(intervals) - set(lengths))
-print("\nsteady state: probes run %.2f%% of the time at the built-in intervals (%s)%s"
-      % (100 * steady, ", ".join("%s %.1f s every %gs" % (k, sum(v) / len(v), intervals[k])
+print("\nsteady state: probes run (with the %g s after each run) %.2f%% of the time at the "
+      "built-in intervals (%s)%s"
+      % (AFTER, 100 * steady, ", ".join("%s %.1f s every %gs" % (k, sum(v) / len(v), intervals[k])
                                  for k, v in sorted(lengths.items()) if k in intervals),
          "; no run to the end of %s: not counted" % ", ".join(unmeasured) if unmeasured else ""))
 
-def steady_figures(Bo, Bp):
-    """the B figures with probe runs taking the steady share of the time"""
+def probe_of(s):
+    """the probe whose run a slice overlaps, else the one whose last AFTER
+    seconds it overlaps (the latest), or None"""
+    rl = runs.get((s["wl"], s["blk"]), [])
+    during = [name for a, b, name, _ in rl if a < s["t1"] and b > s["t0"]]
+    if during:
+        return during[0]
+    after = [(b, name) for a, b, name, _ in rl if b <= s["t0"] < b + AFTER]
+    return max(after)[1] if after else None
+
+def steady_figures(Bo, Bp, sh=None):
+    """the B figures with each probe's runs taking its share sh[probe] of
+    the time (default: at the built-in intervals) and the slices outside
+    probe runs the rest; slices of a probe without a share count nothing"""
+    sh = share if sh is None else sh
     tt = lambda ss: sum(x["fig"]["t"] if x["fig"] else x["t1"] - x["t0"] for x in ss)
-    to, tp = tt(Bo), tt(Bp)
-    if not to or not tp:
+    to = tt(Bo)
+    tp = {k: tt([x for x in Bp if probe_of(x) == k]) for k in sh}
+    if not to or not any(tp.values()):
         return figures(Bo or Bp)
-    return figures(Bo + Bp, lambda x: steady / tp if overlaps(x) else (1 - steady) / to)
+    rest = 1 - sum(v for k, v in sh.items() if tp[k])
+    def weight(x):
+        k = probe_of(x)
+        if k is None:
+            return rest / to
+        return sh[k] / tp[k] if tp.get(k) else 0.0
+    return figures(Bo + Bp, weight)
 
 rows, costs, verdicts = [], [], []
 for wl in dict.fromkeys(s["wl"] for s in slices):
@@ -308,7 +349,7 @@ for wl in dict.fromkeys(s["wl"] for s in slices):
         bs = [s for s in B if s["blk"] == k]
         w0, w1 = min(s["t0"] for s in bs), max(s["t1"] for s in bs)
         btime += w1 - w0
-        ptime += sum(max(0, min(b, w1) - max(a, w0)) for a, b, _, _ in runs.get((wl, k), []))
+        ptime += sum(max(0, min(b + AFTER, w1) - max(a, w0)) for a, b, _, _ in runs.get((wl, k), []))
     print("\n== %s: %d slices without, %d with the daemon (%d during probe runs); "
           "failed slices %d / %d, failed requests %d / %d"
           % (name, len(A), len(B), len(Bp), fA["failed"], fB["failed"],
@@ -331,13 +372,28 @@ for wl in dict.fromkeys(s["wl"] for s in slices):
               pct(fBo[key], fA[key]), chs))
         rows.append((name, label, fq(fA[key], unit), fq(fB[key], unit), ch, sb, sa, chs,
                      fq(fBp[key], unit), chp, sbp))
+    # what each probe's share costs: the steady state without that probe,
+    # and with its interval 2, 4 and 12 times the built-in one
+    if Bp:
+        print("steady-state p99 change by probe (its interval x1, x2, x4, x12; without it):")
+        for k in sorted(share):
+            cells = []
+            for mult in (1, 2, 4, 12, None):
+                sh = dict(share)
+                if mult is None:
+                    sh.pop(k)
+                else:
+                    sh[k] = share[k] / mult
+                cells.append("%+.1f%%" % pct(steady_figures(Bo, Bp, sh)[0.99], fA[0.99]))
+            print("  %-15s %5.1f s every %-6gs share %.2f%%: %s" % (k, share[k] * intervals[k],
+                  intervals[k], 100 * share[k], "  ".join(cells)))
     print("per block: cond, throughput/s, p50, p99, p99.9, share of time in probe runs, "
           "host CPU pressure (PSI some: share of time a task waited for a CPU)")
     for k in sorted(set(ablocks) | set(bblocks)):
         bs = [s for s in ws if s["blk"] == k]
         f = figures(bs)
         w0, w1 = min(s["t0"] for s in bs), max(s["t1"] for s in bs)
-        sh = sum(max(0, min(b, w1) - max(a, w0)) for a, b, _, _ in runs.get((wl, k), [])) / (w1 - w0)
+        sh = sum(max(0, min(b + AFTER, w1) - max(a, w0)) for a, b, _, _ in runs.get((wl, k), [])) / (w1 - w0)
         ps = psi.get((wl, k))
         print("  %2d %s %10s %9s %9s %9s %6.1f%% %8s" % (k, bs[0]["cond"], fq(f["tput"], ""),
               fq(f[0.5], "s"), fq(f[0.99], "s"), fq(f[0.999], "s"), 100 * sh,
