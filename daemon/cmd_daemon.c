@@ -139,6 +139,20 @@ static int setup_watchdog(struct daemon *d)
         return r;
 }
 
+/* A reload's new sinks start from what the old ones showed: the host's
+ * info and each configured probe's latest result (a removed probe's series
+ * leave the textfile). */
+static void seed_sinks(struct daemon *d, struct sink_set *sinks)
+{
+        struct result *info = context_info_result(&d->host);
+        if (info)
+                sink_set_seed(sinks, info);
+        result_free(info);
+        for (size_t i = 0; i < sched_count(d->sched); i++)
+                if (sched_latest(d->sched, i))
+                        sink_set_seed(sinks, sched_latest(d->sched, i));
+}
+
 /* Load and check the configuration whole, then swap it in; on any error
  * the running configuration stays as it was. */
 static int reload_config(struct daemon *d, char **ret_why)
@@ -159,11 +173,7 @@ static int reload_config(struct daemon *d, char **ret_why)
                 return r;
         }
         config_free(old);
-        /* the probes still configured, as the sinks last showed them: a
-         * removed probe's series leave the textfile */
-        for (size_t i = 0; i < sched_count(d->sched); i++)
-                if (sched_latest(d->sched, i))
-                        sink_set_seed(sinks, sched_latest(d->sched, i));
+        seed_sinks(d, sinks);
         sink_set_free(d->sinks);
         d->sinks = sinks;
         return 0;
@@ -256,7 +266,7 @@ static int prepare_dirs(struct daemon *d)
 }
 
 /* benchwatch_build_info and _host_info: the sinks keep them beside the
- * probes' results (and carry them over a reload). */
+ * probes' results (a reload seeds them again: seed_sinks). */
 static void publish_host_info(struct daemon *d)
 {
         struct result *info = context_info_result(&d->host);

@@ -162,6 +162,7 @@ wait_for 5 grep -q "probe 'stuck' removed" "$T/err" || fail "reload with a textf
 wait_for 5 grep -q '^benchwatch_misbehave_value{.*probe="slow".*} 2$' "$T/notify.prom" ||
         fail "the kept probe's latest result not in a textfile added by a reload: $(cat "$T/notify.prom" 2>&1)"
 grep -q 'probe="stuck"' "$T/notify.prom" && fail "a removed probe in the textfile: $(grep stuck "$T/notify.prom")"
+grep -q '^benchwatch_host_info{' "$T/notify.prom" || fail "no host info in a textfile added by a reload"
 put_conf "$(daemon_section)
 [probe quick]
 plugin = misbehave
