@@ -44,9 +44,9 @@
 # (30 s) of its start, so probes take a far larger share of a B block than
 # of a daemon's life at the built-in intervals (10-30 min).  The steady
 # state is therefore estimated from what was measured: the share of time
-# probes take at the built-in intervals (each probe's mean run length over
-# its interval) and the B slices outside and during probe runs mixed in
-# that proportion; "during probe runs" is what each run costs.  Then, per
+# probes take at the built-in intervals (each probe's mean run length plus
+# AFTER over its interval) and the B slices outside and during each probe's
+# runs mixed in those proportions; "during probe runs" is what each run costs.  Then, per
 # probe, the steady state with that probe's interval 2, 4 and 12 times
 # longer and without it: which probe costs the workload what.  Per block
 # the host's CPU pressure (PSI) is printed too: other work on the host shows
@@ -277,7 +277,7 @@ def spread(vals):
 # The steady state: a fresh daemon runs every probe within a minute of its
 # start, so probes take a larger share of the short B blocks than of a
 # daemon's life.  At the built-in intervals they take share = sum over
-# probes of (mean length of a run that ran to the end) / interval; the
+# probes of (mean length of a run that ran to the end + AFTER) / interval; the
 # overall figures at that share mix the B slices outside probe runs and
 # those during them in that proportion of time.
 UNIT = {"ms": 1e-3, "s": 1, "min": 60, "h": 3600, "d": 86400}
