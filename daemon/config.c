@@ -120,7 +120,8 @@ const struct bw_param_def config_daemon_options[] = {
                 .help = "stop a run when other work starts needing the CPU, disks "
                         "or memory (yield_cpu, yield_io, yield_memory; checked "
                         "every 250 ms, two samples in a row over a limit) and "
-                        "count it as deferred; no: runs always go to their end" },
+                        "count it as deferred; the same samples before a run "
+                        "defer it; no: runs always go to their end" },
         [CFG_D_YIELD_CPU] = { .name = "yield_cpu", .type = BW_PARAM_DOUBLE,
                 .default_value = "50", .min = 0, .max = 100, .unit = "%",
                 .help = "yield while processes other than the probe use more "

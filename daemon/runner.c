@@ -41,7 +41,6 @@ struct runner {
 };
 
 #define YIELD_GRACE 1.0 /* SIGTERM .. SIGKILL of a run that yields: it makes way promptly */
-#define YIELD_ACCURACY_USEC 10000 /* sd-event's default (250 ms) would double the interval */
 
 static const char *executable = "/proc/self/exe";
 

@@ -3,8 +3,16 @@
  * All times are CLOCK_MONOTONIC seconds.  The one timer is armed for the
  * earliest of the slots' next times, but never before the duty-cycle quiet
  * time ends; it is off while a run is in progress (the run's end re-arms
- * it).  A slot is the schedule of one enabled probe and survives reloads
- * by name, with its deferral count and latest result. */
+ * it) and during the look before one.  A slot is the schedule of one
+ * enabled probe and survives reloads by name, with its deferral count and
+ * latest result.
+ *
+ * The look: before a run, the host is sampled YIELD_SAMPLES times, as a
+ * running probe is (yield.h), with the daemon itself in the probe's place.
+ * A run that would yield at once is deferred before it starts: on a host
+ * that stays busy (a CPU-bound service that leaves PSI low because it has
+ * no more threads than CPUs) no probe process is started only to be
+ * stopped half a second later, again and again. */
 #include "scheduler.h"
 
 #include <errno.h>
@@ -13,12 +21,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <unistd.h>
 
 #include "busy.h"
 #include "log.h"
 #include "parse.h"
 #include "strutil.h"
 #include "timeutil.h"
+#include "yield.h"
 
 #define STOP_GRACE 3.0          /* SIGTERM .. SIGKILL of a run on stop */
 #define STALL_SLACK 30.0        /* how late is "not making progress" */
@@ -58,6 +68,10 @@ struct sched {
         double run_started, run_timeout;
         struct load_snapshot run_load;  /* the host when the run started */
         struct yield_limits yield;      /* of the running probe */
+        sd_event_source *look_timer;
+        struct yield_monitor *look;     /* the host, before a run of look_name */
+        char *look_name;
+        unsigned look_samples;
         double quiet_until;     /* duty cycle: no run starts before */
         void (*idle)(void *userdata);
         void *idle_userdata;
@@ -322,7 +336,73 @@ static void start(struct sched *s, struct slot *slot)
                   (int)runner_pid(s->running));
 }
 
-/* The due slot runs unless the host is busy. */
+/* ---- the look before a run ------------------------------------------------- */
+
+static void end_look(struct sched *s)
+{
+        yield_monitor_free(s->look);
+        s->look = NULL;
+        free(s->look_name);
+        s->look_name = NULL;
+        s->look_samples = 0;
+        sd_event_source_set_enabled(s->look_timer, SD_EVENT_OFF);
+}
+
+/* Whether the run would yield at once decides: deferred, or started (also
+ * when the host cannot be read: a host we cannot watch does not stop it). */
+static int on_look(sd_event_source *src, uint64_t usec, void *userdata)
+{
+        struct sched *s = userdata;
+        const char *reason = NULL;
+        char *why = NULL;
+        int r = yield_monitor_sample(s->look, &reason, &why);
+        if (r == 0 && ++s->look_samples < YIELD_SAMPLES) {
+                sd_event_source_set_time(src, usec + (uint64_t)(YIELD_INTERVAL * 1e6));
+                return sd_event_source_set_enabled(src, SD_EVENT_ONESHOT);
+        }
+        struct slot *slot = find_slot(s, s->look_name);
+        end_look(s);
+        /* a reload meanwhile may have removed or rescheduled the probe */
+        if (slot && slot->next <= now_mono() + 0.001) {
+                const struct probe_cfg *pc = config_find_probe(s->app->cfg, slot->name);
+                if (r > 0)
+                        defer(s, slot, pc->plugin->name, reason, why);
+                else
+                        start(s, slot);
+                if (s->cb.changed)
+                        s->cb.changed(s->userdata);
+        }
+        free(why);
+        if (!s->running)
+                arm(s);
+        return 0;
+}
+
+/* 0 when the look has begun, -errno when the run should start now. */
+static int begin_look(struct sched *s, const struct slot *slot, const struct probe_cfg *pc)
+{
+        struct yield_limits lim;
+        uint64_t now;
+        app_yield_limits(s->app, false, &lim);
+        if (!yield_limits_any(&lim))
+                return -ENOENT;
+        bool disk_io = pc->plugin->caps & BW_CAP_DISK_IO;
+        int r = sd_event_now(s->event, CLOCK_MONOTONIC, &now);
+        if (r >= 0)
+                r = yield_monitor_new(&lim, getpid(), disk_io, &s->look);
+        if (r >= 0 && !(s->look_name = strdup(slot->name)))
+                r = -ENOMEM;
+        if (r >= 0)
+                r = sd_event_source_set_time(s->look_timer,
+                                             now + (uint64_t)(YIELD_INTERVAL * 1e6));
+        if (r >= 0)
+                r = sd_event_source_set_enabled(s->look_timer, SD_EVENT_ONESHOT);
+        if (r < 0)
+                end_look(s);
+        return r;
+}
+
+/* The due slot runs unless the host is busy now or in the look. */
 static void run_or_defer(struct sched *s, struct slot *slot)
 {
         const struct probe_cfg *pc = config_find_probe(s->app->cfg, slot->name);
@@ -337,7 +417,7 @@ static void run_or_defer(struct sched *s, struct slot *slot)
         int r = load_busy(&lim, &reason, &why);
         if (r > 0)
                 defer(s, slot, pc->plugin->name, reason, why);
-        else
+        else if (begin_look(s, slot, pc) < 0)
                 start(s, slot);
         free(why);
         if (s->cb.changed)
@@ -356,13 +436,13 @@ static struct slot *earliest(struct sched *s)
 static int on_timer(sd_event_source *src, uint64_t usec, void *userdata)
 {
         struct sched *s = userdata;
-        if (s->running || s->stopping)
+        if (s->running || s->look || s->stopping)
                 return 0;
         double now = now_mono();
         struct slot *due = earliest(s);
         if (due && due->next <= now + 0.001 && s->quiet_until <= now + 0.001)
                 run_or_defer(s, due);
-        if (!s->running)
+        if (!s->running && !s->look)
                 arm(s);
         return 0;
 }
@@ -371,7 +451,7 @@ static int on_timer(sd_event_source *src, uint64_t usec, void *userdata)
 static void arm(struct sched *s)
 {
         struct slot *due = earliest(s);
-        if (s->running || s->stopping || !due) {
+        if (s->running || s->look || s->stopping || !due) {
                 sd_event_source_set_enabled(s->timer, SD_EVENT_OFF);
                 return;
         }
@@ -490,6 +570,11 @@ int sched_new(sd_event *e, const struct app *app, const struct sched_callbacks *
         if (r >= 0)
                 r = sd_event_source_set_enabled(s->timer, SD_EVENT_OFF);
         if (r >= 0)
+                r = sd_event_add_time(e, &s->look_timer, CLOCK_MONOTONIC, 0,
+                                      YIELD_ACCURACY_USEC, on_look, s);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(s->look_timer, SD_EVENT_OFF);
+        if (r >= 0)
                 r = sched_reload(s);
         if (r < 0) {
                 sched_free(s);
@@ -502,6 +587,7 @@ int sched_new(sd_event *e, const struct app *app, const struct sched_callbacks *
 void sched_stop(struct sched *s, void (*idle)(void *userdata), void *userdata)
 {
         s->stopping = true;
+        end_look(s);
         s->idle = idle;
         s->idle_userdata = userdata;
         arm(s);
@@ -572,6 +658,9 @@ void sched_free(struct sched *s)
                 slot_clear(&s->slots[i]);
         free(s->slots);
         free(s->last_probe);
+        yield_monitor_free(s->look);
+        free(s->look_name);
+        sd_event_source_disable_unref(s->look_timer);
         sd_event_source_disable_unref(s->timer);
         sd_event_unref(s->event);
         free(s);

@@ -7,7 +7,8 @@
  * is due, so an idle daemon costs nothing.
  *
  * It keeps the daemon polite: a due run is deferred while the host is busy
- * (load.h; retried after a backoff of a minute or less, doubling, capped at
+ * (busy.h, and half a second's look by the test a running probe yields by,
+ * yield.h; retried after a backoff of a minute or less, doubling, capped at
  * the probe's interval and 15 minutes) and every deferral is counted in
  * benchwatch_probe_deferred_total{probe}; the duty cycle of [daemon] is a
  * quiet time after each run (a run of d seconds is followed by at least

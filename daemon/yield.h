@@ -1,8 +1,9 @@
 /* yield.h — a probe run steps aside when other work starts needing what
  * the probe uses.
  *
- * The deferral check (load.h) looks at the host before a run; this looks
- * during one: every YIELD_INTERVAL the runner samples the host and the
+ * The deferral check (busy.h) looks at the host's pressure before a run;
+ * this looks during one, and in the half second before one (the
+ * scheduler's look, with the daemon in the probe's place): every YIELD_INTERVAL the runner samples the host and the
  * probe process, and after YIELD_SAMPLES samples in a row in which other
  * work used more than a limit of a resource the run is stopped and counted
  * as deferred, not as a failure (see yield.c for how "other" is told from
@@ -15,6 +16,8 @@
 
 #define YIELD_INTERVAL 0.25  /* seconds between samples */
 #define YIELD_SAMPLES 2      /* in a row over a limit before yielding */
+#define YIELD_ACCURACY_USEC 10000 /* of the sampling timers: sd-event's
+                                   * default (250 ms) would double the interval */
 
 /* 0 disables a check. */
 struct yield_limits {

@@ -14,6 +14,10 @@
 # (about 85%) and the limit is 75%.  A control run that yields anyway on a
 # host that busy by itself is a skip, not a failure.  The test's own
 # polling uses shell builtins only, so it adds little to "others".
+#
+# A run due while the hogs already run is deferred before it starts: the
+# daemon looks for half a second by the same test and starts no probe
+# process (one started would yield at once, run after run).
 . "$top_srcdir/tests/integration/lib.sh"
 
 NCPU=$(nproc)
@@ -111,6 +115,29 @@ wait_for 5 grep -q '^benchwatch_cpu_events_per_second{' "$T/bw.prom" || fail "th
 [ "$(prom 'benchwatch_probe_success{probe="c"}')" = 1 ] || fail "the retry is not a success"
 dur=$(prom 'benchwatch_probe_duration_seconds{probe="c"}')
 awk -v d="$dur" 'BEGIN { exit !(d >= 9.9) }' || fail "the retry did not run its 10 s: $dur"
+kill "$dpid"
+wait "$dpid"
+BW_PIDS=""
+
+# a run due while the hogs run: deferred in the look, no probe process
+start_hogs
+read -rt 0.5 -u 9 || :
+"$BENCHWATCH" -c "$T/bw.conf" daemon --print > "$T/out" 2> "$T/err" &
+dpid=$!
+BW_PIDS="$dpid"
+LOOKED="probe 'c' deferred, host busy: other processes used [0-9]*% of the CPU"
+started=""
+for _ in $(seq 100); do
+        started=$(child_of "$dpid") && break
+        grep -q "$LOOKED" "$T/err" && break
+        read -rt 0.05 -u 9 || :
+done
+[ -n "$started" ] && fail "a probe process ($started) started beside the hogs: $(tail -3 "$T/err")"
+grep -q "$LOOKED" "$T/err" || fail "the run due beside the hogs not deferred before its start: $(tail -3 "$T/err")"
+wait_for 5 [ "$(prom "$DEFERRED_CPU")" = 1 ] || fail "the deferral before the run not counted (cpu): $(grep deferred "$T/bw.prom")"
+stop_hogs
+echo "daemon: a run due beside the hogs deferred before it started: $(grep -o "$LOOKED" "$T/err" | head -1)"
+wait_for 40 grep -q "^cpu 'c': ok" "$T/out" || fail "no run after the hogs stopped: $(tail -3 "$T/err")"
 kill "$dpid"
 wait "$dpid"
 BW_PIDS=""
