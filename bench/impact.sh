@@ -27,6 +27,8 @@
 # Printed: the workload's throughput change and p50/p99/p99.9 latency
 # change, overall and during probe runs only, against all A blocks pooled,
 # with the spread over B blocks and, as the noise floor, over A blocks;
+# the steady state's change with its 90% interval (the ABBA pairs of blocks
+# resampled with replacement, BOOT=1000 times);
 # the runs that ran, failed, yielded or were deferred (the textfile's
 # benchwatch_probe_deferred_total); and the daemon's cost: CPU seconds
 # (/proc/PID/stat utime+stime, and with cutime+cstime of its reaped probe
@@ -65,14 +67,15 @@
 #        THREADS (nproc: sysbench threads), PORT (18095), SETTLE (3 s
 #        between blocks), OUT (keep the raw data in this directory),
 #        AFTER (10 s: how long after a run its effects are counted as the
-#        run's; also with ANALYZE).
+#        run's; also with ANALYZE), BOOT (1000 resamplings for the 90%
+#        intervals; also with ANALYZE).
 # Not part of `make check`: it takes 40 minutes and its figures are for people.
 set -u
 export LC_ALL=C
 # analyze: the figures, from the raw data in $W
 analyze() {
 python3 - "$W" "${RATE:-0}" "$BLOCK" "$BLOCKS" "$SLICE" "$THREADS" <<'EOF'
-import bisect, json, math, os, re, sys
+import bisect, json, math, os, random, re, sys
 W, RATE, BLOCK, NBLOCKS, SLICE, THREADS = sys.argv[1], float(sys.argv[2]), \
     int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]), int(sys.argv[6])
 QS = (0.5, 0.99, 0.999)
@@ -328,6 +331,38 @@ def steady_figures(Bo, Bp, sh=None):
         return sh[k] / tp[k] if tp.get(k) else 0.0
     return figures(Bo + Bp, weight)
 
+def interval90(ws, keys):
+    """the steady-state change of each figure in keys, 90% interval: the
+    blocks taken in their ABBA pairs (neighbours in time, one without and
+    one with the daemon) and the pairs resampled with replacement, BOOT
+    times (a fixed seed: the same data give the same interval)"""
+    blocks = sorted({s["blk"] for s in ws})
+    pairs = [blocks[i:i + 2] for i in range(0, len(blocks) - 1, 2)]
+    of = {k: [s for s in ws if s["blk"] == k] for k in blocks}
+    rnd, est = random.Random(1), {k: [] for k in keys}
+    for _ in range(BOOT if len(pairs) > 1 else 0):
+        A, Bo, Bp = [], [], []
+        for p in rnd.choices(pairs, k=len(pairs)):
+            for k in p:
+                for x in of[k]:
+                    (A if x["cond"] == "A" else Bp if overlaps(x) else Bo).append(x)
+        if not A or not (Bo or Bp):
+            continue
+        fa, fs = figures(A), steady_figures(Bo, Bp)
+        for k in keys:
+            v = pct(fs[k], fa[k])
+            if not math.isnan(v):
+                est[k].append(v)
+    out = {}
+    for k, v in est.items():
+        v.sort()
+        out[k] = (v[int(0.05 * (len(v) - 1))], v[int(0.95 * (len(v) - 1))]) if v else None
+    return out
+
+def fi(iv):
+    return "%+.1f..%+.1f%%" % iv if iv else "-"
+
+BOOT = int(os.environ.get("BOOT", "1000"))
 rows, costs, verdicts = [], [], []
 for wl in dict.fromkeys(s["wl"] for s in slices):
     ws = [s for s in slices if s["wl"] == wl]
@@ -337,6 +372,7 @@ for wl in dict.fromkeys(s["wl"] for s in slices):
     Bo = [s for s in B if not overlaps(s)]
     fA, fB, fBp, fBo = figures(A), figures(B), figures(Bp), figures(Bo)
     fS = steady_figures(Bo, Bp)
+    ci = interval90(ws, ("tput", 0.5, 0.99, 0.999))
     ablocks = sorted({s["blk"] for s in A})
     bblocks = sorted({s["blk"] for s in B})
     pa = {k: figures([s for s in A if s["blk"] == k]) for k in ablocks}
@@ -356,9 +392,9 @@ for wl in dict.fromkeys(s["wl"] for s in slices):
              fA["failed_requests"], fB["failed_requests"]))
     print("probe runs took %.1f%% of the B blocks' time (at the built-in intervals: %.2f%%)"
           % (100 * ptime / btime if btime else 0, 100 * steady))
-    print("%-12s %10s %10s %9s  %-15s %-15s %10s %9s %-15s %9s %9s" % ("figure", "without", "with",
+    print("%-12s %10s %10s %9s  %-15s %-15s %10s %9s %-15s %9s %9s %s" % ("figure", "without", "with",
           "change%", "B blocks", "A blocks(noise)", "in-probe", "change%", "B blocks", "outside%",
-          "steady%"))
+          "steady%", "steady 90% interval"))
     for key, label in (("tput", "throughput/s"), (0.5, "p50"), (0.99, "p99"), (0.999, "p99.9")):
         unit = "" if key == "tput" else "s"
         ch = pct(fB[key], fA[key])
@@ -367,11 +403,11 @@ for wl in dict.fromkeys(s["wl"] for s in slices):
         sa = spread([pct(pa[k][key], fA[key]) for k in ablocks])
         sbp = spread([pct(pbp[k][key], fA[key]) for k in bblocks])
         chs = pct(fS[key], fA[key])
-        print("%-12s %10s %10s %+9.2f  %-15s %-15s %10s %+9.2f %-15s %+9.2f %+9.2f" % (label,
+        print("%-12s %10s %10s %+9.2f  %-15s %-15s %10s %+9.2f %-15s %+9.2f %+9.2f %s" % (label,
               fq(fA[key], unit), fq(fB[key], unit), ch, sb, sa, fq(fBp[key], unit), chp, sbp,
-              pct(fBo[key], fA[key]), chs))
+              pct(fBo[key], fA[key]), chs, fi(ci[key])))
         rows.append((name, label, fq(fA[key], unit), fq(fB[key], unit), ch, sb, sa, chs,
-                     fq(fBp[key], unit), chp, sbp))
+                     fi(ci[key]), fq(fBp[key], unit), chp, sbp))
     # what each probe's share costs: the steady state without that probe,
     # and with its interval 2, 4 and 12 times the built-in one
     if Bp:
@@ -412,9 +448,13 @@ for wl in dict.fromkeys(s["wl"] for s in slices):
                    "in p99 among themselves" % (noise_t, noise_99))
     if not Bp:
         why.append("no probe ran during the workload (all deferred)")
+    # and when the 90% interval lies on one side of the goal
+    iv = ci[0.99]
+    if iv and iv[0] <= 5 < iv[1]:
+        why.append("the p99 change's 90%% interval, %s, holds the goal" % fi(iv))
     verdicts.append("%s, at the steady state: throughput loss %.2f%% (goal <= 1%%), p99 %+.2f%% "
-                    "(goal <= +5%%): %s%s" % (name, loss, p99, "met" if ok else "NOT met",
-                       "; inconclusive: " + "; ".join(why) if why else ""))
+                    "(90%% interval %s; goal <= +5%%): %s%s" % (name, loss, p99, fi(iv),
+                       "met" if ok else "NOT met", "; inconclusive: " + "; ".join(why) if why else ""))
     # the daemon's cost
     ds = [dstats[(wl, k)] for k in bblocks if (wl, k) in dstats]
     c = counts.get(wl, {})
@@ -448,10 +488,10 @@ print("\n== for the README (blocks of %d s, %d per workload; change against all 
       "without the daemon; spread: per block with the daemon, and without it as the noise floor)\n"
       % (BLOCK, NBLOCKS))
 print("| workload | figure | without | with | change | per block | noise | steady state (%.2f%% probes) "
-      "| during probe runs | change | per block |" % (100 * steady))
-print("|---|---|---|---|---|---|---|---|---|---|---|")
+      "| its 90%% interval | during probe runs | change | per block |" % (100 * steady))
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
 for r in rows:
-    print(("| %s | %s | %s | %s | %+.2f%% | %s | %s | %+.2f%% | %s | %+.2f%% | %s |" % r).replace("+nan%", "-"))
+    print(("| %s | %s | %s | %s | %+.2f%% | %s | %s | %+.2f%% | %s | %s | %+.2f%% | %s |" % r).replace("+nan%", "-"))
 print("\n| workload | runs ran / yielded / deferred | probe share of time | daemon CPU s/h (self / with probes) "
       "| read / write bytes/h (block layer) | rchar / wchar per h | wake-ups/h |")
 print("|---|---|---|---|---|---|---|")
