@@ -28,7 +28,9 @@
 # change, overall and during probe runs only, against all A blocks pooled,
 # with the spread over B blocks and, as the noise floor, over A blocks;
 # the steady state's change with its 90% interval (the ABBA pairs of blocks
-# resampled with replacement, BOOT=1000 times);
+# resampled with replacement, BOOT=1000 times), and against the B blocks'
+# own slices outside runs (the host's block-to-block noise, which the A
+# blocks share only by turns, then on both sides; B blocks resampled);
 # the runs that ran, failed, yielded or were deferred (the textfile's
 # benchwatch_probe_deferred_total); and the daemon's cost: CPU seconds
 # (/proc/PID/stat utime+stime, and with cutime+cstime of its reaped probe
@@ -359,6 +361,31 @@ def interval90(ws, keys):
         out[k] = (v[int(0.05 * (len(v) - 1))], v[int(0.95 * (len(v) - 1))]) if v else None
     return out
 
+def within_b(ws, keys):
+    """the steady state against the B blocks' own slices outside probe runs
+    (AFTER makes those like the A blocks: the outside%% column), with its
+    90%% interval over the B blocks resampled: block-to-block noise of the
+    host, which the A blocks share only by turns, is in both sides"""
+    bb = sorted({s["blk"] for s in ws if s["cond"] == "B"})
+    of = {k: [s for s in ws if s["blk"] == k] for k in bb}
+    def est(blocks):
+        B = [x for k in blocks for x in of[k]]
+        Bo, Bp = [x for x in B if not overlaps(x)], [x for x in B if overlaps(x)]
+        fo, fs = figures(Bo), steady_figures(Bo, Bp)
+        return {k: pct(fs[k], fo[k]) for k in keys}
+    point = est(bb)
+    rnd, boot = random.Random(2), {k: [] for k in keys}
+    for _ in range(BOOT if len(bb) > 1 else 0):
+        e = est(rnd.choices(bb, k=len(bb)))
+        for k in keys:
+            if not math.isnan(e[k]):
+                boot[k].append(e[k])
+    out = {}
+    for k in keys:
+        v = sorted(boot[k])
+        out[k] = (point[k], (v[int(0.05 * (len(v) - 1))], v[int(0.95 * (len(v) - 1))]) if v else None)
+    return out
+
 def fi(iv):
     return "%+.1f..%+.1f%%" % iv if iv else "-"
 
@@ -373,6 +400,7 @@ for wl in dict.fromkeys(s["wl"] for s in slices):
     fA, fB, fBp, fBo = figures(A), figures(B), figures(Bp), figures(Bo)
     fS = steady_figures(Bo, Bp)
     ci = interval90(ws, ("tput", 0.5, 0.99, 0.999))
+    wb = within_b(ws, ("tput", 0.5, 0.99, 0.999))
     ablocks = sorted({s["blk"] for s in A})
     bblocks = sorted({s["blk"] for s in B})
     pa = {k: figures([s for s in A if s["blk"] == k]) for k in ablocks}
@@ -408,21 +436,28 @@ for wl in dict.fromkeys(s["wl"] for s in slices):
               pct(fBo[key], fA[key]), chs, fi(ci[key])))
         rows.append((name, label, fq(fA[key], unit), fq(fB[key], unit), ch, sb, sa, chs,
                      fi(ci[key]), fq(fBp[key], unit), chp, sbp))
+    print("steady state against the B blocks' own slices outside probe runs (90%% interval, "
+          "B blocks resampled): %s" % ", ".join("%s %+.2f%% (%s)" % (label, wb[key][0], fi(wb[key][1]))
+          for key, label in (("tput", "throughput"), (0.5, "p50"), (0.99, "p99"), (0.999, "p99.9"))))
     # what each probe's share costs: the steady state without that probe,
     # and with its interval 2, 4 and 12 times the built-in one
     if Bp:
-        print("steady-state p99 change by probe (its interval x1, x2, x4, x12; without it):")
+        print("steady-state p99 change by probe (its interval x1, x2, x4, x12; without it), "
+              "against the A blocks | against the B blocks' slices outside runs:")
+        fBo99 = figures(Bo)[0.99]
         for k in sorted(share):
-            cells = []
+            cells, own = [], []
             for mult in (1, 2, 4, 12, None):
                 sh = dict(share)
                 if mult is None:
                     sh.pop(k)
                 else:
                     sh[k] = share[k] / mult
-                cells.append("%+.1f%%" % pct(steady_figures(Bo, Bp, sh)[0.99], fA[0.99]))
-            print("  %-15s %5.1f s every %-6gs share %.2f%%: %s" % (k, share[k] * intervals[k],
-                  intervals[k], 100 * share[k], "  ".join(cells)))
+                p99s = steady_figures(Bo, Bp, sh)[0.99]
+                cells.append("%+.1f%%" % pct(p99s, fA[0.99]))
+                own.append("%+.1f%%" % pct(p99s, fBo99))
+            print("  %-15s %5.1f s every %-6gs share %.2f%%: %s | %s" % (k, share[k] * intervals[k],
+                  intervals[k], 100 * share[k], "  ".join(cells), "  ".join(own)))
     print("per block: cond, throughput/s, p50, p99, p99.9, share of time in probe runs, "
           "host CPU pressure (PSI some: share of time a task waited for a CPU)")
     for k in sorted(set(ablocks) | set(bblocks)):
@@ -453,8 +488,11 @@ for wl in dict.fromkeys(s["wl"] for s in slices):
     if iv and iv[0] <= 5 < iv[1]:
         why.append("the p99 change's 90%% interval, %s, holds the goal" % fi(iv))
     verdicts.append("%s, at the steady state: throughput loss %.2f%% (goal <= 1%%), p99 %+.2f%% "
-                    "(90%% interval %s; goal <= +5%%): %s%s" % (name, loss, p99, fi(iv),
-                       "met" if ok else "NOT met", "; inconclusive: " + "; ".join(why) if why else ""))
+                    "(90%% interval %s; goal <= +5%%): %s%s; against the B blocks' own slices "
+                    "outside runs: throughput %+.2f%%, p99 %+.2f%% (90%% interval %s)"
+                    % (name, loss, p99, fi(iv), "met" if ok else "NOT met",
+                       "; inconclusive: " + "; ".join(why) if why else "",
+                       wb["tput"][0], wb[0.99][0], fi(wb[0.99][1])))
     # the daemon's cost
     ds = [dstats[(wl, k)] for k in bblocks if (wl, k) in dstats]
     c = counts.get(wl, {})
