@@ -3,10 +3,11 @@
  *
  * The deferral check (busy.h) looks at the host's pressure before a run;
  * this looks during one, and in the half second before one (the
- * scheduler's look, with the daemon in the probe's place): every YIELD_INTERVAL the runner samples the host and the
- * probe process, and after YIELD_SAMPLES samples in a row in which other
- * work used more than a limit of a resource the run is stopped and counted
- * as deferred, not as a failure (see yield.c for how "other" is told from
+ * scheduler's look, with the daemon in the probe's place): every
+ * YIELD_INTERVAL the runner samples the host and the probe process, and
+ * after YIELD_SAMPLES samples in a row in which other work used more than
+ * a limit of a resource the run is stopped and counted as deferred, not
+ * as a failure (see yield.c for how "other" is told from
  * the probe's own use).  Nothing here logs. */
 #ifndef BENCHWATCH_YIELD_H
 #define BENCHWATCH_YIELD_H
