@@ -333,39 +333,44 @@ def steady_figures(Bo, Bp, sh=None):
         return sh[k] / tp[k] if tp.get(k) else 0.0
     return figures(Bo + Bp, weight)
 
-def interval90(ws, keys):
-    """the steady-state change of each figure in keys, 90% interval: the
-    blocks taken in their ABBA pairs (neighbours in time, one without and
-    one with the daemon) and the pairs resampled with replacement, BOOT
+def bootstrap(units, est, keys, seed):
+    """90% intervals of the figures est(units) returns (a dict over keys; None:
+    no estimate from that draw), the units resampled with replacement BOOT
     times (a fixed seed: the same data give the same interval)"""
-    blocks = sorted({s["blk"] for s in ws})
-    pairs = [blocks[i:i + 2] for i in range(0, len(blocks) - 1, 2)]
-    of = {k: [s for s in ws if s["blk"] == k] for k in blocks}
-    rnd, est = random.Random(1), {k: [] for k in keys}
-    for _ in range(BOOT if len(pairs) > 1 else 0):
-        A, Bo, Bp = [], [], []
-        for p in rnd.choices(pairs, k=len(pairs)):
-            for k in p:
-                for x in of[k]:
-                    (A if x["cond"] == "A" else Bp if overlaps(x) else Bo).append(x)
-        if not A or not (Bo or Bp):
-            continue
-        fa, fs = figures(A), steady_figures(Bo, Bp)
-        for k in keys:
-            v = pct(fs[k], fa[k])
-            if not math.isnan(v):
-                est[k].append(v)
+    rnd, boot = random.Random(seed), {k: [] for k in keys}
+    for _ in range(BOOT if len(units) > 1 else 0):
+        e = est(rnd.choices(units, k=len(units)))
+        for k in keys if e else ():
+            if not math.isnan(e[k]):
+                boot[k].append(e[k])
     out = {}
-    for k, v in est.items():
-        v.sort()
+    for k in keys:
+        v = sorted(boot[k])
         out[k] = (v[int(0.05 * (len(v) - 1))], v[int(0.95 * (len(v) - 1))]) if v else None
     return out
 
+def interval90(ws, keys):
+    """the steady-state change of each figure in keys against the A blocks,
+    90% interval: the blocks taken in their ABBA pairs (neighbours in time,
+    one without and one with the daemon) and the pairs resampled"""
+    blocks = sorted({s["blk"] for s in ws})
+    pairs = [blocks[i:i + 2] for i in range(0, len(blocks) - 1, 2)]
+    of = {k: [s for s in ws if s["blk"] == k] for k in blocks}
+    def est(drawn):
+        A, Bo, Bp = [], [], []
+        for x in (x for p in drawn for k in p for x in of[k]):
+            (A if x["cond"] == "A" else Bp if overlaps(x) else Bo).append(x)
+        if not A or not (Bo or Bp):
+            return None
+        fa, fs = figures(A), steady_figures(Bo, Bp)
+        return {k: pct(fs[k], fa[k]) for k in keys}
+    return bootstrap(pairs, est, keys, 1)
+
 def within_b(ws, keys):
     """the steady state against the B blocks' own slices outside probe runs
-    (AFTER makes those like the A blocks: the outside%% column), with its
-    90%% interval over the B blocks resampled: block-to-block noise of the
-    host, which the A blocks share only by turns, is in both sides"""
+    (AFTER makes those like the A blocks: the outside% column), and its 90%
+    interval over the B blocks resampled: block-to-block noise of the host,
+    which the A blocks share only by turns, is on both sides"""
     bb = sorted({s["blk"] for s in ws if s["cond"] == "B"})
     of = {k: [s for s in ws if s["blk"] == k] for k in bb}
     def est(blocks):
@@ -373,18 +378,8 @@ def within_b(ws, keys):
         Bo, Bp = [x for x in B if not overlaps(x)], [x for x in B if overlaps(x)]
         fo, fs = figures(Bo), steady_figures(Bo, Bp)
         return {k: pct(fs[k], fo[k]) for k in keys}
-    point = est(bb)
-    rnd, boot = random.Random(2), {k: [] for k in keys}
-    for _ in range(BOOT if len(bb) > 1 else 0):
-        e = est(rnd.choices(bb, k=len(bb)))
-        for k in keys:
-            if not math.isnan(e[k]):
-                boot[k].append(e[k])
-    out = {}
-    for k in keys:
-        v = sorted(boot[k])
-        out[k] = (point[k], (v[int(0.05 * (len(v) - 1))], v[int(0.95 * (len(v) - 1))]) if v else None)
-    return out
+    point, iv = est(bb), bootstrap(bb, est, keys, 2)
+    return {k: (point[k], iv[k]) for k in keys}
 
 def fi(iv):
     return "%+.1f..%+.1f%%" % iv if iv else "-"

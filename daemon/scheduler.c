@@ -382,19 +382,16 @@ static int on_look(sd_event_source *src, uint64_t usec, void *userdata)
 static int begin_look(struct sched *s, const struct slot *slot, const struct probe_cfg *pc)
 {
         struct yield_limits lim;
-        uint64_t now;
         app_yield_limits(s->app, false, &lim);
         if (!yield_limits_any(&lim))
                 return -ENOENT;
         bool disk_io = pc->plugin->caps & BW_CAP_DISK_IO;
-        int r = sd_event_now(s->event, CLOCK_MONOTONIC, &now);
-        if (r >= 0)
-                r = yield_monitor_new(&lim, getpid(), disk_io, &s->look);
+        int r = yield_monitor_new(&lim, getpid(), disk_io, &s->look);
         if (r >= 0 && !(s->look_name = strdup(slot->name)))
                 r = -ENOMEM;
         if (r >= 0)
-                r = sd_event_source_set_time(s->look_timer,
-                                             now + (uint64_t)(YIELD_INTERVAL * 1e6));
+                r = sd_event_source_set_time_relative(s->look_timer,
+                                                      (uint64_t)(YIELD_INTERVAL * 1e6));
         if (r >= 0)
                 r = sd_event_source_set_enabled(s->look_timer, SD_EVENT_ONESHOT);
         if (r < 0)
