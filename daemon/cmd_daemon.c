@@ -27,6 +27,8 @@
 #include "log.h"
 #include "scheduler.h"
 #include "sink.h"
+#include "statefile.h"
+#include "timeutil.h"
 #include "tracker.h"
 
 struct daemon {
@@ -40,6 +42,8 @@ struct daemon {
         uint64_t watchdog_usec;
         bool stalled;
         bool print;
+        struct statefile state;  /* what status.txt says (statefile.h) */
+        bool state_failing;
 };
 
 static int make_sinks(const struct config *cfg, struct sink_set **ret, char **ret_error)
@@ -65,6 +69,77 @@ static void notify_status(struct daemon *d)
         free(st);
 }
 
+/* The probes of the state file in the scheduler's order, each keeping what
+ * its last run left. */
+static int state_probes(struct daemon *d)
+{
+        size_t n = sched_count(d->sched);
+        struct statefile_probe *probes = calloc(n + 1, sizeof(*probes));
+        if (!probes)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                struct sched_probe_info info;
+                sched_probe_info(d->sched, i, &info);
+                struct statefile_probe *old = (struct statefile_probe *)
+                        statefile_find(&d->state, info.name);
+                const struct probe_cfg *pc = config_find_probe(d->app->cfg, info.name);
+                struct statefile_probe *p = &probes[i];
+                if (old) {
+                        *p = *old;
+                        *old = (struct statefile_probe){ 0 };
+                } else {
+                        p->name = strdup(info.name);
+                }
+                free(p->plugin);
+                p->plugin = strdup(pc ? pc->plugin->name : "?");
+                p->interval = info.interval;
+                p->next = info.next;
+                p->deferred_day = info.deferred_day;
+                p->yielded_day = info.yielded_day;
+        }
+        struct statefile old = { .probes = d->state.probes, .n_probes = d->state.n_probes };
+        d->state.probes = probes;
+        d->state.n_probes = n;
+        statefile_clear(&old);
+        for (size_t i = 0; i < n; i++)
+                if (!probes[i].name || !probes[i].plugin)
+                        return -ENOMEM;
+        return 0;
+}
+
+/* Rewrite <state_dir>/status.txt for `benchwatch status`; a failure is
+ * logged once until it works again. */
+static void save_state(struct daemon *d)
+{
+        char *why = NULL;
+        int r = state_probes(d);
+        if (r >= 0)
+                r = statefile_take_sinks(&d->state);
+        if (r >= 0)
+                r = statefile_write(app_daemon_option(d->app, "state_dir")->s, &d->state, &why);
+        if (r < 0 && !d->state_failing)
+                log_warning("status: %s (benchwatch status will show less)",
+                            why ? why : strerror(-r));
+        d->state_failing = r < 0;
+        free(why);
+}
+
+/* What status.txt says of a probe's last run. */
+static void note_run(struct daemon *d, const struct result *res, bool counted, const char *why)
+{
+        struct statefile_probe *p = (struct statefile_probe *)statefile_find(&d->state, res->probe);
+        if (!p && state_probes(d) >= 0)
+                p = (struct statefile_probe *)statefile_find(&d->state, res->probe);
+        if (!p)
+                return;
+        p->last = res->started + res->duration;
+        p->ok = res->success;
+        p->counted = res->success && counted;
+        free(p->why);
+        p->why = !res->success ? strdup(res->error ? res->error : "failed")
+                 : !counted ? strdup(why ? why : "host busy") : NULL;
+}
+
 static void on_result(struct result *res, void *userdata)
 {
         struct daemon *d = userdata;
@@ -83,10 +158,12 @@ static void on_result(struct result *res, void *userdata)
         if (!counted)
                 log_notice("%s probe '%s': run judged but not counted in the reference: %s",
                            res->plugin, res->probe, why ? why : "host busy");
+        note_run(d, res, counted, why);
         free(why);
         tracker_observe(d->tracker, d->app->cfg, res, counted);
         sink_set_publish(d->sinks, res);
         notify_status(d);
+        save_state(d);
         /* a run's transient allocations (decoding, history, formatting) are
          * freed by now: hand the free pages back, so that the daemon's
          * resident memory between runs is what it keeps, not its peak */
@@ -99,11 +176,13 @@ static void on_deferred(const struct result *refresh, const char *why, void *use
 {
         struct daemon *d = userdata;
         sink_set_publish(d->sinks, refresh);
+        save_state(d);
 }
 
 static void on_changed(void *userdata)
 {
         notify_status(userdata);
+        save_state(userdata);
 }
 
 static int on_watchdog(sd_event_source *s, uint64_t usec, void *userdata)
@@ -305,6 +384,9 @@ static int run(struct daemon *d)
                  sink_set_count(d->sinks));
         tracker_warn_obsolete(d->app->cfg);
         publish_host_info(d);
+        d->state.pid = (long)getpid();
+        d->state.started = now_wall();
+        save_state(d);
         sd_notify(false, "READY=1");
         notify_status(d);
         r = sd_event_loop(d->event);
@@ -354,6 +436,7 @@ int cmd_daemon(struct app *app, int argc, char **argv)
         if (ex == EXIT_OK)
                 ex = run(&d);
         tracker_free(d.tracker);
+        statefile_clear(&d.state);
         context_clear(&d.host);
         sd_event_source_disable_unref(d.watchdog);
         sched_free(d.sched);

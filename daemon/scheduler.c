@@ -51,6 +51,9 @@ struct slot {
         unsigned streak;        /* deferrals in a row */
         double deferred;        /* deferrals since the daemon started */
         double deferred_by[N_REASONS];
+        /* deferrals and yields by hour (UNIX hour % 24), for the last day */
+        unsigned hour_deferred[24], hour_yielded[24];
+        long hour_of[24];
         struct result *last;    /* latest result, as published */
 };
 
@@ -192,10 +195,26 @@ static double retry_delay(const struct slot *slot)
         return fmin(d, cap);
 }
 
+/* One more deferral (or yield) in the hourly buckets of the last day. */
+static void count_hourly(struct slot *slot, bool yield)
+{
+        long hour = (long)(now_wall() / 3600);
+        int i = (int)(hour % 24);
+        if (slot->hour_of[i] != hour) {
+                slot->hour_of[i] = hour;
+                slot->hour_deferred[i] = slot->hour_yielded[i] = 0;
+        }
+        if (yield)
+                slot->hour_yielded[i]++;
+        else
+                slot->hour_deferred[i]++;
+}
+
 static void defer(struct sched *s, struct slot *slot, const char *plugin,
-                  const char *reason, const char *why)
+                  const char *reason, const char *why, bool yield)
 {
         char buf[32];
+        count_hourly(slot, yield);
         slot->deferred++;
         slot->deferred_by[reason_index(reason)]++;
         slot->streak++;
@@ -251,7 +270,7 @@ static void yielded(struct sched *s, struct slot *slot, struct result *res)
 {
         const char *why = res->error ? res->error : "yielded to other work";
         if (slot)
-                defer(s, slot, res->plugin, res->yielded, why);
+                defer(s, slot, res->plugin, res->yielded, why, true);
         result_free(res);
         if (s->cb.changed)
                 s->cb.changed(s->userdata);
@@ -366,7 +385,7 @@ static int on_look(sd_event_source *src, uint64_t usec, void *userdata)
         if (slot && slot->next <= now_mono() + 0.001) {
                 const struct probe_cfg *pc = config_find_probe(s->app->cfg, slot->name);
                 if (r > 0)
-                        defer(s, slot, pc->plugin->name, reason, why);
+                        defer(s, slot, pc->plugin->name, reason, why, false);
                 else
                         start(s, slot);
                 if (s->cb.changed)
@@ -413,7 +432,7 @@ static void run_or_defer(struct sched *s, struct slot *slot)
         const char *reason = NULL;
         int r = load_busy(&lim, &reason, &why);
         if (r > 0)
-                defer(s, slot, pc->plugin->name, reason, why);
+                defer(s, slot, pc->plugin->name, reason, why, false);
         else if (begin_look(s, slot, pc) < 0)
                 start(s, slot);
         free(why);
@@ -500,6 +519,9 @@ static int make_slot(struct sched *s, const struct probe_cfg *pc,
         if (old) {
                 ret->deferred = old->deferred;
                 memcpy(ret->deferred_by, old->deferred_by, sizeof(ret->deferred_by));
+                memcpy(ret->hour_deferred, old->hour_deferred, sizeof(ret->hour_deferred));
+                memcpy(ret->hour_yielded, old->hour_yielded, sizeof(ret->hour_yielded));
+                memcpy(ret->hour_of, old->hour_of, sizeof(ret->hour_of));
                 ret->streak = same ? old->streak : 0;
                 ret->last = old->last;
                 old->last = NULL;
@@ -642,6 +664,25 @@ size_t sched_count(const struct sched *s)
 const struct result *sched_latest(const struct sched *s, size_t i)
 {
         return i < s->n ? s->slots[i].last : NULL;
+}
+
+void sched_probe_info(const struct sched *s, size_t i, struct sched_probe_info *ret)
+{
+        const struct slot *slot = &s->slots[i];
+        double wall = now_wall();
+        long hour = (long)(wall / 3600);
+        *ret = (struct sched_probe_info){
+                .name = slot->name,
+                .interval = slot->interval,
+                .next = wall + fmax(fmax(slot->next, s->quiet_until) - now_mono(), 0),
+                .running = s->running_name && !strcmp(s->running_name, slot->name),
+        };
+        for (int h = 0; h < 24; h++) {
+                if (slot->hour_of[h] <= hour - 24 || slot->hour_of[h] > hour)
+                        continue;
+                ret->deferred_day += slot->hour_deferred[h];
+                ret->yielded_day += slot->hour_yielded[h];
+        }
 }
 
 void sched_free(struct sched *s)

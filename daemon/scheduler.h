@@ -63,6 +63,16 @@ const char *sched_stalled(const struct sched *s);
  * run); i < sched_count(). */
 size_t sched_count(const struct sched *s);
 const struct result *sched_latest(const struct sched *s, size_t i);
+/* What `benchwatch status` shows of the i-th scheduled probe. */
+struct sched_probe_info {
+        const char *name;       /* the scheduler's */
+        double interval;
+        double next;            /* UNIX time its next run may start */
+        bool running;
+        unsigned deferred_day;  /* deferred before starting, about the last 24 h */
+        unsigned yielded_day;   /* stopped during a run, about the last 24 h */
+};
+void sched_probe_info(const struct sched *s, size_t i, struct sched_probe_info *ret);
 /* One-line state for STATUS=: "3 probe(s); 12 run(s), 0 failed, ..." */
 char *sched_status(const struct sched *s);
 void sched_free(struct sched *s);

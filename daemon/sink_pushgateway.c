@@ -24,6 +24,7 @@
 #include "secret.h"
 #include "sink_latest.h"
 #include "sinkconf.h"
+#include "statefile.h"
 #include "timeutil.h"
 
 static const char *const format_names[] = { "protobuf", "text", NULL };
@@ -319,6 +320,7 @@ static void on_success(struct pg_sink *p, size_t i, const char *probe,
 {
         struct pg_slot *s = &p->slots[i];
 
+        statefile_sink_ok("pushgateway");
         if (p->down)
                 log_info("pushgateway: %s answers again; pushing the latest "
                          "result of every probe", p->cfg.url);
@@ -344,6 +346,8 @@ static void on_failure(struct pg_sink *p, size_t i, const char *probe,
         double now = now_mono();
         bool log_it;
 
+        statefile_sink_error("pushgateway", "cannot push probe '%s' to %s: %s", probe, url,
+                             err ? err : strerror(ENOMEM));
         if (status == 0) { /* no answer: one message for the whole gateway */
                 log_it = !p->down || now - p->down_logged_at >= RELOG_INTERVAL;
                 if (log_it)

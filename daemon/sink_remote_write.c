@@ -27,6 +27,7 @@
 #include "sink_latest.h"
 #include "sinkconf.h"
 #include "spool.h"
+#include "statefile.h"
 #include "strutil.h"
 #include "timeutil.h"
 
@@ -350,6 +351,7 @@ static bool retryable(int r, long status)
 
 static void on_sent(struct rw_sink *p)
 {
+        statefile_sink_ok("remote_write");
         if (p->down)
                 log_info("remote_write: %s answers again; sending the %zu "
                          "spooled run(s)", p->cfg.url, spool_count(p->spool));
@@ -363,6 +365,8 @@ static void on_retry(struct rw_sink *p, const struct httpc_reply *rep)
 {
         double now = now_mono();
 
+        statefile_sink_error("remote_write", "cannot send to %s: %s", p->cfg.url,
+                             rep->error ? rep->error : strerror(ENOMEM));
         if (!p->down || now - p->down_logged_at >= RELOG_INTERVAL) {
                 p->down_logged_at = now;
                 log_warning("remote_write: cannot send to %s: %s (%zu run(s) "
@@ -384,6 +388,8 @@ static void on_refused(struct rw_sink *p, const struct httpc_reply *rep)
 {
         double now = now_mono();
 
+        statefile_sink_error("remote_write", "%s refused a run: %s", p->cfg.url,
+                             rep->error ? rep->error : "?");
         if (rep->status != p->refused_code ||
             now - p->refused_logged_at >= RELOG_INTERVAL) {
                 p->refused_logged_at = now;

@@ -17,6 +17,7 @@
 #include "expo.h"
 #include "log.h"
 #include "selfstats.h"
+#include "statefile.h"
 #include "sink_latest.h"
 #include "strutil.h"
 #include "timeutil.h"
@@ -83,11 +84,13 @@ static int render_locked(struct textfile_sink *t, char **ret, size_t *ret_len)
 static void report(struct textfile_sink *t, int r, const char *what)
 {
         if (r >= 0) {
+                statefile_sink_ok("textfile");
                 if (t->failing)
                         log_info("textfile: '%s' written again", t->path);
                 t->failing = false;
                 return;
         }
+        statefile_sink_error("textfile", "cannot %s '%s': %s", what, t->path, strerror(-r));
         if (!t->failing || log_ratelimit_ok(&t->rl))
                 log_warning("textfile: cannot %s '%s': %s (will retry)", what,
                             t->path, strerror(-r));
