@@ -17,6 +17,7 @@ int cmd_baseline(struct app *app, int argc, char **argv);
 int cmd_push(struct app *app, int argc, char **argv);
 int cmd_replay(struct app *app, int argc, char **argv);
 int cmd_history(struct app *app, int argc, char **argv);
+int cmd_status(struct app *app, int argc, char **argv);
 
 /* Shared by run-like commands: the probe PROBE (configured probe or plugin
  * name) with NAME=VALUE overrides; logs and returns an exit code. */

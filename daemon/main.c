@@ -21,6 +21,9 @@ static const struct {
           "                         run a probe (a configured one or a plugin) once;\n"
           "                         several: one after the other, side by side" },
         { "plugins", cmd_plugins, "plugins [PLUGIN]      list plugins, their parameters, defaults and units" },
+        { "status", cmd_status, "status [--format=table|json]\n"
+          "                         what the daemon is doing: last and next runs, references,\n"
+          "                         verdicts, sinks; exit 1 when a probe fails or regressed" },
         { "check-config", cmd_check_config, "check-config          validate the configuration without running" },
         { "daemon", cmd_daemon, "daemon                run every probe on its interval (the service)" },
         { "sweep", cmd_sweep, "sweep PROBE PARAM=V1,V2,... [NAME=VALUE ...] [--plot=FILE.svg]\n"
@@ -54,7 +57,8 @@ static void usage(FILE *f)
                    "  -v, --verbose       debug messages\n"
                    "  -h, --help          this help; COMMAND --help for a command's\n"
                    "      --version       print the version\n\n"
-                   "Exit status: 0 success, 1 a run failed, 2 bad usage or configuration,\n"
+                   "Exit status: 0 success, 1 a run failed (status: a probe failing or in\n"
+                   "regression), 2 bad usage or configuration,\n"
                    "3 environment problem (plugins, files).\n"
                    "Environment: BENCHWATCH_PLUGIN_DIR overrides the plugin directory.\n",
                 SYSCONFDIR);

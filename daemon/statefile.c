@@ -276,7 +276,7 @@ void statefile_free(struct statefile *sf)
 const struct statefile_probe *statefile_find(const struct statefile *sf, const char *probe)
 {
         for (size_t i = 0; sf && i < sf->n_probes; i++)
-                if (!strcmp(sf->probes[i].name, probe))
+                if (sf->probes[i].name && !strcmp(sf->probes[i].name, probe))
                         return &sf->probes[i];
         return NULL;
 }

@@ -1,0 +1,134 @@
+#!/bin/bash
+# `benchwatch status` beside a real daemon: before any run, while the
+# reference is being learnt (runs held, when the first verdict is due),
+# once it is pinned (verdict, pinned since, next run), after the daemon
+# stopped, and with a probe whose runs fail (exit 1, the reason shown).
+. "$top_srcdir/tests/integration/lib.sh"
+
+test_daemon_section "$T" > "$T/bw.conf"
+cat >> "$T/bw.conf" <<CONF
+first_splay = 0
+
+[regression]
+reference_runs = 5
+min_runs = 5
+# this test's runs count even on a VM whose CPU is being stolen
+max_steal = 1
+
+[probe cpu]
+plugin = cpu
+max_prime = 2000
+duration = 0.2s
+interval = 1s
+timeout = 30s
+
+[journal]
+enabled = no
+
+[textfile]
+path = $T/bw.prom
+CONF
+
+status() { "$BENCHWATCH" -c "$T/bw.conf" status "$@"; }
+start_daemon() {
+        "$BENCHWATCH" -c "$T/bw.conf" daemon --print >> "$T/daemon.out" 2>> "$T/daemon.err" &
+        dpid=$!
+        BW_PIDS="$dpid"
+}
+stop_daemon() { kill "$dpid"; wait "$dpid"; BW_PIDS=""; }
+# runs held by probe $1 >= $2 (read while the daemon runs)
+held_at_least() {
+        status --format=json > "$T/s.json" 2> /dev/null
+        python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); p=[p for p in r["probes"] if p["name"]==sys.argv[2]][0]; sys.exit(0 if p["reference"]["runs"] >= int(sys.argv[3]) else 1)' \
+                "$T/s.json" "$1" "$2"
+}
+# check_json FILE CODE: run the statements of CODE with r the parsed FILE
+check_json() {
+        python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); exec(sys.argv[2])' "$1" "$2"
+}
+# counted runs of cpu in its history (one series: each run once)
+history_counted() {
+        awk 'NR > 1 && $2 == 1 && $6 ~ /^benchwatch_cpu_events_per_second/ { n++ } END { print n + 0 }' \
+                "$T/state/history-cpu.txt"
+}
+
+# No daemon yet: learning, nothing run, exit 0.
+status > "$T/out" 2> "$T/err"; rc=$?
+[ $rc = 0 ] || fail "status before any run: exit $rc: $(cat "$T/err")"
+grep -q "has not run" "$T/out" || fail "status before any run: $(cat "$T/out")"
+grep -Eq '^cpu +never +- +0/0 +0/5 +learning' "$T/out" || fail "status before any run: $(cat "$T/out")"
+
+# Learning: stopped after two counted runs or more, fewer than five.
+start_daemon
+wait_for 60 held_at_least cpu 2 || fail "no 2 runs in 60s: $(tail -3 "$T/daemon.err")"
+stop_daemon
+status --format=json > "$T/s.json" || fail "status while learning: exit $?"
+held=$(history_counted)
+[ "$held" -ge 2 ] || fail "history holds $held counted runs"
+if [ "$held" -lt 5 ]; then
+        check_json "$T/s.json" "
+p = r['probes'][0]
+assert p['name'] == 'cpu' and p['plugin'] == 'cpu', p
+assert p['reference']['runs'] == $held, (p['reference'], $held)
+assert p['reference']['pinned'] is False and p['verdict'] == 'learning', p
+assert p['last_run']['ok'] is True and p['last_run']['counted'] is True, p
+# due: the last run's time + (min_runs - held) x interval
+assert abs(p['first_verdict_due'] - (p['last_run']['time'] + (5 - $held) * 1.0)) < 0.01, p
+assert r['daemon']['running'] is False and p['next_run'] is None, r['daemon']
+assert r['problems'] == 0 and r['exit'] == 0, r" || fail "status while learning: $(cat "$T/s.json")"
+fi
+status > "$T/out" || fail "status while learning: exit $?"
+grep -q "daemon: NOT RUNNING" "$T/out" || fail "stopped daemon not said: $(cat "$T/out")"
+
+# Pinned: a verdict, the reference's date, the next run; exit 0.
+start_daemon
+wait_for 60 held_at_least cpu 5 || fail "no reference after 60s: $(tail -3 "$T/daemon.err")"
+sleep 0.5
+status --format=json > "$T/s.json"; rc=$?
+[ $rc = 0 ] || fail "status with a reference: exit $rc: $(cat "$T/s.json")"
+check_json "$T/s.json" "
+p = r['probes'][0]
+assert p['reference']['runs'] == 5 and p['reference']['pinned'] is True, p['reference']
+assert p['reference']['pinned_since'] > 1.7e9, p['reference']
+assert p['verdict'] == 'ok' and p['first_verdict_due'] is None, p
+assert p['change'] is not None and p['change_lo'] <= p['change'] <= p['change_hi'], p
+assert r['daemon']['running'] is True and p['next_run'] is not None, r
+tf = [s for s in r['sinks'] if s['name'] == 'textfile'][0]
+assert tf['path'] == '$T/bw.prom' and tf['last_write'] is not None, tf" || fail "status with a reference: $(cat "$T/s.json")"
+status > "$T/out" || fail "status with a reference: exit $?"
+grep -Eq '^cpu +[0-9]+s ago ok +yes +0/0 +5/5 since 20[0-9-]+ +ok ' "$T/out" ||
+        fail "status table with a reference: $(cat "$T/out")"
+grep -q "daemon: running (pid $dpid" "$T/out" || fail "running daemon not said: $(cat "$T/out")"
+stop_daemon
+
+# A probe that fails: its directory goes away once the daemon started.
+mkdir "$T/gone"
+cat >> "$T/bw.conf" <<CONF
+
+[probe disk]
+plugin = disk
+path = $T/gone/bw.dat
+size = 4M
+duration = 0.2s
+interval = 1s
+CONF
+start_daemon
+sleep 0.3
+rm -rf "$T/gone"
+failing() { status > /dev/null 2>&1; [ $? = 1 ]; }
+wait_for 60 failing || fail "status never said the disk probe fails: $(status 2>&1)"
+status > "$T/out"; rc=$?
+[ $rc = 1 ] || fail "status with a failing probe: exit $rc"
+grep -Eq '^disk +[0-9]+s ago FAILED' "$T/out" || fail "failing probe: $(cat "$T/out")"
+grep -q "disk: last run failed: .*gone" "$T/out" || fail "no reason: $(cat "$T/out")"
+status --format=json > "$T/s.json"; rc=$?
+[ $rc = 1 ] || fail "status --format=json with a failing probe: exit $rc"
+check_json "$T/s.json" "
+d = [p for p in r['probes'] if p['name'] == 'disk'][0]
+assert d['last_run']['ok'] is False and 'gone' in d['last_run']['why'], d
+assert r['problems'] == 1 and r['exit'] == 1, r" || fail "status with a failing probe: $(cat "$T/s.json")"
+stop_daemon
+
+status --format=xml > /dev/null 2>&1; rc=$?
+[ $rc = 2 ] || fail "status --format=xml: exit $rc, want 2"
+echo "status: ok"
