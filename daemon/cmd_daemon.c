@@ -61,6 +61,24 @@ static int make_sinks(const struct config *cfg, struct sink_set **ret, char **re
         return sink_set_new(opts, &env, ret, ret_error);
 }
 
+/* The state and cache directories of cfg (systemd creates them for the
+ * unit; a hand-started daemon makes them), before anything uses them: the
+ * sinks (the remote-write spool is in state_dir), the tracker, the runs.
+ * The one place the daemon creates them, at start and at each reload. */
+static int make_dirs(const struct config *cfg)
+{
+        const char *dirs[] = { cfg->daemon->values[CFG_D_STATE_DIR].s,
+                               cfg->daemon->values[CFG_D_CACHE_DIR].s };
+        for (size_t i = 0; i < 2; i++) {
+                int r = app_ensure_dir(dirs[i]);
+                if (r < 0) {
+                        log_error("cannot create '%s': %s", dirs[i], strerror(-r));
+                        return r;
+                }
+        }
+        return 0;
+}
+
 static void notify_status(struct daemon *d)
 {
         char *st = sched_status(d->sched);
@@ -240,6 +258,8 @@ static int reload_config(struct daemon *d, char **ret_why)
         struct sink_set *sinks = NULL;
         int r = app_load_config(d->app, &cfg, ret_why);
         if (r >= 0)
+                r = make_dirs(cfg);
+        if (r >= 0)
                 r = make_sinks(cfg, &sinks, ret_why);
         if (r >= 0) {
                 d->app->cfg = cfg;
@@ -325,21 +345,11 @@ static int setup_loop(struct daemon *d)
         return r;
 }
 
-/* The state and cache directories (systemd creates them for the unit; a
- * hand-started daemon makes them), and the baseline tracker. */
-static int prepare_dirs(struct daemon *d)
+/* The host's context and the baseline tracker. */
+static int prepare_tracker(struct daemon *d)
 {
-        const char *dirs[] = { app_daemon_option(d->app, "state_dir")->s,
-                               app_daemon_option(d->app, "cache_dir")->s };
-        for (size_t i = 0; i < 2; i++) {
-                int r = app_ensure_dir(dirs[i]);
-                if (r < 0) {
-                        log_error("cannot create '%s': %s", dirs[i], strerror(-r));
-                        return EXIT_ENV;
-                }
-        }
         if (context_read_this_host(&d->host) < 0 ||
-            tracker_new(dirs[0], &d->host, &d->tracker) < 0)
+            tracker_new(app_daemon_option(d->app, "state_dir")->s, &d->host, &d->tracker) < 0)
                 return EXIT_ENV;
         return EXIT_OK;
 }
@@ -425,6 +435,10 @@ int cmd_daemon(struct app *app, int argc, char **argv)
         if (ex != EXIT_OK)
                 return ex;
         char *why = NULL;
+        if (make_dirs(app->cfg) < 0) {
+                app_done(app);
+                return EXIT_ENV;
+        }
         int r = make_sinks(app->cfg, &d.sinks, &why);
         if (r < 0) {
                 log_error("%s", why ? why : strerror(-r));
@@ -432,7 +446,7 @@ int cmd_daemon(struct app *app, int argc, char **argv)
                 app_done(app);
                 return EXIT_USAGE;
         }
-        ex = prepare_dirs(&d);
+        ex = prepare_tracker(&d);
         if (ex == EXIT_OK)
                 ex = run(&d);
         tracker_free(d.tracker);
