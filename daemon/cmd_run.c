@@ -90,12 +90,17 @@ int run_override_parse(struct run_overrides *o, int opt, const char *arg)
         return r < 0 ? r : 1;
 }
 
-void run_override_apply(const struct app *app, struct run_overrides *o,
-                        struct run_spec *spec)
+const char *run_override_apply(const struct app *app, struct run_overrides *o,
+                               bool configured, struct run_spec *spec)
 {
         if (o->yield) {
                 app_yield_limits(app, true, &o->limits);
                 spec->yield = &o->limits;
+        }
+        if (!configured) {
+                spec->nice = 0;
+                spec->ioprio_class = PRIO_IO_NONE;
+                spec->ioprio_level = 0;
         }
         if (o->nice_set)
                 spec->nice = o->nice;
@@ -103,6 +108,8 @@ void run_override_apply(const struct app *app, struct run_overrides *o,
                 spec->ioprio_class = o->io_class;
                 spec->ioprio_level = o->io_level;
         }
+        return o->nice_set || o->ionice_set ? PRIO_FROM_COMMAND_LINE
+               : configured ? PRIO_FROM_DAEMON : PRIO_FROM_ONE_OFF;
 }
 
 static void run_usage(FILE *f)
@@ -135,9 +142,12 @@ static struct result *run_one(struct app *app, const struct run_opts *ro, const 
 {
         struct run_spec spec;
         app_run_spec(app, name, plugin, ps, ro->timeout > 0 ? ro->timeout : cfg_timeout, &spec);
-        run_override_apply(app, ro->ov, &spec);
+        const char *from = run_override_apply(app, ro->ov, config_find_probe(app->cfg, name),
+                                              &spec);
         spec.progress = ro->fmt == FORMAT_TABLE && isatty(STDERR_FILENO);
         struct result *res = runner_run_sync(&spec);
+        if (res)
+                res->priority_from = from;
         if (res && !res->success && ro->fmt != FORMAT_TABLE)
                 log_error("%s probe '%s': %s", plugin->name, name, res->error);
         return res;

@@ -25,8 +25,11 @@ int resolve_probe(const struct app *app, const char *name, char *const *assign,
                   int n_assign, const struct bw_plugin **ret_plugin,
                   struct param_set **ret_params, double *ret_timeout);
 
-/* The priority of one run of a run-like command (--nice, --ionice), over
- * the configuration's [daemon] nice and ioprio_*. */
+/* The priority of one run of a run-like command: --nice and --ionice when
+ * given; else a configured probe's is the daemon's ([daemon] nice and
+ * ioprio_*) and a plugin's a classic tool's (nice 0, the I/O priority left
+ * as it is), so that a one-off run compares with sysbench or fio run by
+ * hand. */
 struct run_overrides {
         bool nice_set, ionice_set, yield;
         int nice, io_class, io_level;
@@ -43,12 +46,17 @@ struct run_overrides {
         "  --nice=N                         CPU nice value of the run, -20 .. 19\n" \
         "  --ionice=CLASS[:LEVEL]           I/O priority: idle, best-effort or\n" \
         "                                   realtime, level 0 .. 7 (default 4)\n" \
+        "                                   (without them a plugin runs at nice 0 and\n" \
+        "                                   the default I/O priority, as a classic\n" \
+        "                                   tool; a configured probe at the daemon's)\n" \
         "  --yield                          stop when other work needs the CPU,\n" \
         "                                   disks or memory ([daemon] yield_*)\n"
 /* 1 when opt was one of RUN_OVERRIDE_OPTIONS and its value good, 0 when
  * opt is another option, -EINVAL (logged) for a bad value. */
 int run_override_parse(struct run_overrides *o, int opt, const char *arg);
-void run_override_apply(const struct app *app, struct run_overrides *o,
-                        struct run_spec *spec);
+/* configured: the probe is one of the configuration's.  Returns where the
+ * priority came from (PRIO_FROM_*, for result->priority_from). */
+const char *run_override_apply(const struct app *app, struct run_overrides *o,
+                               bool configured, struct run_spec *spec);
 
 #endif

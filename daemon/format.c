@@ -237,7 +237,9 @@ void format_json_priority(FILE *f, const struct result *r)
                 return;
         fprintf(f, ",\"priority\":{\"nice\":%d,\"io_class\":", p.nice);
         format_json_string(f, prio_io_class_name(p.io_class));
-        fprintf(f, ",\"io_level\":%d}", p.io_level);
+        fprintf(f, ",\"io_level\":%d,\"from\":", p.io_level);
+        format_json_string(f, r->priority_from);
+        fputc('}', f);
 }
 
 void format_priority(FILE *f, const struct result *r)
@@ -248,6 +250,12 @@ void format_priority(FILE *f, const struct result *r)
         fprintf(f, "%-24snice %d, I/O %s", "priority:", p.nice, prio_io_class_name(p.io_class));
         if (p.io_class != PRIO_IO_IDLE)
                 fprintf(f, " level %d", p.io_level);
+        if (r->priority_from && !strcmp(r->priority_from, PRIO_FROM_DAEMON))
+                fputs(" (the daemon's: [daemon] nice, ioprio_*)", f);
+        else if (r->priority_from && !strcmp(r->priority_from, PRIO_FROM_ONE_OFF))
+                fputs(" (a one-off run's, as a classic tool's; --nice, --ionice to change)", f);
+        else if (r->priority_from)
+                fputs(" (--nice, --ionice)", f);
         fputc('\n', f);
 }
 

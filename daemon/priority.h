@@ -11,6 +11,13 @@
 #ifndef BENCHWATCH_PRIORITY_H
 #define BENCHWATCH_PRIORITY_H
 
+/* Where a run's priority came from (result.h's priority_from): a
+ * configured probe runs at the daemon's, a plugin run by hand at a classic
+ * tool's (nice 0, the default I/O priority), unless the command line says. */
+#define PRIO_FROM_DAEMON "daemon"
+#define PRIO_FROM_ONE_OFF "one-off"
+#define PRIO_FROM_COMMAND_LINE "command line"
+
 /* The kernel's IOPRIO_CLASS_*; NONE: leave the I/O priority alone. */
 enum { PRIO_IO_NONE, PRIO_IO_REALTIME, PRIO_IO_BEST_EFFORT, PRIO_IO_IDLE };
 

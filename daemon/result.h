@@ -53,6 +53,10 @@ struct result {
          * the resource ("cpu", "io", "memory"; static).  Such a run is a
          * deferral, not a failure. Not sent over the runner's wire. */
         const char *yielded;
+        /* Where the run's priority came from, for the report (static;
+         * NULL: not said): PRIO_FROM_* of priority.h. Not sent over the
+         * runner's wire. */
+        const char *priority_from;
         struct label *params; /* every parameter as run (secrets omitted) */
         size_t n_params;
         struct family *families;
