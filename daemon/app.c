@@ -49,7 +49,7 @@ int app_load_config(struct app *app, struct config **ret, char **ret_error)
         if (r == -ENOENT && !app->config_path) {
                 free(*ret_error);
                 *ret_error = NULL;
-                r = config_load_builtin(&env, ret, ret_error);
+                r = config_load_builtin_with(&env, path, ret, ret_error);
         }
         if (r >= 0 && (r = tracker_check(*ret, ret_error)) < 0) {
                 config_free(*ret);

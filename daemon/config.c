@@ -979,20 +979,31 @@ int config_load_string(const struct cfg_env *env, const char *name,
         return loader_finish(&l, 0, ret, ret_error);
 }
 
+int config_load_builtin_with(const struct cfg_env *env, const char *main_path,
+                             struct config **ret, char **ret_error)
+{
+        bool disk = env->lookup(env->userdata, "disk") != NULL;
+        char *text = str_printf("%s%s", config_builtin_default,
+                                disk ? config_builtin_disk : "");
+        struct cfg_reader l;
+        if (!text)
+                return -ENOMEM;
+        int r = loader_init(&l, env, "<built-in>");
+        if (r < 0) {
+                free(text);
+                return r;
+        }
+        load_text(&l, "<built-in>", text, strlen(text));
+        free(text);
+        if (main_path)
+                load_dropins(&l, main_path);
+        return loader_finish(&l, 0, ret, ret_error);
+}
+
 int config_load_builtin(const struct cfg_env *env, struct config **ret,
                         char **ret_error)
 {
-        if (!env->lookup(env->userdata, "disk"))
-                return config_load_string(env, "<built-in>",
-                                          config_builtin_default, ret,
-                                          ret_error);
-        char *text = str_printf("%s%s", config_builtin_default,
-                                config_builtin_disk);
-        if (!text)
-                return -ENOMEM;
-        int r = config_load_string(env, "<built-in>", text, ret, ret_error);
-        free(text);
-        return r;
+        return config_load_builtin_with(env, NULL, ret, ret_error);
 }
 
 void config_free(struct config *cfg)

@@ -113,7 +113,14 @@ int config_load_file(const struct cfg_env *env, const char *path,
 int config_load_string(const struct cfg_env *env, const char *name,
                        const char *text, struct config **ret,
                        char **ret_error);
-/* config_builtin_default (+ config_builtin_disk if env finds "disk"). */
+/* config_builtin_default (+ config_builtin_disk if env finds "disk"), and
+ * with main_path (a main file that does not exist) the drop-ins of its
+ * conf.d, as config_load_file() would add them: a package or an operator
+ * changes one thing of the built-in configuration (the Debian package's
+ * textfile path) without writing a whole file. */
+int config_load_builtin_with(const struct cfg_env *env, const char *main_path,
+                             struct config **ret, char **ret_error);
+/* The built-in configuration alone. */
 int config_load_builtin(const struct cfg_env *env, struct config **ret,
                         char **ret_error);
 void config_free(struct config *cfg);

@@ -90,10 +90,19 @@ static void report(struct textfile_sink *t, int r, const char *what)
                 t->failing = false;
                 return;
         }
-        statefile_sink_error("textfile", "cannot %s '%s': %s", what, t->path, strerror(-r));
+        /* the Debian package's path is node_exporter's directory, which
+         * exists once prometheus-node-exporter is installed */
+        const char *hint = r == -ENOENT ? ": its directory does not exist (node_exporter's "
+                                          "textfile directory? installing node_exporter "
+                                          "creates it; written once it exists)"
+                         : r == -EROFS ? " (read-only for this service: a directory that "
+                                         "appeared after it started needs a restart)"
+                         : "";
+        statefile_sink_error("textfile", "cannot %s '%s': %s%s", what, t->path,
+                             strerror(-r), hint);
         if (!t->failing || log_ratelimit_ok(&t->rl))
-                log_warning("textfile: cannot %s '%s': %s (will retry)", what,
-                            t->path, strerror(-r));
+                log_warning("textfile: cannot %s '%s': %s%s (will retry)", what,
+                            t->path, strerror(-r), hint);
         if (!t->failing)
                 t->rl.last = now_mono();
         t->failing = true;

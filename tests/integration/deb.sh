@@ -5,7 +5,13 @@
 # library; installed into a clean Debian root (an overlay on the cached
 # root of nspawn.sh, or on a minbase root cached here), the unit is there
 # but not enabled, the man pages are there, `benchwatch run cpu` works from
-# the chroot and the mysql plugin appears only with its package.
+# the chroot and the mysql plugin appears only with its package.  The
+# package's default configuration (the built-in one and the package's
+# conf.d drop-in) writes the textfile into node_exporter's textfile
+# directory (Debian: /var/lib/prometheus/node-exporter, the default of the
+# host's node_exporter when it is installed): the daemon started in the
+# root before that directory exists says so, and writes the file once it
+# exists, without a restart.
 # Needs root, dpkg-buildpackage and debhelper; debootstrap (and the Debian
 # mirror, once) when no cached root exists. Takes 2-3 minutes, mostly the
 # package build.
@@ -48,6 +54,15 @@ done
 grep -q 'mysql\.so' "$T/core.list" && fail "mysql.so is in the core package"
 grep -q '/benchwatch/mysql\.so' "$T/my.list" || fail "mysql.so is not in $(basename "$my")"
 grep -q '\.la$' "$T/core.list" && fail "libtool .la files in the package"
+NE_DIR=/var/lib/prometheus/node-exporter
+grep -qF ./etc/benchwatch/conf.d/50-node-exporter.conf "$T/core.list" || fail "no node_exporter drop-in"
+dpkg-deb --info "$core" conffiles | grep -qx /etc/benchwatch/conf.d/50-node-exporter.conf ||
+        fail "the node_exporter drop-in is not a conffile"
+# the directory is the one Debian's node_exporter reads by default
+if command -v prometheus-node-exporter > /dev/null; then
+        prometheus-node-exporter --help 2>&1 | grep -qF -- "--collector.textfile.directory=\"$NE_DIR\"" ||
+                fail "node_exporter's default textfile directory is not $NE_DIR"
+fi
 
 # ---- a clean root: an overlay on a cached Debian root ----------------------------
 if [ -f "$NSPAWN_ROOT/.benchwatch-root" ]; then
@@ -74,6 +89,7 @@ mount -t overlay overlay -o "lowerdir=$base,upperdir=$T/upper,workdir=$T/work" "
         fail "overlay mount"
 # lib.sh removes $T on exit: unmount first (lazily, whatever happens).
 cleanup_deb() {
+        for p in $BW_PIDS; do kill "$p" 2> /dev/null; wait "$p" 2> /dev/null; done
         umount "$R/proc" 2> /dev/null
         umount "$R" 2> /dev/null || umount -l "$R" 2> /dev/null
         cleanup_test
@@ -105,6 +121,26 @@ in_root benchwatch run cpu events=10 --format=json > "$T/run.json" 2> "$T/run.er
 json "$T/run.json" 'r["success"] is True and value("benchwatch_cpu_events_per_second") > 0'
 in_root benchwatch plugins > "$T/plugins" 2>&1 || fail "benchwatch plugins"
 grep -q '^mysql' "$T/plugins" && fail "mysql plugin present without its package"
+# The default configuration's textfile is node_exporter's, and the daemon
+# copes with node_exporter not being installed yet.
+in_root benchwatch status --format=json > "$T/status.json" 2> "$T/status.err" ||
+        fail "status in the root: $(cat "$T/status.err")"
+json "$T/status.json" '[s["path"] for s in r["sinks"] if s["name"] == "textfile"] == ["'$NE_DIR'/benchwatch.prom"]' ||
+        fail "default textfile: $(cat "$T/status.json")"
+rm -rf "$R$NE_DIR"
+# chroot execs env, which execs benchwatch: $! is the daemon
+chroot "$R" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin benchwatch daemon \
+        > "$T/daemon.out" 2> "$T/daemon.err" &
+dpid=$!
+BW_PIDS="$dpid"
+wait_for 20 grep -q "benchwatch.prom': No such file or directory: its directory does not exist" "$T/daemon.err" ||
+        fail "no clear message for a missing $NE_DIR: $(cat "$T/daemon.err")"
+mkdir -p "$R$NE_DIR"
+wait_for 70 grep -qs '^benchwatch_host_info' "$R$NE_DIR/benchwatch.prom" ||
+        fail "no textfile in $NE_DIR once it exists: $(tail -n 5 "$T/daemon.err")"
+kill "$dpid"
+wait "$dpid" || fail "daemon in the root: exit $?: $(tail -n 5 "$T/daemon.err")"
+BW_PIDS=""
 in_root man -w benchwatch.conf > /dev/null 2>&1 || [ -f "$R/usr/share/man/man5/benchwatch.conf.5.gz" ] ||
         fail "benchwatch.conf(5) not installed"
 

@@ -707,6 +707,47 @@ static void test_builtin(void)
         config_free(cfg);
 }
 
+/* Without a main file, the built-in configuration takes the drop-ins of
+ * its conf.d: the Debian package's debian/50-node-exporter.conf points
+ * the textfile at node_exporter's directory and keeps the probes. */
+static void test_builtin_dropins(void)
+{
+        const char *top = getenv("top_srcdir");
+        char dir[] = "/tmp/test_config_builtin.XXXXXX";
+        CHECK(mkdtemp(dir));
+        char *confd = str_printf("%s/conf.d", dir);
+        char *dropin = str_printf("%s/50-node-exporter.conf", confd);
+        char *main_conf = str_printf("%s/benchwatch.conf", dir);
+        char *src = str_printf("%s/debian/50-node-exporter.conf", top ? top : TOP_SRCDIR);
+        char text[4096] = "";
+        FILE *f = fopen(src, "re");
+        CHECK(f && fread(text, 1, sizeof(text) - 1, f) > 0);
+        fclose(f);
+        CHECK(mkdir(confd, 0755) == 0);
+        write_file(dropin, text);
+        struct config *cfg = NULL;
+        char *err = NULL;
+        int r = config_load_builtin_with(&env, main_conf, &cfg, &err);
+        if (r < 0)
+                fprintf(stderr, "%s\n", err);
+        CHECK(r == 0 && cfg->n_probes == 5);
+        const struct param_set *tf = config_section(cfg, "textfile");
+        CHECK(tf && !strcmp(pv(tf, "path")->s,
+                            "/var/lib/prometheus/node-exporter/benchwatch.prom"));
+        config_free(cfg);
+        /* and without the drop-in, the built-in path */
+        CHECK(unlink(dropin) == 0);
+        CHECK(config_load_builtin_with(&env, main_conf, &cfg, &err) == 0);
+        tf = config_section(cfg, "textfile");
+        CHECK(tf && !strcmp(pv(tf, "path")->s, "benchwatch.prom"));
+        config_free(cfg);
+        CHECK(rmdir(confd) == 0 && rmdir(dir) == 0);
+        free(confd);
+        free(dropin);
+        free(main_conf);
+        free(src);
+}
+
 /* conf/benchwatch.conf loads and documents every [daemon] and
  * [regression] option with its default. */
 static void test_shipped_conf(void)
@@ -778,6 +819,7 @@ int main(void)
         test_dropins();
         test_unreadable_dropins();
         test_builtin();
+        test_builtin_dropins();
         test_shipped_conf();
         printf("test_config: all checks passed\n");
         return 0;
