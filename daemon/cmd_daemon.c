@@ -42,6 +42,7 @@ struct daemon {
         uint64_t watchdog_usec;
         bool stalled;
         bool print;
+        bool first_pass;         /* --first-pass */
         struct statefile state;  /* what status.txt says (statefile.h) */
         bool state_failing;
 };
@@ -366,12 +367,14 @@ static void publish_host_info(struct daemon *d)
 
 static void daemon_usage(FILE *f)
 {
-        fprintf(f, "Usage: benchwatch [--config FILE] daemon [--print]\n\n"
+        fprintf(f, "Usage: benchwatch [--config FILE] daemon [--print] [--first-pass]\n\n"
                    "Runs every enabled probe on its interval, never two at once, and\n"
                    "sends each result to the configured sinks. SIGHUP reloads the\n"
                    "configuration (a bad one is reported and the old one kept);\n"
                    "SIGTERM stops the running probe and exits.\n\n"
-                   "  --print   print each result on stdout (default when stdout is a terminal)\n");
+                   "  --print        print each result on stdout (default when stdout is a terminal)\n"
+                   "  --first-pass   run every probe once at start, one after the other, without\n"
+                   "                 splay or duty-cycle pause (a demonstration), then as usual\n");
 }
 
 /* The loop, from READY=1 to the end of the stop. */
@@ -385,6 +388,8 @@ static int run(struct daemon *d)
                 r = sched_new(d->event, d->app, &cb, d, &d->sched);
         if (r >= 0)
                 r = setup_watchdog(d);
+        if (r >= 0 && d->first_pass)
+                sched_first_pass(d->sched);
         if (r < 0) {
                 log_error("cannot start the scheduler: %s", strerror(-r));
                 return EXIT_ENV;
@@ -409,14 +414,16 @@ int cmd_daemon(struct app *app, int argc, char **argv)
 {
         static const struct option opts[] = {
                 { "print", no_argument, NULL, 'p' },
+                { "first-pass", no_argument, NULL, 'F' },
                 { "help", no_argument, NULL, 'h' },
                 { 0 },
         };
         struct daemon d = { .app = app, .print = isatty(STDOUT_FILENO) };
         int c;
         while ((c = cli_getopt("daemon", argc, argv, "h", opts)) != -1) {
-                if (c == 'p') {
-                        d.print = true;
+                if (c == 'p' || c == 'F') {
+                        d.print |= c == 'p';
+                        d.first_pass |= c == 'F';
                         continue;
                 }
                 daemon_usage(c == 'h' ? stdout : stderr);

@@ -66,7 +66,7 @@ const struct bw_param_def config_daemon_options[] = {
         [CFG_D_FIRST_SPLAY] = { .name = "first_splay", .type = BW_PARAM_DURATION,
                 .default_value = "30s", .min = 0, .max = 86400, .unit = "s",
                 .help = "the first run of each probe after start waits at most this "
-                        "(and at most splay x interval): a first pass within a minute" },
+                        "(and at most splay x interval)" },
         [CFG_D_NICE] = { .name = "nice", .type = BW_PARAM_INT,
                 .default_value = "10", .min = 0, .max = 19,
                 .help = "CPU niceness of the processes that run probes" },

@@ -54,6 +54,7 @@ struct slot {
         /* deferrals and yields by hour (UNIX hour % 24), for the last day */
         unsigned hour_deferred[24], hour_yielded[24];
         long hour_of[24];
+        bool tried;             /* run (or deferred) once since the start */
         struct result *last;    /* latest result, as published */
 };
 
@@ -79,6 +80,7 @@ struct sched {
         void (*idle)(void *userdata);
         void *idle_userdata;
         bool stopping;
+        bool first_pass;        /* sched_first_pass(): no pause until every slot was tried */
         unsigned runs, failures;
         double deferrals;
         char *last_probe;
@@ -214,6 +216,7 @@ static void defer(struct sched *s, struct slot *slot, const char *plugin,
                   const char *reason, const char *why, bool yield)
 {
         char buf[32];
+        slot->tried = true;
         count_hourly(slot, yield);
         slot->deferred++;
         slot->deferred_by[reason_index(reason)]++;
@@ -256,12 +259,22 @@ static void add_run_load(const struct sched *s, struct result *res)
         (void)load_window_add_metrics(&w, res);
 }
 
-/* After a run of d seconds, none for d x (1/duty_cycle - 1). */
+/* Whether the first pass is still going: a slot not yet tried. */
+static bool in_first_pass(const struct sched *s)
+{
+        for (size_t i = 0; s->first_pass && i < s->n; i++)
+                if (!s->slots[i].tried)
+                        return true;
+        return false;
+}
+
+/* After a run of d seconds, none for d x (1/duty_cycle - 1); during the
+ * first pass the next probe follows at once. */
 static void account_duty(struct sched *s, double end)
 {
         double dc = daemon_opt(s, CFG_D_DUTY_CYCLE);
         double d = fmax(end - s->run_started, 0);
-        s->quiet_until = dc > 0 && dc < 1 ? end + d * (1 / dc - 1) : end;
+        s->quiet_until = dc > 0 && dc < 1 && !in_first_pass(s) ? end + d * (1 / dc - 1) : end;
 }
 
 /* A run stopped to make way for other work: a deferral, retried later;
@@ -281,10 +294,12 @@ static void on_done(struct runner *rn, struct result *res, void *userdata)
 {
         struct sched *s = userdata;
         double end = now_mono();
+        struct slot *slot = find_slot(s, res->probe);
+        if (slot)
+                slot->tried = true;
         account_duty(s, end);
         runner_free(rn); /* safe: the runner touches nothing after done() */
         clear_running(s);
-        struct slot *slot = find_slot(s, res->probe);
         if (!res->yielded) {
                 s->runs++;
                 s->failures += !res->success;
@@ -523,6 +538,7 @@ static int make_slot(struct sched *s, const struct probe_cfg *pc,
                 memcpy(ret->hour_yielded, old->hour_yielded, sizeof(ret->hour_yielded));
                 memcpy(ret->hour_of, old->hour_of, sizeof(ret->hour_of));
                 ret->streak = same ? old->streak : 0;
+                ret->tried = old->tried;
                 ret->last = old->last;
                 old->last = NULL;
         }
@@ -601,6 +617,17 @@ int sched_new(sd_event *e, const struct app *app, const struct sched_callbacks *
         }
         *ret = s;
         return 0;
+}
+
+void sched_first_pass(struct sched *s)
+{
+        double now = now_mono();
+        s->first_pass = true;
+        /* in the configuration's order: earliest() takes the first of equals */
+        for (size_t i = 0; i < s->n; i++)
+                if (!s->slots[i].tried)
+                        s->slots[i].next = now;
+        arm(s);
 }
 
 void sched_stop(struct sched *s, void (*idle)(void *userdata), void *userdata)

@@ -51,6 +51,11 @@ int sched_new(sd_event *e, const struct app *app,
  * removed ones dropped, changed ones rescheduled, unchanged ones keep their
  * next time.  A run in progress finishes with the settings it started with. */
 int sched_reload(struct sched *s);
+/* Run every probe once now, one after the other in the configuration's
+ * order, without splay or duty-cycle pause between them, then go on as
+ * usual (`daemon --first-pass`: `make demo` shows every probe's first
+ * result within a minute).  The host-busy checks still apply. */
+void sched_first_pass(struct sched *s);
 /* Stop: the running child (if any) is asked to stop (SIGTERM, killed after
  * a grace period); `idle` is called when nothing runs any more. */
 void sched_stop(struct sched *s, void (*idle)(void *userdata), void *userdata);

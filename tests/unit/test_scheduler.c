@@ -4,7 +4,7 @@
  * at once and drops removed ones; a busy host defers a run with a backoff
  * of 1 s, 2 s, then the interval, counting each deferral (in the refresh
  * handed to the sinks and in the next result); a stop discards the run it
- * cuts short. */
+ * cuts short; a first pass runs every probe back to back. */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -89,14 +89,14 @@ static void set_psi(const char *avg10)
         put(psi_path, text);
 }
 
-/* [daemon] that never waits for the duty cycle, then the probes. */
-static void configure(const char *probes)
+/* [daemon] with these options, then the probes. */
+static void configure_with(const char *daemon_opts, const char *probes)
 {
         char text[2048];
         snprintf(text, sizeof(text),
-                 "[daemon]\nsplay = 0\nduty_cycle = 1\nmax_psi_cpu = 25\nyield = no\n"
+                 "[daemon]\n%smax_psi_cpu = 25\nyield = no\n"
                  "max_psi_io = 0\nmax_psi_memory = 0\ncache_dir = %s\nstate_dir = %s\n%s",
-                 dir, dir, probes);
+                 daemon_opts, dir, dir, probes);
         put(conf_path, text);
         struct config *cfg = NULL;
         char *why = NULL;
@@ -106,6 +106,12 @@ static void configure(const char *probes)
         CHECK(r == 0);
         config_free(app.cfg);
         app.cfg = cfg;
+}
+
+/* [daemon] that never waits for the duty cycle, then the probes. */
+static void configure(const char *probes)
+{
+        configure_with("splay = 0\nduty_cycle = 1\n", probes);
 }
 
 /* Run the loop for `seconds`, or until `n` events have been seen. */
@@ -183,6 +189,29 @@ static void test_stop(struct sched *s)
         CHECK(n_events == 0); /* the run cut short is not a result */
 }
 
+/* daemon --first-pass (`make demo`): every probe once, back to back, in
+ * the configuration's order, although the splay would spread the first
+ * runs over 30 s and the duty cycle pause 99 x each run after it. */
+static void test_first_pass(void)
+{
+        struct sched *s = NULL;
+        const struct sched_callbacks cb = { .result = on_result, .deferred = on_deferred };
+        n_events = 0;
+        configure_with("splay = 1\nfirst_splay = 30s\nduty_cycle = 0.01\n",
+                       "[probe f1]\nplugin = misbehave\naction = sleep\nsleep = 0.2s\ninterval = 1h\n"
+                       "[probe f2]\nplugin = misbehave\naction = sleep\nsleep = 0.2s\ninterval = 1h\n"
+                       "[probe f3]\nplugin = misbehave\naction = sleep\nsleep = 0.2s\ninterval = 1h\n");
+        double t0 = now_mono();
+        CHECK(sched_new(loop, &app, &cb, NULL, &s) == 0);
+        sched_first_pass(s);
+        run_loop(10, 3);
+        CHECK(n_events == 3);
+        CHECK(!strcmp(events[0].probe, "f1") && !strcmp(events[1].probe, "f2") &&
+              !strcmp(events[2].probe, "f3"));
+        CHECK(events[2].t - t0 < 5);
+        sched_free(s);
+}
+
 int main(void)
 {
         const char *exe = getenv("BENCHWATCH");
@@ -213,6 +242,7 @@ int main(void)
         test_defer(s);
         test_stop(s);
         sched_free(s);
+        test_first_pass();
         sd_event_unref(loop);
         app_done(&app);
         unlink(psi_path);
