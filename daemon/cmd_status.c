@@ -463,9 +463,20 @@ static void status_usage(FILE *f)
                    "3 the state directory cannot be read.\n");
 }
 
+/* The daemon that wrote status.txt still runs: its pid is alive and is a
+ * benchwatch (not a later process that got the same pid). */
 static bool pid_alive(long pid)
 {
-        return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
+        char path[64], comm[32] = "";
+        if (pid <= 0 || (kill((pid_t)pid, 0) < 0 && errno != EPERM))
+                return false;
+        snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
+        FILE *f = fopen(path, "re");
+        if (!f)
+                return true; /* no /proc to ask: trust kill() */
+        bool ours = fgets(comm, sizeof(comm), f) && !strncmp(comm, "benchwatch", 10);
+        fclose(f);
+        return ours;
 }
 
 int cmd_status(struct app *app, int argc, char **argv)
