@@ -108,7 +108,8 @@ static double splay_of(const struct sched *s, double interval)
 }
 
 /* The first run after start (or of a new probe) waits 0..splay x interval,
- * but at most first_splay: a first pass of every probe within a minute. */
+ * but at most first_splay (the duty cycle's pause after each run still
+ * spaces them: sched_first_pass() is for a pass without it). */
 static double first_splay_of(const struct sched *s, double interval)
 {
         double most = fmin(fmin(daemon_opt(s, CFG_D_SPLAY), 1.0) * interval,
