@@ -218,6 +218,28 @@ static bool settled(struct det *x, struct noise *n, enum model m, double sigma)
         return !x->d.regression;
 }
 
+/* Feeds runs at level `to` until an alarm, at most `within`; true (and
+ * delays[run]++) when it alarmed. */
+static bool flagged_within(struct det *x, struct noise *n, double to, unsigned within,
+                           unsigned *delays)
+{
+        for (unsigned i = 1; i <= within; i++)
+                if (det_feed(x, draw(n, to)) == 1) {
+                        delays[i]++;
+                        return true;
+                }
+        return false;
+}
+
+/* The median of `hit` delays counted in delays[0..63], NAN for none. */
+static double median_delay(const unsigned *delays, unsigned hit)
+{
+        unsigned acc = 0, k = 0;
+        while (k < 63 && (acc += delays[k]) * 2 < hit)
+                k++;
+        return hit ? k : NAN;
+}
+
 /* Share of trials in which a step to level `to` is flagged within `within`
  * runs (an alarm before the step counts as a miss); *ret_delay gets the
  * median delay of the flagged ones. */
@@ -228,19 +250,10 @@ static double step_detected(enum model m, double sigma, double to, unsigned with
         for (unsigned t = 0; t < trials; t++) {
                 struct det x;
                 struct noise n;
-                if (!settled(&x, &n, m, sigma))
-                        continue;
-                for (unsigned i = 1; i <= within; i++)
-                        if (det_feed(&x, draw(&n, to)) == 1) {
-                                hit++;
-                                delays[i]++;
-                                break;
-                        }
+                if (settled(&x, &n, m, sigma))
+                        hit += flagged_within(&x, &n, to, within, delays);
         }
-        unsigned acc = 0, k = 0;
-        while (k < 63 && (acc += delays[k]) * 2 < hit)
-                k++;
-        *ret_delay = hit ? k : NAN;
+        *ret_delay = median_delay(delays, hit);
         return (double)hit / trials;
 }
 
@@ -352,17 +365,10 @@ static double learning_step_detected(enum model m, double sigma, unsigned after,
                 noise_init(&n, m, sigma);
                 for (unsigned i = 0; i < after; i++)
                         early |= det_feed(&x, draw(&n, 1.0)) == 1;
-                for (unsigned i = 1; i <= within && !early; i++)
-                        if (det_feed(&x, draw(&n, to)) == 1) {
-                                hit++;
-                                delays[i]++;
-                                break;
-                        }
+                if (!early)
+                        hit += flagged_within(&x, &n, to, within, delays);
         }
-        unsigned acc = 0, k = 0;
-        while (k < 63 && (acc += delays[k]) * 2 < hit)
-                k++;
-        *ret_delay = hit ? k : NAN;
+        *ret_delay = median_delay(delays, hit);
         return (double)hit / trials;
 }
 
