@@ -70,4 +70,15 @@ int testfile_direct_honoured(int dfd, uint64_t off, unsigned len);
 /* Drop the clean cached pages of a file or device (fdatasync first). */
 void testfile_drop_cache(int fd, bool is_device);
 
+/* Opens a prepared test file or device for measurement, read-only unless
+ * writable.  With direct, O_DIRECT must be accepted, block size bs aligned
+ * to the device's direct I/O size, and really bypass the page cache
+ * (testfile_direct_honoured); otherwise it is refused through h->fail with
+ * a message that says "set direct=no".  Without direct, the file's cached
+ * pages are dropped first (fio's invalidate).  Returns the fd (O_CLOEXEC)
+ * and sets *ret_align to the buffer alignment the I/O needs, or -errno
+ * after h->fail. */
+int testfile_open(const struct bw_host *h, const struct testfile *tf,
+                  bool writable, bool direct, uint64_t bs, unsigned *ret_align);
+
 #endif
