@@ -20,6 +20,7 @@
 
 void detector_config_default(struct detector_config *c)
 {
+        c->min_runs = 10;
         c->reference_runs = 100;
         c->recent_runs = 6;
         c->threshold = 0.05;
@@ -31,6 +32,8 @@ void detector_config_default(struct detector_config *c)
 int detector_config_check(const struct detector_config *c)
 {
         if (c->reference_runs < DETECTOR_REF_MIN || c->reference_runs > DETECTOR_REF_MAX)
+                return -EINVAL;
+        if (c->min_runs < DETECTOR_REF_MIN || c->min_runs > DETECTOR_REF_MAX)
                 return -EINVAL;
         if (c->recent_runs < 1 || c->recent_runs > DETECTOR_RECENT_MAX)
                 return -EINVAL;

@@ -62,6 +62,8 @@ enum detector_direction {
 };
 
 struct detector_config {
+        unsigned min_runs;       /* reference runs before the first verdict; 10
+                                    (at most reference_runs) */
         unsigned reference_runs; /* counted runs the pinned reference is learnt over; 100 */
         unsigned recent_runs;    /* counted runs the recent level is the median of; 6 */
         double threshold;        /* minimum relative change that is a regression; 0.05 */
@@ -121,7 +123,8 @@ struct detector_verdict {
 };
 
 void detector_config_default(struct detector_config *c);
-/* -EINVAL unless DETECTOR_REF_MIN <= reference_runs <= DETECTOR_REF_MAX,
+/* -EINVAL unless DETECTOR_REF_MIN <= min_runs, reference_runs <= DETECTOR_REF_MAX
+ * (a min_runs above reference_runs means reference_runs),
  * 1 <= recent_runs <= DETECTOR_RECENT_MAX, threshold >= 0, allowance >= 0,
  * alarm > 0 and clamp > allowance. */
 int detector_config_check(const struct detector_config *c);

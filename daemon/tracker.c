@@ -13,7 +13,7 @@
 #include "strutil.h"
 
 enum {
-        T_REFERENCE_RUNS, T_RECENT_RUNS, T_THRESHOLD, T_ALLOWANCE, T_ALARM, T_CLAMP,
+        T_MIN_RUNS, T_REFERENCE_RUNS, T_RECENT_RUNS, T_THRESHOLD, T_ALLOWANCE, T_ALARM, T_CLAMP,
         T_MAX_STEAL, T_VERIFY_MIN_RUNS, T_VERIFY_RUNS,
         T_OBSOLETE, /* the per-run rule's options, from before the CUSUM */
         T_WINDOW = T_OBSOLETE, T_WARMUP, T_NOISE_K, T_DEBOUNCE,
@@ -22,10 +22,14 @@ enum {
 #define OBSOLETE "obsolete, accepted and ignored: "
 
 const struct bw_param_def tracker_options[] = {
+        [T_MIN_RUNS] = { "min_runs", BW_PARAM_INT, "10", DETECTOR_REF_MIN, DETECTOR_REF_MAX, NULL,
+                         "runs",
+                         "counted runs the reference must hold before the first verdict; until "
+                         "reference_runs, verdicts allow for the reference's own uncertainty", 0 },
         [T_REFERENCE_RUNS] = { "reference_runs", BW_PARAM_INT, "100", DETECTOR_REF_MIN,
                                DETECTOR_REF_MAX, NULL, "runs",
-                               "counted runs the pinned reference (level and noise) is learnt over; "
-                               "no verdict before", 0 },
+                               "counted runs the reference (level and noise) is learnt over, "
+                               "then pinned", 0 },
         [T_RECENT_RUNS] = { "recent_runs", BW_PARAM_INT, "6", 1, DETECTOR_RECENT_MAX, NULL, "runs",
                             "counted runs the recent level (median) is taken over", 0 },
         [T_THRESHOLD] = { "threshold", BW_PARAM_DOUBLE, "0.05", 0, 0.99, NULL, "fraction",
@@ -64,6 +68,7 @@ void tracker_settings(const struct config *cfg, struct tracker_settings *ret)
         ret->max_steal = 0.10;
         if (!ps)
                 return;
+        ret->det.min_runs = (unsigned)ps->values[T_MIN_RUNS].i;
         ret->det.reference_runs = (unsigned)ps->values[T_REFERENCE_RUNS].i;
         ret->det.recent_runs = (unsigned)ps->values[T_RECENT_RUNS].i;
         ret->det.threshold = ps->values[T_THRESHOLD].d;
@@ -83,6 +88,13 @@ int tracker_check(const struct config *cfg, char **ret_error)
                 *ret_error = str_printf("%s: [regression] clamp (%g) must be larger than "
                                         "allowance (%g)", cfg->source, ts.det.clamp,
                                         ts.det.allowance);
+                return -EINVAL;
+        }
+        const struct param_set *ps = cfg ? config_section(cfg, "regression") : NULL;
+        if (ps && ps->values[T_MIN_RUNS].is_set && ts.det.min_runs > ts.det.reference_runs) {
+                *ret_error = str_printf("%s: [regression] min_runs (%u) is larger than "
+                                        "reference_runs (%u)", cfg->source, ts.det.min_runs,
+                                        ts.det.reference_runs);
                 return -EINVAL;
         }
         if (ts.verify_min_runs > ts.verify_max_runs) {
