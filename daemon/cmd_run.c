@@ -97,6 +97,8 @@ void run_override_apply(const struct app *app, struct run_overrides *o,
                 app_yield_limits(app, true, &o->limits);
                 spec->yield = &o->limits;
         }
+        /* the classic tools' policy: figures comparable with sysbench's */
+        spec->cpu_policy = PRIO_CPU_OTHER;
         if (o->nice_set)
                 spec->nice = o->nice;
         if (o->ionice_set) {

@@ -25,7 +25,9 @@ int resolve_probe(const struct app *app, const char *name, char *const *assign,
                   struct param_set **ret_params, double *ret_timeout);
 
 /* The priority of one run of a run-like command (--nice, --ionice), over
- * the configuration's [daemon] nice and ioprio_*. */
+ * the configuration's [daemon] nice and ioprio_*; always SCHED_OTHER, the
+ * policy the classic tools are compared at ([daemon] cpu_policy is the
+ * daemon's). */
 struct run_overrides {
         bool nice_set, ionice_set, yield;
         int nice, io_class, io_level;

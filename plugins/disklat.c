@@ -258,7 +258,7 @@ static const struct bw_report_line disklat_report[] = {
         LINE("Failed reads:", BW_SHOW_VALUE, "errors_total"),
         LINE("", BW_SHOW_HEADING, NULL),
         LINE("Percentage of the reads served within a certain time (ms)",
-             BW_SHOW_PERCENTILES, "latency_seconds"),
+             BW_SHOW_PERCENTILES, "latency_seconds", .decimals = 3),
         { .label = NULL },
 };
 #undef LINE

@@ -52,7 +52,7 @@ grep -q "events_per_second:" "$T/table" && grep -q "95th percentile:" "$T/table"
 # default the configuration's (nice 10, best-effort 7); --nice/--ionice
 # change it for one run, as read from /proc and ioprio_get of the probe
 # process while it runs
-json "$T/cpu1.json" 'r["priority"] == {"nice": 10, "io_class": "best-effort", "io_level": 7}' ||
+json "$T/cpu1.json" 'r["priority"] == {"nice": 10, "io_class": "best-effort", "io_level": 7, "cpu_policy": "other"}' ||
         fail "default priority: $(json "$T/cpu1.json" 'r.get("priority")')"
 json "$T/cpu1.json" 'value("benchwatch_probe_nice") == 10 and value("benchwatch_probe_io_priority", **{"class": "best-effort"}) == 7' ||
         fail "priority metrics"
@@ -69,10 +69,10 @@ wait "$runpid" || fail "run --nice=5 --ionice=idle"
 BW_PIDS=""
 [ "$real_nice" = 5 ] || fail "--nice=5: the probe process ran at nice $real_nice"
 [ "$((real_io >> 13))" = 3 ] || fail "--ionice=idle: the probe process had I/O priority $real_io"
-json "$T/nice.json" 'r["priority"] == {"nice": 5, "io_class": "idle", "io_level": 0}' ||
+json "$T/nice.json" 'r["priority"] == {"nice": 5, "io_class": "idle", "io_level": 0, "cpu_policy": "other"}' ||
         fail "--nice=5 --ionice=idle reported as $(json "$T/nice.json" 'r.get("priority")')"
 bw run cpu events=5 --ionice=best-effort:2 --nice 0 --format=json > "$T/be2.json" || fail "run --ionice=best-effort:2"
-json "$T/be2.json" 'r["priority"] == {"nice": 0, "io_class": "best-effort", "io_level": 2}' ||
+json "$T/be2.json" 'r["priority"] == {"nice": 0, "io_class": "best-effort", "io_level": 2, "cpu_policy": "other"}' ||
         fail "--ionice=best-effort:2 reported as $(json "$T/be2.json" 'r.get("priority")')"
 "$BENCHWATCH" -c "$T/empty.conf" sweep cpu threads=1 duration=0.2s --nice=3 --format=json > "$T/sweep.json" ||
         fail "sweep --nice=3"
