@@ -609,14 +609,7 @@ static int disk_run(const struct bw_run *run, const struct bw_host *h)
 
 static int disk_cleanup(const struct bw_run *run, const struct bw_host *h)
 {
-        char *path = NULL;
-        struct stat st;
-        if (testfile_path(run, "disk", run->values[P_PATH].s, &path) < 0)
-                return h->fail(h, -ENOMEM, "out of memory");
-        int r = stat(path, &st) == 0 && S_ISBLK(st.st_mode)
-                ? 0 : testfile_remove(h, path);
-        free(path);
-        return r;
+        return testfile_cleanup(run, h, "disk", run->values[P_PATH].s);
 }
 
 static const struct bw_param_def disk_params[] = {

@@ -22,7 +22,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <syslog.h>
 #include <unistd.h>
 
@@ -207,14 +206,7 @@ static int disklat_run(const struct bw_run *run, const struct bw_host *h)
 
 static int disklat_cleanup(const struct bw_run *run, const struct bw_host *h)
 {
-        char *path = NULL;
-        struct stat st;
-        if (testfile_path(run, "disk", run->values[P_PATH].s, &path) < 0)
-                return h->fail(h, -ENOMEM, "out of memory");
-        int r = stat(path, &st) == 0 && S_ISBLK(st.st_mode)
-                ? 0 : testfile_remove(h, path);
-        free(path);
-        return r;
+        return testfile_cleanup(run, h, "disk", run->values[P_PATH].s);
 }
 
 static const struct bw_param_def disklat_params[] = {

@@ -514,6 +514,16 @@ void testfile_drop_cache(int fd, bool is_device)
         posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 }
 
+int testfile_cleanup(const struct bw_run *run, const struct bw_host *h,
+                     const char *prefix, const char *path)
+{
+        _cleanup_free_ char *p = NULL;
+        struct stat st;
+        if (testfile_path(run, prefix, path, &p) < 0)
+                return h->fail(h, -ENOMEM, "out of memory");
+        return stat(p, &st) == 0 && S_ISBLK(st.st_mode) ? 0 : testfile_remove(h, p);
+}
+
 /* ---- opening it for measurement --------------------------------------- */
 
 static int fail_no_direct(const struct bw_host *h, const struct testfile *tf,

@@ -52,6 +52,10 @@ void testfile_done(struct testfile *tf);
 /* Remove a test file if it carries our mark (and a stale temporary one);
  * anything else is left alone. */
 int testfile_remove(const struct bw_host *h, const char *path);
+/* A plugin's cleanup: the test file testfile_path(run, prefix, path)
+ * names, removed as testfile_remove does; a block device is left alone. */
+int testfile_cleanup(const struct bw_run *run, const struct bw_host *h,
+                     const char *prefix, const char *path);
 
 /* Name of the filesystem holding fd ("ext4", "tmpfs", or its magic). */
 void testfile_fs_name(int fd, char *buf, unsigned size);
