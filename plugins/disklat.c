@@ -25,7 +25,6 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#include "common/blockdev.h"
 #include "common/sbrand.h"
 #include "common/testfile.h"
 #include "hist.h"
@@ -184,24 +183,13 @@ static int disklat_check(const struct bw_run *run, const struct bw_host *h)
 static int disklat_run(const struct bw_run *run, const struct bw_host *h)
 {
         const struct bw_param_value *v = run->values;
-        struct testfile tf = { 0 };
-        char *path = NULL;
         int r = disklat_check(run, h);
         if (r < 0)
                 return r;
-        if (testfile_path(run, "disk", v[P_PATH].s, &path) < 0)
-                return h->fail(h, -ENOMEM, "out of memory");
-        r = testfile_prepare(h, path, (uint64_t)v[P_SIZE].i, v[P_SIZE].is_set,
-                             run->deadline - STOP_MARGIN, &tf);
-        if (r == 0) {
-                blockdev_report(h, tf.path);
-                r = measure(run, h, &tf);
-        }
-        if (r == -EOPNOTSUPP && tf.created)
-                testfile_remove(h, path); /* useless without O_DIRECT */
-        testfile_done(&tf);
-        free(path);
-        return r;
+        /* the disk plugin's file: a probe moving to disklat reuses it */
+        return testfile_run(run, h, "disk", v[P_PATH].s, (uint64_t)v[P_SIZE].i,
+                            v[P_SIZE].is_set, run->deadline - STOP_MARGIN,
+                            measure);
 }
 
 static int disklat_cleanup(const struct bw_run *run, const struct bw_host *h)

@@ -19,6 +19,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "blockdev.h"
 #include "sbrand.h"
 #include "strutil.h"
 #include "timeutil.h"
@@ -512,6 +513,25 @@ void testfile_drop_cache(int fd, bool is_device)
         if (is_device)
                 ioctl(fd, BLKFLSBUF, 0);
         posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+}
+
+int testfile_run(const struct bw_run *run, const struct bw_host *h,
+                 const char *prefix, const char *path, uint64_t size,
+                 bool size_given, double stop_by, testfile_measure_fn measure)
+{
+        _cleanup_free_ char *p = NULL;
+        struct testfile tf = { 0 };
+        if (testfile_path(run, prefix, path, &p) < 0)
+                return h->fail(h, -ENOMEM, "out of memory");
+        int r = testfile_prepare(h, p, size, size_given, stop_by, &tf);
+        if (r == 0) {
+                blockdev_report(h, tf.path);
+                r = measure(run, h, &tf);
+        }
+        if (r == -EOPNOTSUPP && tf.created)
+                testfile_remove(h, p); /* useless without O_DIRECT */
+        testfile_done(&tf);
+        return r;
 }
 
 int testfile_cleanup(const struct bw_run *run, const struct bw_host *h,

@@ -52,6 +52,17 @@ void testfile_done(struct testfile *tf);
 /* Remove a test file if it carries our mark (and a stale temporary one);
  * anything else is left alone. */
 int testfile_remove(const struct bw_host *h, const char *path);
+/* A plugin's run on its test file: testfile_path(run, prefix, path) made
+ * ready (testfile_prepare, by stop_by), its device reported
+ * (blockdev_report), then measured by measure; a file made by this call
+ * is removed again when measure says -EOPNOTSUPP (no O_DIRECT there: it
+ * would only take space).  measure's value, or the failure's. */
+typedef int (*testfile_measure_fn)(const struct bw_run *run,
+                                   const struct bw_host *h,
+                                   const struct testfile *tf);
+int testfile_run(const struct bw_run *run, const struct bw_host *h,
+                 const char *prefix, const char *path, uint64_t size,
+                 bool size_given, double stop_by, testfile_measure_fn measure);
 /* A plugin's cleanup: the test file testfile_path(run, prefix, path)
  * names, removed as testfile_remove does; a block device is left alone. */
 int testfile_cleanup(const struct bw_run *run, const struct bw_host *h,
