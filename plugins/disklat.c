@@ -198,30 +198,40 @@ static int disklat_cleanup(const struct bw_run *run, const struct bw_host *h)
 }
 
 static const struct bw_param_def disklat_params[] = {
-        [P_BLOCK_SIZE] = { "block_size", BW_PARAM_SIZE, "4k", 512, 64 << 20,
-                NULL, "bytes", "size of every read (ioping's -s, same "
-                "default); offsets are multiples of it", BW_PARAM_LABEL },
-        [P_RATE] = { "rate", BW_PARAM_DOUBLE, "100", 0.1, 10000, NULL,
-                "reads/s", "reads a second, one at a time on a fixed "
-                "schedule (ioping's -i is 1/rate)", BW_PARAM_LABEL },
-        [P_DURATION] = { "duration", BW_PARAM_DURATION, "5s", 0.01, 86400,
-                NULL, "s", "length of the run", 0 },
-        [P_WARMUP] = { "warmup", BW_PARAM_INT, "1", 0, 1000000, NULL, "reads",
-                "first reads left out of the latency figures (ioping's -a, "
-                "same default); the first is reported as first_read_seconds",
-                0 },
-        [P_DIRECT] = { "direct", BW_PARAM_BOOL, "yes", 0, 0, NULL, NULL,
-                "O_DIRECT: bypass the page cache (checked to be honoured; "
-                "with no, the file's cached pages are dropped first)",
-                BW_PARAM_LABEL },
-        [P_PATH] = { "path", BW_PARAM_STRING, "", 0, 0, NULL, NULL,
-                "test file (created and marked by benchwatch; an existing "
-                "file it did not create is refused) or block device (only "
-                "read); default <cache_dir>/disk-<probe>.dat, the disk "
-                "plugin's", 0 },
-        [P_SIZE] = { "size", BW_PARAM_SIZE, "1G", 1 << 20, 1ull << 50, NULL,
-                "bytes", "size of the test file, larger than the device's "
-                "cache; on a device the region used (default: all of it)", 0 },
+        [P_BLOCK_SIZE] = { .name = "block_size", .type = BW_PARAM_SIZE,
+                .default_value = "4k", .min = 512, .max = 64 << 20,
+                .unit = "bytes", .flags = BW_PARAM_LABEL,
+                .help = "size of every read (ioping's -s, same default); "
+                        "offsets are multiples of it" },
+        [P_RATE] = { .name = "rate", .type = BW_PARAM_DOUBLE,
+                .default_value = "100", .min = 0.1, .max = 10000,
+                .unit = "reads/s", .flags = BW_PARAM_LABEL,
+                .help = "reads a second, one at a time on a fixed schedule "
+                        "(ioping's -i is 1/rate)" },
+        [P_DURATION] = { .name = "duration", .type = BW_PARAM_DURATION,
+                .default_value = "5s", .min = 0.01, .max = 86400, .unit = "s",
+                .help = "length of the run" },
+        [P_WARMUP] = { .name = "warmup", .type = BW_PARAM_INT,
+                .default_value = "1", .min = 0, .max = 1000000, .unit = "reads",
+                .help = "first reads left out of the latency figures (ioping's "
+                        "-a, same default); the first is reported as "
+                        "first_read_seconds" },
+        [P_DIRECT] = { .name = "direct", .type = BW_PARAM_BOOL,
+                .default_value = "yes", .flags = BW_PARAM_LABEL,
+                .help = "O_DIRECT: bypass the page cache (checked to be "
+                        "honoured; with no, the file's cached pages are "
+                        "dropped first)" },
+        [P_PATH] = { .name = "path", .type = BW_PARAM_STRING,
+                .default_value = "",
+                .help = "test file (created and marked by benchwatch; an "
+                        "existing file it did not create is refused) or block "
+                        "device (only read); default <cache_dir>/disk-<probe>.dat, "
+                        "the disk plugin's" },
+        [P_SIZE] = { .name = "size", .type = BW_PARAM_SIZE,
+                .default_value = "1G", .min = 1 << 20, .max = 1ull << 50,
+                .unit = "bytes",
+                .help = "size of the test file, larger than the device's cache; "
+                        "on a device the region used (default: all of it)" },
         { .name = NULL },
 };
 

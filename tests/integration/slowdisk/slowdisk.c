@@ -31,8 +31,10 @@ static int backing_fd = -1;
 static off_t backing_size;
 static _Atomic uint64_t delay_us;
 
-#define DISK "/disk"
-#define CTL "/delay_us"
+#define DISK_NAME "disk"
+#define CTL_NAME "delay_us"
+#define DISK "/" DISK_NAME
+#define CTL "/" CTL_NAME
 #define MAX_DELAY_US 10000000u /* 10 s */
 
 static int parse_us(const char *s, uint64_t *ret)
@@ -95,8 +97,8 @@ static int sd_readdir(const char *path, void *buf, fuse_fill_dir_t fill,
                 return -ENOENT;
         fill(buf, ".", NULL, 0, 0);
         fill(buf, "..", NULL, 0, 0);
-        fill(buf, DISK + 1, NULL, 0, 0);
-        fill(buf, CTL + 1, NULL, 0, 0);
+        fill(buf, DISK_NAME, NULL, 0, 0);
+        fill(buf, CTL_NAME, NULL, 0, 0);
         return 0;
 }
 
