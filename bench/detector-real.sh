@@ -16,6 +16,15 @@
 #   cpu-step    the same with a cpu probe and a CPU quota of 85% of one CPU;
 #   disk-drift  after the reference the cap starts at 100% of the reference
 #               IOPS and tightens by 0.5% of it every run: flagged before 88%?
+#   lat-2x, lat-50, lat-drift
+#               a disklat probe (one 4k read at a time, 50 a second) on a
+#               slow disk on demand (tests/integration/slowdisk: a FUSE file
+#               system that delays every request, BASE_DELAY_US = 1000 to
+#               start with, under a loop device with direct I/O) learns its
+#               reference, then every read takes twice as long (flagged
+#               within 3 runs?), 50% longer (within 6?), or 5% of the
+#               reference longer every run (the rise when flagged); the
+#               failure a dying disk shows first, not an IOPS cap.
 # Each scenario prints a line of figures and a met/MISSED verdict; a table of
 # all of them ends the output.
 #
@@ -35,15 +44,17 @@
 #   the step and drift scenarios; when set, also the clean scenario's),
 #   CLEAN_REF (the shipped default 100), DURATION (1, seconds per probe run),
 #   DISK_DURATION (2, or DURATION when that is set), SCENARIOS ("clean
-#   disk-step cpu-step disk-drift"), BENCH_DIR (/var/tmp: the test files
-#   need a filesystem with O_DIRECT), KEEP=1 keeps the work directory.
-# Needs root (cgroups) for all but the clean scenario.
+#   disk-step cpu-step disk-drift lat-2x lat-50 lat-drift"), BENCH_DIR
+#   (/var/tmp: the test files need a filesystem with O_DIRECT), KEEP=1
+#   keeps the work directory, SLOWDISK (the fixture's binary, default
+#   tests/integration/slowdisk/slowdisk of the tree), BASE_DELAY_US (1000).
+# Needs root (cgroups, loop devices) for all but the clean scenario.
 set -u
 BENCHWATCH=${BENCHWATCH:-benchwatch}
 usage() {
         sed -n '/^# Usage:/,/^# Needs root/s/^# \{0,1\}//p' "$0"
 }
-SCEN_ALL="clean disk-step cpu-step disk-drift"
+SCEN_ALL="clean disk-step cpu-step disk-drift lat-2x lat-50 lat-drift"
 SCENARIOS=${SCENARIOS:-}
 REF_GIVEN=${REF:+1}
 DURATION_GIVEN=${DURATION:+1}
@@ -64,7 +75,7 @@ while [ $# -gt 0 ]; do
         --keep) KEEP=1 ;;
         -h|--help) usage; exit 0 ;;
         all) SCENARIOS="$SCENARIOS $SCEN_ALL" ;;
-        clean|disk-step|cpu-step|disk-drift) SCENARIOS="$SCENARIOS $1" ;;
+        clean|disk-step|cpu-step|disk-drift|lat-2x|lat-50|lat-drift) SCENARIOS="$SCENARIOS $1" ;;
         *) echo "bench: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
         esac
         shift
@@ -85,6 +96,10 @@ CLEAR_MAX=40    # runs after the lift before giving up on the recovery
 DRIFT_STEP=0.005
 DRIFT_GOAL=0.88 # flagged before the cap reaches this share of the reference
 DRIFT_END=0.76  # and given up at this one
+SLOWDISK=${SLOWDISK:-$(cd "$(dirname "$0")/.." && pwd)/tests/integration/slowdisk/slowdisk}
+BASE_DELAY_US=${BASE_DELAY_US:-1000}
+LAT_DRIFT_STEP=0.05 # of the reference read time, added every run
+LAT_DRIFT_END=3     # given up when reads take this many times the reference
 
 for c in python3 "$BENCHWATCH"; do
         command -v "$c" > /dev/null || { echo "bench: $c not found" >&2; exit 1; }
@@ -93,8 +108,10 @@ WORK=$(mktemp -d "${BENCH_DIR:-/var/tmp}/bw-detector-real.XXXXXX") || exit 1
 DPID=""     # the daemon
 WPID=""     # its textfile watcher
 CGROUPS=""  # cgroups made here
+SLOW_LOOP="" SLOW_PID="" SLOW_MNT=""
 cleanup() {
         stop_daemon
+        slow_down
         for g in $CGROUPS; do
                 # left-overs can only be the daemon's probe children
                 for p in $(cat "$g/cgroup.procs" 2> /dev/null); do kill "$p" 2> /dev/null; done
@@ -158,7 +175,8 @@ def short(key):
     return s + ("{q=%s}" % q if q else "")
 
 def main_series(p, fam):
-    keys = [k for k in p["ser"] if k[0] == fam and k[1] is None]
+    # a gauge's series, or a latency summary's median
+    keys = [k for k in p["ser"] if k[0] == fam and k[1] in (None, "0.5")]
     keys.sort(key=lambda k: ("op=read" not in k[2], k[2]))
     return keys[0] if keys else None
 
@@ -183,6 +201,8 @@ while True:
                 k = main_series(p, fam)
                 s = p["ser"].get(k, {}) if k else {}
                 value = one(p, fam, op="read")
+                if value != value:
+                    value = one(p, fam, quantile="0.5")
                 if value != value:
                     value = one(p, fam)
                 entered, left, nreg = [], [], 0
@@ -318,7 +338,7 @@ for path in glob.glob(state + "/baseline-*.txt"):
         if w and w[0] == "series":
             key = w[1]
         elif w and w[0] == "values" and key and key.startswith(fam + "{"):
-            if vals is None or 'op="read"' in key:
+            if vals is None or 'op="read"' in key or 'quantile="0.5"' in key:
                 vals = [float(x) for x in w[1:]]
 if not vals or len(vals) < 3:
     print("reference runs not found in the state file")
@@ -724,6 +744,115 @@ scenario_disk_drift() {
         row disk-drift "cap when flagged (runs)" \
                 "$([ -n "$at" ] && awk -v l="$at" -v i=$i -v c=$c 'BEGIN { printf "%.1f%% (%d, %d counted)", 100 * l, i, c }' || echo "not flagged")" \
                 "> 88%" "$(verdict "$ok")"
+}
+
+# ---- a slow disk on demand: the latency scenarios --------------------------------
+
+# slow_up DIR: the slowdisk fixture mounted on DIR/mnt over a 64 MiB backing
+# file, BASE_DELAY_US a request, and a loop device with direct I/O over it
+# (SLOW_LOOP)
+slow_up() {
+        [ -x "$SLOWDISK" ] || { echo "   skipped: no $SLOWDISK (build the tree with libfuse3-dev)"; return 1; }
+        SLOW_MNT=$1/mnt
+        mkdir -p "$SLOW_MNT"
+        head -c 64M /dev/urandom > "$1/backing" || return 1
+        "$SLOWDISK" "$1/backing" "$SLOW_MNT" -f --delay-us="$BASE_DELAY_US" 2> "$1/slowdisk.err" &
+        SLOW_PID=$!
+        local i
+        for i in $(seq 1 50); do [ -e "$SLOW_MNT/disk" ] && break; sleep 0.1; done
+        [ -e "$SLOW_MNT/disk" ] || { echo "   cannot mount the slow disk: $(cat "$1/slowdisk.err")"; return 1; }
+        SLOW_LOOP=$(losetup --direct-io=on -f --show "$SLOW_MNT/disk") || return 1
+}
+slow_down() {
+        [ -n "$SLOW_LOOP" ] && losetup -d "$SLOW_LOOP"
+        [ -n "$SLOW_MNT" ] && mountpoint -q "$SLOW_MNT" && fusermount3 -u "$SLOW_MNT"
+        [ -n "$SLOW_PID" ] && { kill "$SLOW_PID" 2> /dev/null; wait "$SLOW_PID" 2> /dev/null; }
+        SLOW_LOOP="" SLOW_PID="" SLOW_MNT=""
+}
+slow_delay() { echo "$1" > "$SLOW_MNT/delay_us"; }
+
+LAT_FAM=benchwatch_disklat_latency_seconds
+lat_probe_lines() {
+        printf '[probe lat]
+plugin = disklat
+path = %s
+rate = 50
+duration = %ss
+' \
+                "$SLOW_LOOP" "$DISK_DURATION"
+        printf 'interval = %ss
+timeout = 60s
+' "$(awk -v d="$DISK_DURATION" 'BEGIN { print d + 1 }')"
+}
+# lat_start NAME: the fixture, the daemon, the reference learnt (REFV, s)
+lat_start() {
+        DIR=$WORK/$1
+        mkdir -p "$DIR"
+        need_root "$1" || return 1
+        slow_up "$DIR" || { row "$1" - skipped - -; return 1; }
+        step_conf "$DIR" "$(lat_probe_lines)"
+        CG_PROCS="" start_daemon "$DIR" lat=$LAT_FAM
+        learn $((${DISK_DURATION%.*} + 90)) || { row "$1" "reference" none "pinned" MISSED; return 1; }
+        echo "   $(python3 "$WORK/refstat.py" "$LAT_FAM" "$DIR/state")"
+}
+lat_end() { stop_daemon; slow_down; }
+
+# lat_step NAME FACTOR TARGET-RUNS: reads FACTOR times the reference long
+lat_step() {
+        local name=$1 f=$2 target=$3 delay ok tmo=$((${DISK_DURATION%.*} + 90))
+        echo "== $name: disklat 4k at 50/s, ${DISK_DURATION}s runs on the slow disk (+${BASE_DELAY_US} us" \
+             "a read), reference_runs $REF; then each read ${f}x the reference"
+        lat_start "$name" || { lat_end; return 0; }
+        delay=$(awk -v b="$BASE_DELAY_US" -v r="$REFV" -v f="$f" 'BEGIN { printf "%d", b + (f - 1) * r * 1e6 }')
+        slow_delay "$delay" || { lat_end; return 1; }
+        echo "   delay: $delay us a read (was $BASE_DELAY_US; the reference p50 $REFV s)"
+        under_step "$tmo" "$EPOCHREALTIME" || { lat_end; return 1; }
+        local ratio
+        ratio=$(median_of 12 < "$DIR/phase.step")
+        ok=$([ "$FLAGGED" -gt 0 ] && [ "$FLAGGED" -le "$target" ] && echo 1)
+        if [ "$FLAGGED" -gt 0 ]; then
+                echo "   flagged after $(runs_text $FLAGGED $FLAGGED_C $STEP_MAX) run(s) ($MIXED begun before" \
+                     "the change); median ratio under the step $ratio — $(verdict "$ok")"
+        else
+                echo "   not flagged in $STEP_MAX counted runs — MISSED"
+        fi
+        row "$name" "achieved p50 ratio" "$ratio" "$f" "-"
+        row "$name" "runs to flag" "$(runs_text $FLAGGED $FLAGGED_C $STEP_MAX)" "<= $target" "$(verdict "$ok")"
+        slow_delay "$BASE_DELAY_US"
+        if [ "$FLAGGED" -gt 0 ] && after_lift "$tmo"; then
+                ok=$([ "$CLEARED" -gt 0 ] && echo 1)
+                echo "   lifted: cleared after $(runs_text $CLEARED $CLEARED_C $CLEAR_MAX) run(s) — $(verdict "$ok")"
+                row "$name" "runs to clear" "$(runs_text $CLEARED $CLEARED_C $CLEAR_MAX)" "cleared" "$(verdict "$ok")"
+        fi
+        lat_end
+}
+scenario_lat_2x() { lat_step lat-2x 2 3; }
+scenario_lat_50() { lat_step lat-50 1.5 6; }
+
+scenario_lat_drift() {
+        local name=lat-drift i=0 level delay at="" tmo=$((${DISK_DURATION%.*} + 90))
+        echo "== $name: as lat-2x, then each read takes ${LAT_DRIFT_STEP} of the reference longer every run"
+        lat_start "$name" || { lat_end; return 0; }
+        PHASE=drift
+        while :; do
+                level=$(awk -v i=$i -v s=$LAT_DRIFT_STEP 'BEGIN { printf "%.4f", 1 + i * s }')
+                fcmp "$level" "$LAT_DRIFT_END" '>' && break
+                delay=$(awk -v b="$BASE_DELAY_US" -v r="$REFV" -v l="$level" 'BEGIN { printf "%d", b + (l - 1) * r * 1e6 }')
+                slow_delay "$delay" || break
+                next_run "$tmo" || break
+                i=$((i + 1))
+                printf '      drift  run %3d: reads x%.2f (+%s us) value %-9s ratio %-6s evidence %-6s reg %s\n' \
+                        "$i" "$level" "$((delay - BASE_DELAY_US))" "$R_VALUE" "$R_RATIO" "$R_EV" "$R_REG"
+                [ "$R_REG" = 1 ] && { at=$level; break; }
+        done
+        lat_end
+        if [ -n "$at" ]; then
+                echo "   flagged after $i run(s) with reads at x$at of the reference"
+                row "$name" "read time when flagged (runs)" "x$at ($i)" "-" "-"
+        else
+                echo "   not flagged up to x$level — MISSED"
+                row "$name" "read time when flagged" "not flagged" "-" MISSED
+        fi
 }
 
 # ---- main -------------------------------------------------------------------------

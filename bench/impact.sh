@@ -70,7 +70,10 @@
 #        between blocks), OUT (keep the raw data in this directory),
 #        AFTER (10 s: how long after a run its effects are counted as the
 #        run's; also with ANALYZE), BOOT (1000 resamplings for the 90%
-#        intervals; also with ANALYZE).
+#        intervals; also with ANALYZE), CPU_POLICY (other, batch or idle:
+#        the built-in configuration's probes written out as a file with
+#        [daemon] cpu_policy set, to compare the CPU-bound probes'
+#        scheduling policies; unset: the built-in configuration itself).
 # Not part of `make check`: it takes 40 minutes and its figures are for people.
 set -u
 export LC_ALL=C
@@ -591,9 +594,43 @@ mkdir -p "$W/state" "$W/cache" "$W/www" "$W/slices" "$W/nginx-tmp"
 # places: benchwatch takes state_dir and cache_dir from systemd's
 # $STATE_DIRECTORY and $CACHE_DIRECTORY, and its textfile (a relative path)
 # lands in state_dir.
-bw_daemon() { STATE_DIRECTORY=$W/state CACHE_DIRECTORY=$W/cache "$BW" "$@"; }
+DCONF=()
+if [ -n "${CPU_POLICY:-}" ]; then
+        # the built-in configuration's probes (daemon/config.c), and the policy
+        DCONF=(-c "$W/daemon.conf")
+        cat > "$W/daemon.conf" <<EOF
+[daemon]
+interval = 30min
+timeout = 1min
+cpu_policy = $CPU_POLICY
+[probe cpu]
+plugin = cpu
+interval = 10min
+duration = 2s
+[probe threads]
+plugin = threads
+duration = 2s
+[probe memory]
+plugin = memory
+mode = dram
+interval = 20min
+duration = 2s
+[probe memory-latency]
+plugin = memory
+mode = latency
+duration = 2s
+[probe disk]
+plugin = disklat
+size = 1G
+rate = 100
+duration = 5s
+[textfile]
+path = benchwatch.prom
+EOF
+fi
+bw_daemon() { STATE_DIRECTORY=$W/state CACHE_DIRECTORY=$W/cache "$BW" "${DCONF[@]}" "$@"; }
 bw_daemon check-config > "$W/check.ours" || exit 2
-grep -q '<built-in>' "$W/check.ours" ||
+[ -n "${CPU_POLICY:-}" ] || grep -q '<built-in>' "$W/check.ours" ||
         { echo "bench/impact.sh: a configuration file is installed; this measures the built-in configuration" >&2; exit 2; }
 # the workload's own client: at nice 0, as a real workload runs
 printf '[daemon]\nnice = 0\nstate_dir = %s/cstate\ncache_dir = %s/ccache\n' "$W" "$W" > "$W/client.conf"
@@ -709,7 +746,7 @@ daemon_start() {
         D_T0=$EPOCHREALTIME
         # a simple command, not the bw_daemon function: $! must be the
         # daemon itself (a function in the background is a subshell)
-        STATE_DIRECTORY=$W/state CACHE_DIRECTORY=$W/cache "$BW" -v daemon --print \
+        STATE_DIRECTORY=$W/state CACHE_DIRECTORY=$W/cache "$BW" "${DCONF[@]}" -v daemon --print \
                 >&"$logfd" 2>&1 {logfd}>&- &
         D=$!
         exec {logfd}>&-

@@ -114,6 +114,8 @@ void app_run_spec(const struct app *app, const char *probe,
                 /* config: 0 best-effort, 1 idle; kernel: 2 and 3 */
                 .ioprio_class = (int)d->values[CFG_D_IOPRIO_CLASS].i + 2,
                 .ioprio_level = (int)d->values[CFG_D_IOPRIO_LEVEL].i,
+                .cpu_policy = plugin->caps & BW_CAP_CPU_BOUND ?
+                        (int)d->values[CFG_D_CPU_POLICY].i : 0,
         };
 }
 

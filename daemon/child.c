@@ -203,12 +203,14 @@ static bool host_stopping(const struct bw_host *h)
  * what the result reports. */
 static void lower_priority(const struct run_request *req, struct priority *ret)
 {
-        const struct priority want = { req->nice, req->ioprio_class, req->ioprio_level };
+        const struct priority want = { req->nice, req->ioprio_class, req->ioprio_level,
+                                       req->cpu_policy };
         int r = prio_apply(&want);
         if (r < 0)
-                fprintf(stderr, "benchwatch: probe '%s': cannot run at nice %d, I/O %s:%d: %s\n",
-                        req->probe, want.nice, prio_io_class_name(want.io_class),
-                        want.io_level, strerror(-r));
+                fprintf(stderr, "benchwatch: probe '%s': cannot run at nice %d, I/O %s:%d, "
+                        "CPU policy %s: %s\n", req->probe, want.nice,
+                        prio_io_class_name(want.io_class), want.io_level,
+                        prio_cpu_policy_name(want.cpu_policy), strerror(-r));
         if (prio_current(ret) < 0)
                 ret->io_class = -1;
 }

@@ -37,10 +37,12 @@ static void print_param(const struct bw_param_def *d)
 static void print_plugin(const struct bw_plugin *p)
 {
         printf("%s — %s\n", p->name, p->description ? p->description : "");
-        if (p->caps)
+        if (p->caps & (BW_CAP_NEEDS_ROOT | BW_CAP_DISK_IO | BW_CAP_NETWORK))
                 printf("  needs:%s%s%s\n", p->caps & BW_CAP_NEEDS_ROOT ? " root" : "",
                        p->caps & BW_CAP_DISK_IO ? " disk-io" : "",
                        p->caps & BW_CAP_NETWORK ? " network" : "");
+        if (p->caps & BW_CAP_CPU_BOUND)
+                printf("  cpu-bound: the daemon runs it under [daemon] cpu_policy\n");
         if (p->concurrency_param)
                 printf("  sweep: %s, ranked by %s\n", p->concurrency_param,
                        p->throughput_metric ? p->throughput_metric : "?");

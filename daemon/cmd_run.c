@@ -102,6 +102,8 @@ const char *run_override_apply(const struct app *app, struct run_overrides *o,
                 spec->ioprio_class = PRIO_IO_NONE;
                 spec->ioprio_level = 0;
         }
+        /* the classic tools' policy: figures comparable with sysbench's */
+        spec->cpu_policy = PRIO_CPU_OTHER;
         if (o->nice_set)
                 spec->nice = o->nice;
         if (o->ionice_set) {

@@ -28,6 +28,7 @@ struct run_request {
         int nice;
         int ioprio_class;    /* 0 = leave alone */
         int ioprio_level;
+        int cpu_policy;      /* PRIO_CPU_*: 0 = leave alone */
 };
 
 int codec_encode_request(const struct run_request *req, uint8_t **ret,

@@ -29,7 +29,8 @@ int resolve_probe(const struct app *app, const char *name, char *const *assign,
  * given; else a configured probe's is the daemon's ([daemon] nice and
  * ioprio_*) and a plugin's a classic tool's (nice 0, the I/O priority left
  * as it is), so that a one-off run compares with sysbench or fio run by
- * hand. */
+ * hand.  The CPU policy is always SCHED_OTHER, the classic tools' ([daemon]
+ * cpu_policy is the daemon's). */
 struct run_overrides {
         bool nice_set, ionice_set, yield;
         int nice, io_class, io_level;

@@ -88,6 +88,7 @@ enum {
         CFG_D_YIELD_IO,       /* .i: bytes per second */
         CFG_D_YIELD_MEMORY,
         CFG_D_FIRST_SPLAY,    /* .d: seconds */
+        CFG_D_CPU_POLICY,     /* .i: PRIO_CPU_* (priority.h) */
         CFG_D_COUNT
 };
 

@@ -237,7 +237,9 @@ void format_json_priority(FILE *f, const struct result *r)
                 return;
         fprintf(f, ",\"priority\":{\"nice\":%d,\"io_class\":", p.nice);
         format_json_string(f, prio_io_class_name(p.io_class));
-        fprintf(f, ",\"io_level\":%d,\"from\":", p.io_level);
+        fprintf(f, ",\"io_level\":%d,\"cpu_policy\":", p.io_level);
+        format_json_string(f, prio_cpu_policy_name(p.cpu_policy));
+        fputs(",\"from\":", f);
         format_json_string(f, r->priority_from);
         fputc('}', f);
 }
@@ -250,6 +252,8 @@ void format_priority(FILE *f, const struct result *r)
         fprintf(f, "%-24snice %d, I/O %s", "priority:", p.nice, prio_io_class_name(p.io_class));
         if (p.io_class != PRIO_IO_IDLE)
                 fprintf(f, " level %d", p.io_level);
+        if (p.cpu_policy != PRIO_CPU_OTHER)
+                fprintf(f, ", CPU policy %s", prio_cpu_policy_name(p.cpu_policy));
         if (r->priority_from && !strcmp(r->priority_from, PRIO_FROM_DAEMON))
                 fputs(" (the daemon's: [daemon] nice, ioprio_*)", f);
         else if (r->priority_from && !strcmp(r->priority_from, PRIO_FROM_ONE_OFF))
@@ -320,7 +324,8 @@ static bool report_number(const struct result *r, const struct bw_report_line *l
 }
 
 /* ab's block: the share of requests served within a time, in ms. */
-static void report_percentiles(FILE *f, const struct result *r, const char *figure)
+static void report_percentiles(FILE *f, const struct result *r, const char *figure,
+                               int decimals)
 {
         static const int pct[] = { 50, 66, 75, 80, 90, 95, 98, 99, 100 };
         const struct family *fam = report_family(r, figure);
@@ -330,7 +335,8 @@ static void report_percentiles(FILE *f, const struct result *r, const char *figu
                 if (fam->samples[i].hist)
                         bw_hist_merge(&h, fam->samples[i].hist);
         for (size_t i = 0; i < sizeof(pct) / sizeof(pct[0]); i++)
-                fprintf(f, " %3d%% %8.0f%s\n", pct[i], bw_hist_quantile_ns(&h, pct[i] / 100.0) / 1e6,
+                fprintf(f, " %3d%% %8.*f%s\n", pct[i], decimals,
+                        bw_hist_quantile_ns(&h, pct[i] / 100.0) / 1e6,
                         pct[i] == 100 ? " (longest request)" : "");
 }
 
@@ -348,7 +354,7 @@ void format_report(FILE *f, const struct result *r, const struct bw_report_line 
                 if (l->show == BW_SHOW_HEADING || l->show == BW_SHOW_PERCENTILES)
                         fprintf(f, "%s\n", l->label);
                 if (l->show == BW_SHOW_PERCENTILES)
-                        report_percentiles(f, r, l->figure);
+                        report_percentiles(f, r, l->figure, l->decimals);
                 else if (l->show == BW_SHOW_PARAM)
                         report_param(f, r, l);
                 else if (l->show != BW_SHOW_HEADING && report_number(r, l, &v)) {

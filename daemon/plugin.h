@@ -38,6 +38,10 @@ enum {
          * host (yield.h) */
         BW_CAP_DISK_IO = 1u << 1,
         BW_CAP_NETWORK = 1u << 2,    /* talks to a server (listed only) */
+        /* keeps a CPU busy all the run (cpu, threads, memory): the daemon
+         * runs it under [daemon] cpu_policy (SCHED_IDLE by default), so
+         * the host's own work preempts it at once */
+        BW_CAP_CPU_BOUND = 1u << 3,
 };
 
 enum bw_param_type {
@@ -148,7 +152,8 @@ enum bw_report_show {
         BW_SHOW_MEAN,        /* mean of a latency figure */
         BW_SHOW_RECIPROCAL,  /* 1 / figure, e.g. time per request from RPS */
         BW_SHOW_PERCENTILES, /* ab's "Percentage of the requests served
-                                within a certain time" block (ms) */
+                                within a certain time" block (ms, with
+                                `decimals` digits: ab's 0 by default) */
 };
 
 struct bw_report_line {

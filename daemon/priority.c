@@ -2,6 +2,7 @@
 #include "priority.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -15,6 +16,49 @@
 #define IOPRIO_WHO_PROCESS 1
 #define NICE_FAMILY "benchwatch_probe_nice"
 #define IOPRIO_FAMILY "benchwatch_probe_io_priority"
+#define POLICY_FAMILY "benchwatch_probe_cpu_policy"
+
+const char *const prio_cpu_policy_names[] = { "other", "batch", "idle", NULL };
+static const int kernel_policy[] = {
+        [PRIO_CPU_OTHER] = SCHED_OTHER, [PRIO_CPU_BATCH] = SCHED_BATCH,
+        [PRIO_CPU_IDLE] = SCHED_IDLE,
+};
+
+const char *prio_cpu_policy_name(int policy)
+{
+        return policy >= 0 && policy <= PRIO_CPU_IDLE ? prio_cpu_policy_names[policy] : "?";
+}
+
+static int policy_of(const char *name)
+{
+        for (int p = PRIO_CPU_OTHER; p <= PRIO_CPU_IDLE; p++)
+                if (!strcmp(name, prio_cpu_policy_names[p]))
+                        return p;
+        return -EINVAL;
+}
+
+static int apply_policy(int policy)
+{
+        const struct sched_param sp = { .sched_priority = 0 };
+        if (policy == PRIO_CPU_OTHER)
+                return 0;
+        if (policy < 0 || policy > PRIO_CPU_IDLE)
+                return -EINVAL;
+        return sched_setscheduler(0, kernel_policy[policy], &sp) < 0 ? -errno : 0;
+}
+
+static int current_policy(int *ret)
+{
+        int k = sched_getscheduler(0);
+        if (k < 0)
+                return -errno;
+        /* SCHED_RESET_ON_FORK may be or'ed in; a real-time policy is
+         * reported as other (benchwatch never asks for one) */
+        k &= ~SCHED_RESET_ON_FORK;
+        *ret = k == SCHED_BATCH ? PRIO_CPU_BATCH : k == SCHED_IDLE ? PRIO_CPU_IDLE :
+               PRIO_CPU_OTHER;
+        return 0;
+}
 
 static const char *const class_names[] = {
         [PRIO_IO_NONE] = "none", [PRIO_IO_REALTIME] = "realtime",
@@ -75,12 +119,13 @@ int prio_apply(const struct priority *want)
         int nice = 0, r = current_nice(&nice);
         if (r >= 0 && nice != want->nice && setpriority(PRIO_PROCESS, 0, want->nice) < 0)
                 r = -errno;
-        if (want->io_class == PRIO_IO_NONE)
-                return r;
-        long v = ((long)want->io_class << IOPRIO_CLASS_SHIFT) | want->io_level;
-        if (syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0, v) < 0 && r >= 0)
-                r = -errno;
-        return r;
+        if (want->io_class != PRIO_IO_NONE) {
+                long v = ((long)want->io_class << IOPRIO_CLASS_SHIFT) | want->io_level;
+                if (syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0, v) < 0 && r >= 0)
+                        r = -errno;
+        }
+        int rp = apply_policy(want->cpu_policy);
+        return r < 0 ? r : rp;
 }
 
 int prio_current(struct priority *ret)
@@ -90,6 +135,8 @@ int prio_current(struct priority *ret)
         long v = r >= 0 ? syscall(SYS_ioprio_get, IOPRIO_WHO_PROCESS, 0) : -1;
         if (r >= 0 && v < 0)
                 r = -errno;
+        if (r >= 0)
+                r = current_policy(&p.cpu_policy);
         if (r < 0)
                 return r;
         p.io_class = (int)(v >> IOPRIO_CLASS_SHIFT);
@@ -113,6 +160,11 @@ int prio_add_metrics(const struct priority *p, struct result *res)
                 r = result_add(res, IOPRIO_FAMILY, "I/O scheduling class (label) and "
                                "level (value, 0 highest .. 7; 0 for idle) the probe "
                                "process ran at", METRIC_GAUGE, lv, p->io_level, NULL);
+        const char *pv[] = { "policy", prio_cpu_policy_name(p->cpu_policy), NULL };
+        if (r >= 0)
+                r = result_add(res, POLICY_FAMILY, "CPU scheduling policy (label: other, "
+                               "batch or idle) the probe process ran under",
+                               METRIC_GAUGE, pv, 1, NULL);
         return r;
 }
 
@@ -124,6 +176,9 @@ int prio_from_result(const struct result *res, struct priority *ret)
         int c = cls ? class_of(cls, strlen(cls)) : -ENOENT;
         if (!n || c < 0)
                 return -ENOENT;
-        *ret = (struct priority){ (int)n->value, c, (int)io->value };
+        const struct sample *pol = result_find_sample(res, POLICY_FAMILY, NULL);
+        const char *pn = pol ? sample_label(pol, "policy") : NULL;
+        int p = pn ? policy_of(pn) : PRIO_CPU_OTHER; /* older results have none */
+        *ret = (struct priority){ (int)n->value, c, (int)io->value, p < 0 ? PRIO_CPU_OTHER : p };
         return 0;
 }

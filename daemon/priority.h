@@ -6,8 +6,15 @@
  * priority it was asked for, reads back what the kernel really gave it, and
  * reports that beside the figures (benchwatch_probe_nice and
  * benchwatch_probe_io_priority{class}); `run` and `sweep` can choose it for
- * one run with --nice and --ionice, spelled like ionice(1).  Nothing here
- * logs. */
+ * one run with --nice and --ionice, spelled like ionice(1).
+ *
+ * A CPU-bound probe in the daemon can also run under the CPU scheduling
+ * policy SCHED_IDLE (or SCHED_BATCH): nice 10 still takes a tenth of a
+ * CPU from a nice-0 web server whose request wakes up, SCHED_IDLE gives
+ * it up at once (the waking task preempts it), so a co-tenant's latency
+ * does not feel the probe; the probe's run is only stretched, which its
+ * CPU-time figures do not see.  `run` keeps SCHED_OTHER, the policy
+ * sysbench is compared at.  Nothing here logs. */
 #ifndef BENCHWATCH_PRIORITY_H
 #define BENCHWATCH_PRIORITY_H
 
@@ -20,12 +27,20 @@
 
 /* The kernel's IOPRIO_CLASS_*; NONE: leave the I/O priority alone. */
 enum { PRIO_IO_NONE, PRIO_IO_REALTIME, PRIO_IO_BEST_EFFORT, PRIO_IO_IDLE };
+/* CPU scheduling policies a probe may run under (OTHER: the default
+ * SCHED_OTHER, left alone); the order of prio_cpu_policy_names. */
+enum { PRIO_CPU_OTHER, PRIO_CPU_BATCH, PRIO_CPU_IDLE };
 
 struct priority {
         int nice;        /* -20 .. 19 */
         int io_class;    /* PRIO_IO_* */
         int io_level;    /* 0 (highest) .. 7; 0 for idle */
+        int cpu_policy;  /* PRIO_CPU_* */
 };
+
+/* "other", "batch", "idle", NULL: for a configuration enum. */
+extern const char *const prio_cpu_policy_names[];
+const char *prio_cpu_policy_name(int policy);
 
 /* "realtime", "best-effort", "idle" (or "none"). */
 const char *prio_io_class_name(int io_class);
@@ -35,15 +50,17 @@ int prio_parse_ionice(const char *s, int *ret_class, int *ret_level);
 /* -20 .. 19. */
 int prio_parse_nice(const char *s, int *ret_nice);
 
-/* Sets this process's nice (when it differs) and I/O priority (unless
- * io_class is NONE); -errno of the first change the kernel refused. */
+/* Sets this process's nice (when it differs), I/O priority (unless
+ * io_class is NONE) and CPU policy (unless OTHER; threads started later
+ * inherit it); -errno of the first change the kernel refused. */
 int prio_apply(const struct priority *want);
 /* What this process runs at.  Class NONE is reported as the kernel
  * treats it: best-effort at level (nice + 20) / 5. */
 int prio_current(struct priority *ret);
 
 struct result;
-/* benchwatch_probe_nice and benchwatch_probe_io_priority{class} = level. */
+/* benchwatch_probe_nice, benchwatch_probe_io_priority{class} = level and
+ * benchwatch_probe_cpu_policy{policy} = 1. */
 int prio_add_metrics(const struct priority *p, struct result *res);
 /* The priority recorded in res; -ENOENT when it holds none. */
 int prio_from_result(const struct result *res, struct priority *ret);

@@ -82,6 +82,7 @@ static int build_request(const struct run_spec *s, uint8_t **ret, size_t *ret_si
                 .timeout = s->timeout, .progress = s->progress,
                 .cleanup = s->cleanup, .nice = s->nice,
                 .ioprio_class = s->ioprio_class, .ioprio_level = s->ioprio_level,
+                .cpu_policy = s->cpu_policy,
         };
         int r = names && values ? codec_encode_request(&req, ret, ret_size) : -ENOMEM;
         free(names);

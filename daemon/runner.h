@@ -32,6 +32,7 @@ struct run_spec {
         int nice;
         int ioprio_class;    /* 0 leave, 1 realtime, 2 best-effort, 3 idle */
         int ioprio_level;
+        int cpu_policy;      /* PRIO_CPU_* (priority.h): 0 leave, 1 batch, 2 idle */
         /* Stop the run when other work needs what it uses (yield.h); NULL:
          * never.  The result then has `yielded` set. */
         const struct yield_limits *yield;

@@ -91,6 +91,7 @@ static int cpu_run(const struct bw_run *run, const struct bw_host *h)
 BW_PLUGIN_DEFINE = {
         .abi_version = BW_PLUGIN_ABI_VERSION,
         .name = "cpu",
+        .caps = BW_CAP_CPU_BOUND,
         .description = "sysbench cpu: trial-division prime search, events/s "
                        "and event latency",
         .params = cpu_params,

@@ -28,7 +28,6 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#include "common/blockdev.h"
 #include "common/sbrand.h"
 #include "common/testfile.h"
 #include "hist.h"
@@ -509,70 +508,6 @@ static int run_job(const struct bw_host *h, struct job *j, const char *path,
         return r;
 }
 
-static int fail_no_direct(const struct bw_host *h, const struct testfile *tf,
-                          int fd)
-{
-        char fs[32];
-        if (fd >= 0)
-                testfile_fs_name(fd, fs, sizeof(fs));
-        else
-                snprintf(fs, sizeof(fs), "this filesystem");
-        return h->fail(h, -EOPNOTSUPP, "O_DIRECT not supported on %s at %s: "
-                       "set direct=no to measure through the page cache",
-                       fs, tf->path);
-}
-
-/* O_DIRECT must be accepted, aligned and really bypass the cache. */
-static int check_direct(const struct bw_host *h, const struct testfile *tf,
-                        int fd, uint64_t bs)
-{
-        unsigned align = 0;
-        int r = testfile_dio_align(fd, tf->is_device, &align);
-        if (r == -EOPNOTSUPP)
-                return fail_no_direct(h, tf, fd);
-        if (r < 0)
-                return h->fail(h, r, "cannot find the direct I/O alignment of "
-                               "'%s': %s", tf->path, strerror(-r));
-        if (bs % align)
-                return h->fail(h, -EINVAL, "block_size %" PRIu64 " is not a "
-                               "multiple of %u, the direct I/O block size of "
-                               "'%s'", bs, align, tf->path);
-        if (tf->is_device)
-                return (int)align;
-        r = testfile_direct_honoured(fd, 0, align < 4096 ? 4096 : align);
-        if (r == 0)
-                return fail_no_direct(h, tf, fd);
-        if (r < 0)
-                h->log(h, LOG_NOTICE, "could not verify that O_DIRECT bypasses "
-                       "the page cache on '%s': %s", tf->path, strerror(-r));
-        return (int)align;
-}
-
-/* Opens the target; *ret_align is the buffer alignment the I/O needs. */
-static int open_target(const struct bw_host *h, const struct testfile *tf,
-                       int mode, bool direct, uint64_t bs, unsigned *ret_align)
-{
-        int flags = O_CLOEXEC | (mode_writes(mode) ? O_RDWR : O_RDONLY);
-        int fd = open(tf->path, flags | (direct ? O_DIRECT : 0));
-        if (fd < 0 && direct && errno == EINVAL)
-                return fail_no_direct(h, tf, -1);
-        if (fd < 0)
-                return h->fail(h, -errno, "cannot open '%s': %s", tf->path,
-                               strerror(errno));
-        if (!direct) {
-                testfile_drop_cache(fd, tf->is_device); /* fio's invalidate */
-                *ret_align = 4096;
-                return fd;
-        }
-        int r = check_direct(h, tf, fd, bs);
-        if (r < 0) {
-                close(fd);
-                return r;
-        }
-        *ret_align = (unsigned)r;
-        return fd;
-}
-
 static int disk_check(const struct bw_run *run, const struct bw_host *h)
 {
         const struct bw_param_value *v = run->values;
@@ -628,8 +563,8 @@ static int disk_measure(const struct bw_run *run, const struct bw_host *h,
         if (tf->is_device && mode_writes(mode))
                 return h->fail(h, -EPERM, "'%s' is a block device: benchwatch "
                                "never writes to a device", tf->path);
-        int fd = open_target(h, tf, mode, v[P_DIRECT].b,
-                             (uint64_t)v[P_BLOCK_SIZE].i, &align);
+        int fd = testfile_open(h, tf, mode_writes(mode), v[P_DIRECT].b,
+                               (uint64_t)v[P_BLOCK_SIZE].i, &align);
         if (fd < 0)
                 return fd;
         job_init(&j, h, v, tf->size, fd);
@@ -651,36 +586,17 @@ static int disk_measure(const struct bw_run *run, const struct bw_host *h,
 static int disk_run(const struct bw_run *run, const struct bw_host *h)
 {
         const struct bw_param_value *v = run->values;
-        struct testfile tf = { 0 };
-        char *path = NULL;
         int r = disk_check(run, h);
         if (r < 0)
                 return r;
-        if (testfile_path(run, "disk", v[P_PATH].s, &path) < 0)
-                return h->fail(h, -ENOMEM, "out of memory");
-        r = testfile_prepare(h, path, (uint64_t)v[P_SIZE].i, v[P_SIZE].is_set,
-                             run->deadline - STOP_MARGIN, &tf);
-        if (r == 0) {
-                blockdev_report(h, tf.path);
-                r = disk_measure(run, h, &tf);
-        }
-        if (r == -EOPNOTSUPP && tf.created)
-                testfile_remove(h, path); /* useless without O_DIRECT */
-        testfile_done(&tf);
-        free(path);
-        return r;
+        return testfile_run(run, h, "disk", v[P_PATH].s, (uint64_t)v[P_SIZE].i,
+                            v[P_SIZE].is_set, run->deadline - STOP_MARGIN,
+                            disk_measure);
 }
 
 static int disk_cleanup(const struct bw_run *run, const struct bw_host *h)
 {
-        char *path = NULL;
-        struct stat st;
-        if (testfile_path(run, "disk", run->values[P_PATH].s, &path) < 0)
-                return h->fail(h, -ENOMEM, "out of memory");
-        int r = stat(path, &st) == 0 && S_ISBLK(st.st_mode)
-                ? 0 : testfile_remove(h, path);
-        free(path);
-        return r;
+        return testfile_cleanup(run, h, "disk", run->values[P_PATH].s);
 }
 
 static const struct bw_param_def disk_params[] = {

@@ -403,6 +403,7 @@ static int memory_run(const struct bw_run *run, const struct bw_host *h)
 BW_PLUGIN_DEFINE = {
         .abi_version = BW_PLUGIN_ABI_VERSION,
         .name = "memory",
+        .caps = BW_CAP_CPU_BOUND,
         .description = "sysbench memory (block read/write, seq/rnd), a "
                        "STREAM-style DRAM bandwidth mode (copy, triad) and a "
                        "pointer-chase load latency mode (lat_mem_rd)",

@@ -225,14 +225,7 @@ static int seqread_check(const struct bw_run *run, const struct bw_host *h)
 
 static int seqread_cleanup(const struct bw_run *run, const struct bw_host *h)
 {
-        char *path = NULL;
-        struct stat st;
-        if (testfile_path(run, "seqread", run->values[P_PATH].s, &path) < 0)
-                return h->fail(h, -ENOMEM, "out of memory");
-        int r = stat(path, &st) == 0 && S_ISBLK(st.st_mode)
-                ? 0 : testfile_remove(h, path);
-        free(path);
-        return r;
+        return testfile_cleanup(run, h, "seqread", run->values[P_PATH].s);
 }
 
 static const struct bw_param_def seqread_params[] = {

@@ -101,6 +101,7 @@ static int threads_run(const struct bw_run *run, const struct bw_host *h)
 BW_PLUGIN_DEFINE = {
         .abi_version = BW_PLUGIN_ABI_VERSION,
         .name = "threads",
+        .caps = BW_CAP_CPU_BOUND,
         .description = "sysbench threads: mutex lock/yield/unlock rounds under "
                        "contention, events/s and event latency",
         .params = threads_params,

@@ -19,6 +19,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "blockdev.h"
 #include "sbrand.h"
 #include "strutil.h"
 #include "timeutil.h"
@@ -512,4 +513,98 @@ void testfile_drop_cache(int fd, bool is_device)
         if (is_device)
                 ioctl(fd, BLKFLSBUF, 0);
         posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+}
+
+int testfile_run(const struct bw_run *run, const struct bw_host *h,
+                 const char *prefix, const char *path, uint64_t size,
+                 bool size_given, double stop_by, testfile_measure_fn measure)
+{
+        _cleanup_free_ char *p = NULL;
+        struct testfile tf = { 0 };
+        if (testfile_path(run, prefix, path, &p) < 0)
+                return h->fail(h, -ENOMEM, "out of memory");
+        int r = testfile_prepare(h, p, size, size_given, stop_by, &tf);
+        if (r == 0) {
+                blockdev_report(h, tf.path);
+                r = measure(run, h, &tf);
+        }
+        if (r == -EOPNOTSUPP && tf.created)
+                testfile_remove(h, p); /* useless without O_DIRECT */
+        testfile_done(&tf);
+        return r;
+}
+
+int testfile_cleanup(const struct bw_run *run, const struct bw_host *h,
+                     const char *prefix, const char *path)
+{
+        _cleanup_free_ char *p = NULL;
+        struct stat st;
+        if (testfile_path(run, prefix, path, &p) < 0)
+                return h->fail(h, -ENOMEM, "out of memory");
+        return stat(p, &st) == 0 && S_ISBLK(st.st_mode) ? 0 : testfile_remove(h, p);
+}
+
+/* ---- opening it for measurement --------------------------------------- */
+
+static int fail_no_direct(const struct bw_host *h, const struct testfile *tf,
+                          int fd)
+{
+        char fs[32];
+        if (fd >= 0)
+                testfile_fs_name(fd, fs, sizeof(fs));
+        else
+                snprintf(fs, sizeof(fs), "this filesystem");
+        return h->fail(h, -EOPNOTSUPP, "O_DIRECT not supported on %s at %s: "
+                       "set direct=no to measure through the page cache",
+                       fs, tf->path);
+}
+
+/* O_DIRECT must be accepted, aligned and really bypass the cache. */
+static int check_direct(const struct bw_host *h, const struct testfile *tf,
+                        int fd, uint64_t bs)
+{
+        unsigned align = 0;
+        int r = testfile_dio_align(fd, tf->is_device, &align);
+        if (r == -EOPNOTSUPP)
+                return fail_no_direct(h, tf, fd);
+        if (r < 0)
+                return h->fail(h, r, "cannot find the direct I/O alignment of "
+                               "'%s': %s", tf->path, strerror(-r));
+        if (bs % align)
+                return h->fail(h, -EINVAL, "block_size %" PRIu64 " is not a "
+                               "multiple of %u, the direct I/O block size of "
+                               "'%s'", bs, align, tf->path);
+        if (tf->is_device)
+                return (int)align;
+        r = testfile_direct_honoured(fd, 0, align < 4096 ? 4096 : align);
+        if (r == 0)
+                return fail_no_direct(h, tf, fd);
+        if (r < 0)
+                h->log(h, LOG_NOTICE, "could not verify that O_DIRECT bypasses "
+                       "the page cache on '%s': %s", tf->path, strerror(-r));
+        return (int)align;
+}
+
+int testfile_open(const struct bw_host *h, const struct testfile *tf,
+                  bool writable, bool direct, uint64_t bs, unsigned *ret_align)
+{
+        int flags = O_CLOEXEC | (writable ? O_RDWR : O_RDONLY);
+        int fd = open(tf->path, flags | (direct ? O_DIRECT : 0));
+        if (fd < 0 && direct && errno == EINVAL)
+                return fail_no_direct(h, tf, -1);
+        if (fd < 0)
+                return h->fail(h, -errno, "cannot open '%s': %s", tf->path,
+                               strerror(errno));
+        if (!direct) {
+                testfile_drop_cache(fd, tf->is_device); /* fio's invalidate */
+                *ret_align = 4096;
+                return fd;
+        }
+        int r = check_direct(h, tf, fd, bs);
+        if (r < 0) {
+                close(fd);
+                return r;
+        }
+        *ret_align = (unsigned)r;
+        return fd;
 }

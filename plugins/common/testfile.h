@@ -52,6 +52,21 @@ void testfile_done(struct testfile *tf);
 /* Remove a test file if it carries our mark (and a stale temporary one);
  * anything else is left alone. */
 int testfile_remove(const struct bw_host *h, const char *path);
+/* A plugin's run on its test file: testfile_path(run, prefix, path) made
+ * ready (testfile_prepare, by stop_by), its device reported
+ * (blockdev_report), then measured by measure; a file made by this call
+ * is removed again when measure says -EOPNOTSUPP (no O_DIRECT there: it
+ * would only take space).  measure's value, or the failure's. */
+typedef int (*testfile_measure_fn)(const struct bw_run *run,
+                                   const struct bw_host *h,
+                                   const struct testfile *tf);
+int testfile_run(const struct bw_run *run, const struct bw_host *h,
+                 const char *prefix, const char *path, uint64_t size,
+                 bool size_given, double stop_by, testfile_measure_fn measure);
+/* A plugin's cleanup: the test file testfile_path(run, prefix, path)
+ * names, removed as testfile_remove does; a block device is left alone. */
+int testfile_cleanup(const struct bw_run *run, const struct bw_host *h,
+                     const char *prefix, const char *path);
 
 /* Name of the filesystem holding fd ("ext4", "tmpfs", or its magic). */
 void testfile_fs_name(int fd, char *buf, unsigned size);
@@ -69,5 +84,16 @@ int testfile_direct_honoured(int dfd, uint64_t off, unsigned len);
 
 /* Drop the clean cached pages of a file or device (fdatasync first). */
 void testfile_drop_cache(int fd, bool is_device);
+
+/* Opens a prepared test file or device for measurement, read-only unless
+ * writable.  With direct, O_DIRECT must be accepted, block size bs aligned
+ * to the device's direct I/O size, and really bypass the page cache
+ * (testfile_direct_honoured); otherwise it is refused through h->fail with
+ * a message that says "set direct=no".  Without direct, the file's cached
+ * pages are dropped first (fio's invalidate).  Returns the fd (O_CLOEXEC)
+ * and sets *ret_align to the buffer alignment the I/O needs, or -errno
+ * after h->fail. */
+int testfile_open(const struct bw_host *h, const struct testfile *tf,
+                  bool writable, bool direct, uint64_t bs, unsigned *ret_align);
 
 #endif

@@ -55,14 +55,14 @@ grep -q "events_per_second:" "$T/table" && grep -q "95th percentile:" "$T/table"
 # change it for one run, as read from /proc and ioprio_get of the probe
 # process while it runs
 [ "$(nice)" = 0 ] || skip "this test runs at nice $(nice); a one-off run's default is nice 0"
-json "$T/cpu1.json" 'r["priority"] == {"nice": 0, "io_class": "best-effort", "io_level": 4, "from": "one-off"}' ||
+json "$T/cpu1.json" 'r["priority"] == {"nice": 0, "io_class": "best-effort", "io_level": 4, "cpu_policy": "other", "from": "one-off"}' ||
         fail "default priority of a plugin: $(json "$T/cpu1.json" 'r.get("priority")')"
 json "$T/cpu1.json" 'value("benchwatch_probe_nice") == 0 and value("benchwatch_probe_io_priority", **{"class": "best-effort"}) == 4' ||
         fail "priority metrics"
 grep -q "^priority: *nice 0, I/O best-effort level 4 (a one-off run's" "$T/table" || fail "no priority in the table: $(cat "$T/table")"
 printf '[probe c]\nplugin = cpu\nevents = 5\n' > "$T/probe.conf"
 "$BENCHWATCH" -c "$T/probe.conf" run c --format=json > "$T/c.json" || fail "run c (configured)"
-json "$T/c.json" 'r["priority"] == {"nice": 10, "io_class": "best-effort", "io_level": 7, "from": "daemon"}' ||
+json "$T/c.json" 'r["priority"] == {"nice": 10, "io_class": "best-effort", "io_level": 7, "cpu_policy": "other", "from": "daemon"}' ||
         fail "default priority of a configured probe: $(json "$T/c.json" 'r.get("priority")')"
 "$BENCHWATCH" -c "$T/probe.conf" run c > "$T/c.table" || fail "run c (configured), table"
 grep -q "^priority: *nice 10, I/O best-effort level 7 (the daemon's" "$T/c.table" || fail "configured probe's priority: $(cat "$T/c.table")"
@@ -81,10 +81,10 @@ wait "$runpid" || fail "run --nice=5 --ionice=idle"
 BW_PIDS=""
 [ "$real_nice" = 5 ] || fail "--nice=5: the probe process ran at nice $real_nice"
 [ "$((real_io >> 13))" = 3 ] || fail "--ionice=idle: the probe process had I/O priority $real_io"
-json "$T/nice.json" 'r["priority"] == {"nice": 5, "io_class": "idle", "io_level": 0, "from": "command line"}' ||
+json "$T/nice.json" 'r["priority"] == {"nice": 5, "io_class": "idle", "io_level": 0, "cpu_policy": "other", "from": "command line"}' ||
         fail "--nice=5 --ionice=idle reported as $(json "$T/nice.json" 'r.get("priority")')"
 bw run cpu events=5 --ionice=best-effort:2 --nice 0 --format=json > "$T/be2.json" || fail "run --ionice=best-effort:2"
-json "$T/be2.json" 'r["priority"] == {"nice": 0, "io_class": "best-effort", "io_level": 2, "from": "command line"}' ||
+json "$T/be2.json" 'r["priority"] == {"nice": 0, "io_class": "best-effort", "io_level": 2, "cpu_policy": "other", "from": "command line"}' ||
         fail "--ionice=best-effort:2 reported as $(json "$T/be2.json" 'r.get("priority")')"
 "$BENCHWATCH" -c "$T/empty.conf" sweep cpu threads=1 duration=0.2s --nice=3 --format=json > "$T/sweep.json" ||
         fail "sweep --nice=3"

@@ -73,6 +73,18 @@ static const struct bw_plugin fake_disk = {
         .abi_version = BW_PLUGIN_ABI_VERSION, .name = "disk",
         .params = disk_params,
 };
+static const struct bw_param_def disklat_params[] = {
+        { .name = "size", .type = BW_PARAM_SIZE, .default_value = "1G" },
+        { .name = "rate", .type = BW_PARAM_DOUBLE, .default_value = "100",
+          .min = 0.1, .max = 10000 },
+        { .name = "duration", .type = BW_PARAM_DURATION,
+          .default_value = "5s", .min = 0.01, .max = 3600 },
+        { .name = NULL },
+};
+static const struct bw_plugin fake_disklat = {
+        .abi_version = BW_PLUGIN_ABI_VERSION, .name = "disklat",
+        .params = disklat_params,
+};
 static const struct bw_plugin fake_cpu = {
         .abi_version = BW_PLUGIN_ABI_VERSION, .name = "cpu",
         .params = cpu_params,
@@ -89,6 +101,8 @@ static const struct bw_plugin fake_memory = {
 /* userdata: a NULL-terminated array of plugins */
 static const struct bw_plugin *const all_plugins[] = {
         &fake_cpu, &fake_disk, &fake_memory, &fake_threads, NULL };
+static const struct bw_plugin *const with_disklat[] = {
+        &fake_cpu, &fake_disk, &fake_disklat, &fake_memory, &fake_threads, NULL };
 static const struct bw_plugin *const no_disk[] = {
         &fake_cpu, &fake_memory, &fake_threads, NULL };
 
@@ -438,7 +452,7 @@ static void test_unknown(void)
                 "timeout, splay, nice, ioprio_class, ioprio_level, cache_dir, "
                 "state_dir, plugin_dir, max_load, max_psi_cpu, max_psi_io, "
                 "max_psi_memory, duty_cycle, history_size, yield, yield_cpu, yield_io, "
-                "yield_memory, first_splay)",
+                "yield_memory, first_splay, cpu_policy)",
                 "6: [probe root-disk] unknown parameter 'blocksize' for plugin "
                 "disk (see `benchwatch plugins`)",
                 "9: [pushgateway] unknown option 'uri' (known: url, timeout)",
@@ -687,18 +701,22 @@ static void test_builtin(void)
 {
         struct config *cfg = NULL;
         char *err = NULL;
-        int r = config_load_builtin(&env, &cfg, &err);
+        struct cfg_env e = env;
+        e.userdata = (void *)with_disklat;
+        int r = config_load_builtin(&e, &cfg, &err);
         if (r < 0)
                 fprintf(stderr, "%s\n", err);
         CHECK(r == 0 && !strcmp(cfg->source, "<built-in>"));
         CHECK(cfg->n_probes == 5 && config_find_probe(cfg, "disk") &&
               config_find_probe(cfg, "memory-latency"));
+        /* the built-in disk probe is the latency trickle, not the
+         * saturating disk plugin */
+        CHECK(!strcmp(config_find_probe(cfg, "disk")->plugin->name, "disklat"));
         for (size_t i = 0; i < cfg->n_probes; i++)
                 CHECK(cfg->probes[i].interval <= 30 * 60 &&
                       cfg->probes[i].timeout <= 60 && cfg->probes[i].enabled);
         config_free(cfg);
 
-        struct cfg_env e = env;
         e.userdata = (void *)no_disk;
         CHECK(config_load_builtin(&e, &cfg, &err) == 0);
         CHECK(cfg->n_probes == 4 && !config_find_probe(cfg, "disk"));
@@ -713,6 +731,8 @@ static void test_builtin(void)
 static void test_builtin_dropins(void)
 {
         const char *top = getenv("top_srcdir");
+        struct cfg_env e = env;
+        e.userdata = (void *)with_disklat; /* the built-in disk probe's plugin */
         char dir[] = "/tmp/test_config_builtin.XXXXXX";
         CHECK(mkdtemp(dir));
         char *confd = str_printf("%s/conf.d", dir);
@@ -727,7 +747,7 @@ static void test_builtin_dropins(void)
         write_file(dropin, text);
         struct config *cfg = NULL;
         char *err = NULL;
-        int r = config_load_builtin_with(&env, main_conf, &cfg, &err);
+        int r = config_load_builtin_with(&e, main_conf, &cfg, &err);
         if (r < 0)
                 fprintf(stderr, "%s\n", err);
         CHECK(r == 0 && cfg->n_probes == 5);
@@ -737,7 +757,7 @@ static void test_builtin_dropins(void)
         config_free(cfg);
         /* and without the drop-in, the built-in path */
         CHECK(unlink(dropin) == 0);
-        CHECK(config_load_builtin_with(&env, main_conf, &cfg, &err) == 0);
+        CHECK(config_load_builtin_with(&e, main_conf, &cfg, &err) == 0);
         tf = config_section(cfg, "textfile");
         CHECK(tf && !strcmp(pv(tf, "path")->s, "benchwatch.prom"));
         config_free(cfg);

@@ -1,0 +1,133 @@
+#!/bin/bash
+# A disk that really gets slower, and the latency probe that sees it: the
+# slowdisk fixture (a FUSE file system that delays every request, see
+# tests/integration/slowdisk/slowdisk.c) under a loop device with direct
+# I/O gives a block device whose reads take DELAY longer.  First the
+# disklat probe's p50 must rise by the injected amount (+2 ms per read);
+# then a daemon learns the disk's reference and must flag a doubling of
+# its read time within 3 runs (the fast CUSUM's shortest path: a rise of
+# many noise units adds the clamp every run).  The fixture, the probe runs
+# and the daemon run under SCHED_FIFO when they can: on a shared 2-core
+# host with a load of 40 a woken FUSE thread or probe waits milliseconds
+# for a CPU, which would swamp the delay injected (p50 of 1.3 to 5.2 ms at
+# +1 ms, measured), and this test is about the probe and the detector,
+# not about the host's scheduler.
+. "$top_srcdir/tests/integration/lib.sh"
+
+SLOWDISK=${SLOWDISK:-$top_builddir/tests/integration/slowdisk/slowdisk}
+[ -x "$SLOWDISK" ] || skip "no $SLOWDISK (configure found no libfuse3: Debian libfuse3-dev)"
+[ "$(id -u)" = 0 ] || skip "needs root (a loop device)"
+[ -c /dev/fuse ] || skip "no /dev/fuse"
+for c in fusermount3 losetup python3; do
+        command -v $c > /dev/null || skip "no $c"
+done
+
+# "${RT[@]}" COMMAND: COMMAND under SCHED_FIFO 10 if allowed (chrt execs
+# it, so $! of a background one is the command's own PID)
+RT=()
+chrt -f 10 true 2>/dev/null && RT=(chrt -f 10)
+LOOP="" SDPID=""
+teardown() {
+        for p in $BW_PIDS; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+        BW_PIDS=""
+        [ -n "$LOOP" ] && losetup -d "$LOOP"
+        mountpoint -q "$T/mnt" && fusermount3 -u "$T/mnt"
+        [ -n "$SDPID" ] && { kill "$SDPID" 2>/dev/null; wait "$SDPID" 2>/dev/null; }
+        rm -rf "$T"
+}
+trap teardown EXIT
+
+mkdir "$T/mnt"
+head -c 32M /dev/urandom > "$T/backing" || fail "cannot write the backing file"
+"${RT[@]}" "$SLOWDISK" "$T/backing" "$T/mnt" -f --delay-us=1000 2> "$T/slowdisk.err" &
+SDPID=$!
+wait_for 10 test -e "$T/mnt/disk" || { SDPID=""; skip "cannot mount FUSE: $(cat "$T/slowdisk.err")"; }
+[ "$(cat "$T/mnt/delay_us")" = 1000 ] || fail "delay_us reads '$(cat "$T/mnt/delay_us")', want 1000"
+echo nonsense > "$T/mnt/delay_us" 2>/dev/null && fail "delay_us took 'nonsense'"
+LOOP=$(losetup --direct-io=on -f --show "$T/mnt/disk") || skip "no loop device over FUSE"
+delay() { echo "$1" > "$T/mnt/delay_us" || fail "cannot set the delay to $1"; }
+
+# 1. the probe's p50 rises by what was injected: 1 ms, then 3 ms a read
+p50() {
+        "${RT[@]}" "$BENCHWATCH" -c "$T/empty.conf" run disklat "path=$LOOP" rate=100 duration=1s \
+                --format=json > "$T/run.json" ||
+                fail "disklat on $LOOP: $(cat "$T/run.json")"
+        json "$T/run.json" 'summary("benchwatch_disklat_latency_seconds")["quantiles"]["0.5"]'
+}
+: > "$T/pairs"
+for i in 1 2 3; do
+        delay 1000; a=$(p50)
+        delay 3000; b=$(p50)
+        echo "$a $b" >> "$T/pairs"
+done
+echo "p50 at +1 ms and +3 ms a read: $(cat "$T/pairs" | tr '\n' ' ')"
+python3 - "$T/pairs" <<'PY' || fail "p50 did not rise by the injected 2 ms"
+import sys
+pairs = [tuple(map(float, l.split())) for l in open(sys.argv[1])]
+lo = sorted(a for a, b in pairs)[len(pairs) // 2]
+d = sorted(b - a for a, b in pairs)[len(pairs) // 2]
+print("p50 %.3f ms at +1 ms, rise %.3f ms for +2 ms" % (lo * 1e3, d * 1e3))
+assert 1.0e-3 <= lo < 2.0e-3, lo
+assert 1.8e-3 <= d <= 2.3e-3, d
+PY
+
+# 2. a daemon flags a doubling of the read time within 3 runs
+delay 1000
+test_daemon_section "$T" > "$T/bw.conf"
+cat >> "$T/bw.conf" <<CONF
+
+[regression]
+reference_runs = 10
+recent_runs = 3
+
+[probe slow]
+plugin = disklat
+path = $LOOP
+rate = 50
+duration = 1s
+interval = 1s
+timeout = 30s
+
+[journal]
+enabled = no
+
+[textfile]
+path = $T/bw.prom
+CONF
+# the value of the textfile's series of family FAMILY{ whose labels hold
+# the p50 of the probe's read time
+p50_series() {
+        grep -F "$1{" "$T/bw.prom" 2>/dev/null | grep -F 'probe="slow"' |
+                grep -F 'metric="benchwatch_disklat_latency_seconds"' |
+                grep -F 'metric_quantile="0.5"' | awk '{print $2}' | head -n 1
+}
+has_reference() { [ -n "$(p50_series benchwatch_baseline)" ]; }
+flagged() { [ "$(p50_series benchwatch_regression)" = 1 ]; }
+last_run() {
+        grep -F 'benchwatch_probe_last_run_timestamp_seconds{' "$T/bw.prom" 2>/dev/null |
+                grep -F 'probe="slow"' | awk '{print $2}'
+}
+"${RT[@]}" "$BENCHWATCH" -c "$T/bw.conf" daemon > "$T/daemon.out" 2> "$T/daemon.err" &
+BW_PIDS=$!
+wait_for 60 has_reference || fail "no reference after 60 s: $(grep -F regression "$T/bw.prom"; tail -5 "$T/daemon.err")"
+flagged && fail "a regression before the disk got slower"
+ref=$(p50_series benchwatch_baseline)
+# change the delay just after a run ended, so every later run is all slow
+r0=$(last_run)
+ran_since() { [ "$(last_run)" != "$r0" ]; }
+wait_for 10 ran_since || fail "the daemon stopped running"
+t_change=$(date +%s.%N)
+delay "$(python3 -c "print(int(1000 + $ref * 1e6))")"
+wait_for 30 flagged || fail "a doubled read time not flagged in 30 s: $(tail -5 "$T/daemon.err")"
+kill "$BW_PIDS"; wait "$BW_PIDS"; BW_PIDS=""
+"$BENCHWATCH" -c "$T/bw.conf" history slow --format=json > "$T/hist.json" || fail "history"
+python3 - "$T/hist.json" "$t_change" <<'PY' || fail "runs to flag a 2x rise"
+import json, sys
+rows = [e for e in json.load(open(sys.argv[1]))["entries"]
+        if 'quantile="0.5"' in e["metric"] and e["time"] > float(sys.argv[2])]
+rows.sort(key=lambda e: e["time"])
+n = next(i + 1 for i, e in enumerate(rows) if e["state"] == "REGRESSION")
+print("2x read time flagged after %d run(s): %s" %
+      (n, ", ".join("%.2f ms" % (e["value"] * 1e3) for e in rows[:n])))
+assert n <= 3, n
+PY
