@@ -68,6 +68,11 @@ struct detector_config {
         double allowance;        /* CUSUM allowance k, noise units; 0.6 */
         double alarm;            /* CUSUM decision interval h, noise units; 8.5 */
         double clamp;            /* a run's residual is clamped to ±this; 2.75 */
+        /* Of a rate with a CPU-time twin (baseline.h), judge the wall-clock
+         * one instead ([regression] judge = wall_clock); false (the
+         * default, which detector_config_default leaves as it finds it:
+         * zero the struct first): the CPU-time one. */
+        bool judge_wall_clock;
 };
 
 /* What the pinned reference says, derived from its runs (not stored). */

@@ -53,6 +53,10 @@ struct result {
          * the resource ("cpu", "io", "memory"; static).  Such a run is a
          * deferral, not a failure. Not sent over the runner's wire. */
         const char *yielded;
+        /* The plugin's work waits on a device or a server (BW_CAP_DISK_IO
+         * or BW_CAP_NETWORK), so host steal is not what slows it (tracker.h).
+         * Set by the runner; not sent over the runner's wire. */
+        bool io_bound;
         struct label *params; /* every parameter as run (secrets omitted) */
         size_t n_params;
         struct family *families;

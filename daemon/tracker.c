@@ -14,12 +14,14 @@
 
 enum {
         T_REFERENCE_RUNS, T_RECENT_RUNS, T_THRESHOLD, T_ALLOWANCE, T_ALARM, T_CLAMP,
-        T_MAX_STEAL, T_VERIFY_MIN_RUNS, T_VERIFY_RUNS,
+        T_MAX_STEAL, T_VERIFY_MIN_RUNS, T_VERIFY_RUNS, T_MAX_RUN_DELAY, T_MAX_OTHERS_CPU, T_JUDGE,
         T_OBSOLETE, /* the per-run rule's options, from before the CUSUM */
         T_WINDOW = T_OBSOLETE, T_WARMUP, T_NOISE_K, T_DEBOUNCE,
 };
 
 #define OBSOLETE "obsolete, accepted and ignored: "
+
+static const char *const judge_choices[] = { "cpu_time", "wall_clock", NULL };
 
 const struct bw_param_def tracker_options[] = {
         [T_REFERENCE_RUNS] = { "reference_runs", BW_PARAM_INT, "100", DETECTOR_REF_MIN,
@@ -37,13 +39,30 @@ const struct bw_param_def tracker_options[] = {
         [T_CLAMP] = { "clamp", BW_PARAM_DOUBLE, "2.75", 0.1, 100, NULL, "noise units",
                       "most evidence one run can add, so no single wild run alarms", 0 },
         [T_MAX_STEAL] = { "max_steal", BW_PARAM_DOUBLE, "0.10", 0, 1, NULL, "fraction",
-                          "a run during which more of the CPU time was stolen by the hypervisor "
-                          "is judged but not counted", 0 },
+                          "a run of a probe judged by a wall-clock CPU figure during which more "
+                          "of the host's CPU time was stolen by the hypervisor is judged but not "
+                          "counted", 0 },
         [T_VERIFY_MIN_RUNS] = { "verify_min_runs", BW_PARAM_INT, "3", 1, DETECTOR_REF_MAX, NULL, "runs",
                                 "fewest runs `benchwatch verify` decides on", 0 },
         [T_VERIFY_RUNS] = { "verify_runs", BW_PARAM_INT, "20", 1, DETECTOR_REF_MAX, NULL, "runs",
                             "most runs `benchwatch verify` makes of a probe; it stops as soon as "
                             "the answer is clear", 0 },
+        [T_MAX_RUN_DELAY] = { "max_run_delay", BW_PARAM_DOUBLE, "0.10", 0, 100, NULL,
+                              "fraction",
+                              "a run of a probe judged by a CPU-time figure or waiting on a "
+                              "device or server (disk, seqread, http, mysql) whose threads were "
+                              "runnable but not running for more than this share of the run "
+                              "(schedstat run delay) is judged but not counted", 0 },
+        [T_MAX_OTHERS_CPU] = { "max_others_cpu", BW_PARAM_DOUBLE, TRACKER_MAX_OTHERS_CPU, 0, 1,
+                               NULL, "fraction",
+                               "a run during which other processes used more than this share of "
+                               "the host's CPU time (without reaching the daemon's yield_cpu) is "
+                               "judged but not counted; 1: never", 0 },
+        [T_JUDGE] = { "judge", BW_PARAM_ENUM, "cpu_time", 0, 0, judge_choices, NULL,
+                      "of a CPU-bound probe's rate, judge the work per second of its own CPU "
+                      "time (cpu_time: a neighbour cannot lower it, nor can a CPU quota) or "
+                      "per wall-clock second, sysbench's figure (wall_clock); the other is "
+                      "exported only", 0 },
         [T_WINDOW] = { "window", BW_PARAM_INT, "20", 3, 100, NULL, "runs",
                        OBSOLETE "see reference_runs and recent_runs", 0 },
         [T_WARMUP] = { "warmup", BW_PARAM_INT, "5", 1, 100, NULL, "runs",
@@ -58,10 +77,13 @@ const struct bw_param_def tracker_options[] = {
 void tracker_settings(const struct config *cfg, struct tracker_settings *ret)
 {
         const struct param_set *ps = cfg ? config_section(cfg, "regression") : NULL;
+        *ret = (struct tracker_settings){ 0 };
         detector_config_default(&ret->det);
         ret->verify_min_runs = 3;
         ret->verify_max_runs = 20;
         ret->max_steal = 0.10;
+        ret->max_run_delay = 0.10;
+        ret->max_others_cpu = strtod(TRACKER_MAX_OTHERS_CPU, NULL);
         if (!ps)
                 return;
         ret->det.reference_runs = (unsigned)ps->values[T_REFERENCE_RUNS].i;
@@ -71,6 +93,9 @@ void tracker_settings(const struct config *cfg, struct tracker_settings *ret)
         ret->det.alarm = ps->values[T_ALARM].d;
         ret->det.clamp = ps->values[T_CLAMP].d;
         ret->max_steal = ps->values[T_MAX_STEAL].d;
+        ret->max_run_delay = ps->values[T_MAX_RUN_DELAY].d;
+        ret->max_others_cpu = ps->values[T_MAX_OTHERS_CPU].d;
+        ret->det.judge_wall_clock = ps->values[T_JUDGE].i == 1;
         ret->verify_min_runs = (unsigned)ps->values[T_VERIFY_MIN_RUNS].i;
         ret->verify_max_runs = (unsigned)ps->values[T_VERIFY_RUNS].i;
 }
@@ -113,17 +138,36 @@ void tracker_warn_obsolete(const struct config *cfg)
         free(list);
 }
 
+/* The figure of res named family is above limit: *ret_why says so. */
+static bool over(const struct result *res, const char *family, double limit, char **ret_why,
+                 const char *what)
+{
+        const struct sample *s = result_find_sample(res, family, NULL);
+        if (!s || !(s->value > limit))
+                return false;
+        if (ret_why)
+                *ret_why = str_printf("%s %.1f%% of the run (limit %.0f%%)", what,
+                                      s->value * 100, limit * 100);
+        return true;
+}
+
 bool tracker_run_counts(const struct tracker_settings *ts, const struct result *res,
                         char **ret_why)
 {
-        const struct sample *s = result_find_sample(res, "benchwatch_probe_steal_ratio", NULL);
-        if (!s || !(s->value > ts->max_steal))
-                return true;
-        if (ret_why)
-                *ret_why = str_printf("%.1f%% of the CPU time was stolen by the hypervisor "
-                                      "during the run (max_steal %.0f%%)", s->value * 100,
-                                      ts->max_steal * 100);
-        return false;
+        if (!res->io_bound &&
+            over(res, "benchwatch_probe_others_cpu_ratio", ts->max_others_cpu, ret_why,
+                 "other processes used the CPU"))
+                return false;
+        if (tracker_judged_on_own_time(ts, res))
+                return !over(res, "benchwatch_probe_run_delay_ratio", ts->max_run_delay, ret_why,
+                             "the probe's threads waited for a CPU");
+        return !over(res, "benchwatch_probe_steal_ratio", ts->max_steal, ret_why,
+                     "the hypervisor stole the CPU");
+}
+
+bool tracker_judged_on_own_time(const struct tracker_settings *ts, const struct result *res)
+{
+        return res->io_bound || baseline_judges_cpu_time(res, &ts->det);
 }
 
 struct tracker {
