@@ -138,31 +138,38 @@ void tracker_warn_obsolete(const struct config *cfg)
         free(list);
 }
 
-/* The figure of res named family is above limit: *ret_why says so. */
-static bool over(const struct result *res, const char *family, double limit, char **ret_why,
-                 const char *what)
+/* The run's figure named family, when it is above limit; else NAN. */
+static double over(const struct result *res, const char *family, double limit)
 {
         const struct sample *s = result_find_sample(res, family, NULL);
-        if (!s || !(s->value > limit))
-                return false;
-        if (ret_why)
-                *ret_why = str_printf("%s %.1f%% of the run (limit %.0f%%)", what,
-                                      s->value * 100, limit * 100);
-        return true;
+        return s && s->value > limit ? s->value : NAN;
 }
 
 bool tracker_run_counts(const struct tracker_settings *ts, const struct result *res,
                         char **ret_why)
 {
+        char *why = NULL;
+        double v;
         if (!res->io_bound &&
-            over(res, "benchwatch_probe_others_cpu_ratio", ts->max_others_cpu, ret_why,
-                 "other processes used the CPU"))
-                return false;
-        if (tracker_judged_on_own_time(ts, res))
-                return !over(res, "benchwatch_probe_run_delay_ratio", ts->max_run_delay, ret_why,
-                             "the probe's threads waited for a CPU");
-        return !over(res, "benchwatch_probe_steal_ratio", ts->max_steal, ret_why,
-                     "the hypervisor stole the CPU");
+            !isnan(v = over(res, "benchwatch_probe_others_cpu_ratio", ts->max_others_cpu)))
+                why = str_printf("other processes used %.1f%% of the CPU time during the run "
+                                 "(max_others_cpu %.0f%%)", v * 100, ts->max_others_cpu * 100);
+        else if (tracker_judged_on_own_time(ts, res) &&
+                 !isnan(v = over(res, "benchwatch_probe_run_delay_ratio", ts->max_run_delay)))
+                why = str_printf("the probe's threads waited for a CPU %.1f%% of the run "
+                                 "(max_run_delay %.0f%%)", v * 100, ts->max_run_delay * 100);
+        else if (!tracker_judged_on_own_time(ts, res) &&
+                 !isnan(v = over(res, "benchwatch_probe_steal_ratio", ts->max_steal)))
+                why = str_printf("%.1f%% of the CPU time was stolen by the hypervisor "
+                                 "during the run (max_steal %.0f%%)", v * 100,
+                                 ts->max_steal * 100);
+        else
+                return true;
+        if (ret_why)
+                *ret_why = why;
+        else
+                free(why);
+        return false;
 }
 
 bool tracker_judged_on_own_time(const struct tracker_settings *ts, const struct result *res)

@@ -75,7 +75,7 @@ static void test_steal_by_resource(void)
         EXPECT(counts(&ts, disk_run(&(struct run_figures){ 0.25, 0.01, 0.05 }), NULL));
         /* its thread waited 20% of the run: not counted */
         EXPECT(!counts(&ts, disk_run(&(struct run_figures){ 0.02, 0.20, 0.05 }),
-                       "waited for a CPU 20.0% of the run (limit 10%)"));
+                       "waited for a CPU 20.0% of the run (max_run_delay 10%)"));
         /* others' CPU share does not exclude an I/O-bound run */
         EXPECT(counts(&ts, disk_run(&(struct run_figures){ 0.02, 0.01, 0.45 }), NULL));
         /* a cpu run judged in CPU time: steal cannot move it */
@@ -84,12 +84,12 @@ static void test_steal_by_resource(void)
                        "waited for a CPU"));
         /* a CPU-bound run judged by a wall-clock figure: steal as before */
         EXPECT(!counts(&ts, cpu_run(false, &(struct run_figures){ 0.30, 0.02, 0.05 }),
-                       "the hypervisor stole the CPU 30.0% of the run (limit 10%)"));
+                       "30.0% of the CPU time was stolen by the hypervisor during the run (max_steal 10%)"));
         EXPECT(counts(&ts, cpu_run(false, &(struct run_figures){ 0.05, 0.50, 0.05 }), NULL));
         /* judge = wall_clock: the cpu run with a twin is judged by its
          * wall-clock rate, so steal excludes it again */
         ts.det.judge_wall_clock = true;
-        EXPECT(!counts(&ts, cpu_run(true, &(struct run_figures){ 0.30, 0.02, 0.05 }), "stole"));
+        EXPECT(!counts(&ts, cpu_run(true, &(struct run_figures){ 0.30, 0.02, 0.05 }), "stolen"));
         ts.det.judge_wall_clock = false;
         /* figures the run lacks exclude nothing */
         EXPECT(counts(&ts, disk_run(&(struct run_figures){ -1, -1, -1 }), NULL));
@@ -104,7 +104,7 @@ static void test_others_cpu(void)
         EXPECT(lim > 0 && lim < 0.5); /* below the yield limit (yield_cpu 50%) */
         EXPECT(counts(&ts, cpu_run(true, &(struct run_figures){ 0, 0, lim - 0.01 }), NULL));
         EXPECT(!counts(&ts, cpu_run(true, &(struct run_figures){ 0, 0, lim + 0.01 }),
-                       "other processes used the CPU"));
+                       "of the CPU time during the run (max_others_cpu"));
         ts.max_others_cpu = 1;
         EXPECT(counts(&ts, cpu_run(true, &(struct run_figures){ 0, 0, 0.49 }), NULL));
 }
