@@ -90,6 +90,7 @@ def load(path):
             runs.append(dict(round=int(rnd), cond=cond, probe=probe, wall=wall, cpu=cpu,
                              others=others, steal=steal, steal_max=steal_max,
                              worker=figure(text, "benchwatch_cpu_worker_cpu_seconds", ""),
+                             delay=figure(text, "benchwatch_probe_run_delay_ratio", ""),
                              total=figure(text, "benchwatch_cpu_total_time_seconds", "")))
     return runs
 
@@ -116,7 +117,7 @@ def noise_table(runs, conds, rng):
                    100 * statistics.median([r["others"] for r in rs])))
 
 
-BINS = [0, 0.05, 0.10, 0.15, 0.20, 0.30, 0.40, 0.50, 1.01]
+BINS = [0, 0.10, 0.20, 0.30, 0.40, 0.50, 0.60, 0.70, 0.80, 0.90, 1.01]
 
 
 def error_table(runs):
@@ -155,22 +156,30 @@ def error_table(runs):
 
 
 def steal_check(runs):
-    """One worker thread: wall x 1 - its CPU time is the time it did not
-    run (waited for a CPU, or was stolen).  If stolen time were CPU time,
-    that gap would not grow with the steal of the host."""
+    """One worker thread: its wall time is its CPU time, plus the time it
+    waited for a CPU (run delay), plus the time stolen while it ran if the
+    kernel leaves steal out of CPU time.  So the rest, wall - CPU - run
+    delay, is ~0 if stolen time counts as CPU time, and follows the steal
+    of the vCPU it ran on if not."""
     rs = [r for r in runs if r["probe"] == "cpu" and r["worker"] and r["total"]]
     if not rs:
         return
     print()
-    print("Is stolen time in the thread CPU time? cpu probe (1 thread): share of its wall time")
-    print("it did not run, against the steal share of the busiest vCPU (per condition, medians)")
+    print("Is stolen time in the thread CPU time? cpu probe, 1 thread, shares of its wall time"
+          " (medians):")
+    print("  %-6s %3s %10s %10s %12s %12s %11s" % ("cond", "n", "on CPU", "run delay",
+                                                  "rest", "steal(vCPU)", "host steal"))
     for cond in sorted({r["cond"] for r in rs}):
         c = [r for r in rs if r["cond"] == cond]
-        gap = statistics.median([1 - r["worker"] / r["total"] for r in c])
-        st = statistics.median([r["steal_max"] for r in c])
-        print("  %-6s n=%2d  not running %5.1f%%   steal (busiest vCPU) %5.1f%%   host steal %5.1f%%"
-              % (cond, len(c), 100 * gap, 100 * st,
-                 100 * statistics.median([r["steal"] for r in c])))
+        on = statistics.median([r["worker"] / r["total"] for r in c])
+        d = [r["delay"] for r in c if r["delay"] is not None]
+        rest = [1 - r["worker"] / r["total"] - r["delay"] for r in c if r["delay"] is not None]
+        print("  %-6s %3d %9.1f%% %10s %12s %11.1f%% %10.1f%%" % (
+            cond, len(c), 100 * on,
+            "%.1f%%" % (100 * statistics.median(d)) if d else "-",
+            "%.1f%%" % (100 * statistics.median(rest)) if rest else "-",
+            100 * statistics.median([r["steal_max"] for r in c]),
+            100 * statistics.median([r["steal"] for r in c])))
 
 
 def main():

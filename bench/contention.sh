@@ -28,7 +28,8 @@
 # median change against quiet; the CPU-time figure's error against others'
 # share; whether stolen time is in the thread CPU time.
 #
-# usage: bench/contention.sh [ROUNDS]   (env: BW, RATE, CONDITIONS, PORT, KEEP)
+# usage: bench/contention.sh [ROUNDS]   (env: BW, RATE, CONDITIONS, PROBES, PORT, KEEP)
+# The steal check alone: CONDITIONS="quiet io" PROBES=cpu bench/contention.sh 8
 # Run it under `flock /tmp/bw-measure.lock`.
 set -u
 ROUNDS=${1:-${ROUNDS:-6}}
@@ -121,7 +122,7 @@ probe_args() {
         latency) echo "memory mode=latency duration=2s" ;;
         esac
 }
-PROBES="cpu threads block dram latency"
+PROBES=${PROBES:-cpu threads block dram latency}
 
 stat_cpu() { grep '^cpu' /proc/stat | tr '\n' ';'; }
 

@@ -37,7 +37,7 @@ struct tracker_settings {
 
 /* max_others_cpu's default: where the CPU-time figures' error beside a
  * co-tenant exceeds their own quiet noise (bench/contention.sh). */
-#define TRACKER_MAX_OTHERS_CPU "0.25"
+#define TRACKER_MAX_OTHERS_CPU "0.50"
 
 /* Settings from the config's [regression] section (defaults when absent
  * or cfg is NULL). */
