@@ -17,7 +17,9 @@
 # reference_runs = 10 so that each daemon judges after ten counted runs
 # (the shipped 100 would give no verdict in a run this short): the
 # regressions entered are false alarms (nothing on the host was changed).
-# Each run's figures are taken from the daemon's textfile as it changes.
+# Each run's figures are taken from the daemon's textfile as it changes;
+# then bench/steal-counted.py sets the after daemon's judged disk figures
+# (its history) beside each run's steal.
 #
 # usage: bench/steal-counted.sh [BLOCKS] [BLOCK]   (env: BEFORE, AFTER)
 # Run it under `flock /tmp/bw-measure.lock`.
@@ -120,3 +122,6 @@ for who in before after; do
                         no ? sprintf("%.1f%%", 100 * med(o, no)) : "-", reg }' "$W/runs.tsv"
 done
 echo "(steal>10%: runs the before rule excludes; run_delay>10%: runs the after rule excludes)"
+echo
+BENCHWATCH_PLUGIN_DIR=$AFTER_PLUGINS "$AFTER" -c "$W/after/bw.conf" history disk --format=csv \
+        > "$W/after/history.csv" && python3 "$HERE/steal-counted.py" "$W/runs.tsv" "$W/after/history.csv"
