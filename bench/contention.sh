@@ -29,7 +29,9 @@
 # share; whether stolen time is in the thread CPU time.
 #
 # usage: bench/contention.sh [ROUNDS]   (env: BW, RATE, CONDITIONS, PROBES, PORT, KEEP)
-# The steal check alone: CONDITIONS="quiet io" PROBES=cpu bench/contention.sh 8
+# The steal check alone: CONDITIONS="quiet io" PROBES=cpu PIN=0 bench/contention.sh 8
+# (PIN=N: probe and neighbour both on CPU N, so the steal the neighbour's
+# I/O makes lands on the vCPU the probe runs on)
 # Run it under `flock /tmp/bw-measure.lock`.
 set -u
 ROUNDS=${1:-${ROUNDS:-6}}
@@ -38,6 +40,9 @@ BW=${BW:-$HERE/../benchwatch}
 export BENCHWATCH_PLUGIN_DIR=${BENCHWATCH_PLUGIN_DIR:-$HERE/../plugins/.libs}
 CONDITIONS=${CONDITIONS:-quiet cpu20 cpu40 cpu web io}
 PORT=${PORT:-18391}
+PIN=${PIN:-}
+on_cpu=()
+[ -n "$PIN" ] && on_cpu=(taskset -c "$PIN")
 RATE=${RATE:-2000}
 command -v nginx >/dev/null || PATH=$PATH:/usr/sbin
 for t in stress-ng sysbench fio nginx python3; do
@@ -96,10 +101,10 @@ start_neighbour() {
         quiet) return 0 ;;
         cpu20) stress-ng --cpu 1 --cpu-load 20 --timeout 120 -q & ;;
         cpu40) stress-ng --cpu 1 --cpu-load 40 --timeout 120 -q & ;;
-        cpu) sysbench cpu --threads=1 --time=120 run > /dev/null & ;;
+        cpu) "${on_cpu[@]}" sysbench cpu --threads=1 --time=120 run > /dev/null & ;;
         web) "$BW" -c "$W/client.conf" run http url="http://127.0.0.1:$PORT/index.html" \
                 rate="$RATE" concurrency=8 duration=120s --nice=0 > /dev/null 2>&1 & ;;
-        io) fio --name=steal --filename="$W/fio.dat" --size=256M --rw=randread --bs=16k \
+        io) "${on_cpu[@]}" fio --name=steal --filename="$W/fio.dat" --size=256M --rw=randread --bs=16k \
                 --iodepth=1 --direct=1 --time_based --runtime=120 > /dev/null 2>&1 & ;;
         esac
         neighbour=$!
@@ -143,7 +148,7 @@ for r in $(seq "$ROUNDS"); do
                         f=$W/runs/$n.prom
                         s0=$(stat_cpu)
                         # shellcheck disable=SC2046
-                        t=$( { TIMEFORMAT='%U %S'; time "$BW" -c "$W/probe.conf" run \
+                        t=$( { TIMEFORMAT='%U %S'; time "${on_cpu[@]}" "$BW" -c "$W/probe.conf" run \
                                 $(probe_args "$p") --format=prometheus > "$f" 2> "$f.err"; } 2>&1 )
                         s1=$(stat_cpu)
                         printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$r" "$c" "$p" "$f" "$s0" "$s1" \
