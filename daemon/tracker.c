@@ -27,50 +27,50 @@ const struct bw_param_def tracker_options[] = {
         [T_REFERENCE_RUNS] = { "reference_runs", BW_PARAM_INT, "100", DETECTOR_REF_MIN,
                                DETECTOR_REF_MAX, NULL, "runs",
                                "counted runs the pinned reference (level and noise) is learnt over; "
-                               "no verdict before", 0 },
+                               "no verdict before", 0, NULL },
         [T_RECENT_RUNS] = { "recent_runs", BW_PARAM_INT, "6", 1, DETECTOR_RECENT_MAX, NULL, "runs",
-                            "counted runs the recent level (median) is taken over", 0 },
+                            "counted runs the recent level (median) is taken over", 0, NULL },
         [T_THRESHOLD] = { "threshold", BW_PARAM_DOUBLE, "0.05", 0, 0.99, NULL, "fraction",
-                          "minimum change that is a regression (0.05 = 5% worse than the reference)", 0 },
+                          "minimum change that is a regression (0.05 = 5% worse than the reference)", 0, NULL },
         [T_ALLOWANCE] = { "allowance", BW_PARAM_DOUBLE, "0.6", 0, 10, NULL, "noise units",
-                          "CUSUM allowance: evidence a run adds is its residual minus this", 0 },
+                          "CUSUM allowance: evidence a run adds is its residual minus this", 0, NULL },
         [T_ALARM] = { "alarm", BW_PARAM_DOUBLE, "8.5", 0.1, 1000, NULL, "noise units",
-                      "CUSUM decision interval: accumulated evidence that declares a regression", 0 },
+                      "CUSUM decision interval: accumulated evidence that declares a regression", 0, NULL },
         [T_CLAMP] = { "clamp", BW_PARAM_DOUBLE, "2.75", 0.1, 100, NULL, "noise units",
-                      "most evidence one run can add, so no single wild run alarms", 0 },
+                      "most evidence one run can add, so no single wild run alarms", 0, NULL },
         [T_MAX_STEAL] = { "max_steal", BW_PARAM_DOUBLE, "0.10", 0, 1, NULL, "fraction",
                           "a run of a probe judged by a wall-clock CPU figure during which more "
                           "of the host's CPU time was stolen by the hypervisor is judged but not "
-                          "counted", 0 },
+                          "counted", 0, NULL },
         [T_VERIFY_MIN_RUNS] = { "verify_min_runs", BW_PARAM_INT, "3", 1, DETECTOR_REF_MAX, NULL, "runs",
-                                "fewest runs `benchwatch verify` decides on", 0 },
+                                "fewest runs `benchwatch verify` decides on", 0, NULL },
         [T_VERIFY_RUNS] = { "verify_runs", BW_PARAM_INT, "20", 1, DETECTOR_REF_MAX, NULL, "runs",
                             "most runs `benchwatch verify` makes of a probe; it stops as soon as "
-                            "the answer is clear", 0 },
+                            "the answer is clear", 0, NULL },
         [T_MAX_RUN_DELAY] = { "max_run_delay", BW_PARAM_DOUBLE, "0.10", 0, 100, NULL,
                               "fraction",
                               "a run of a probe judged by a CPU-time figure or waiting on a "
                               "device or server (disk, seqread, http, mysql) whose threads were "
                               "runnable but not running for more than this share of the run "
-                              "(schedstat run delay) is judged but not counted", 0 },
+                              "(schedstat run delay) is judged but not counted", 0, NULL },
         [T_MAX_OTHERS_CPU] = { "max_others_cpu", BW_PARAM_DOUBLE, TRACKER_MAX_OTHERS_CPU, 0, 1,
                                NULL, "fraction",
                                "a run during which other processes used more than this share of "
                                "the host's CPU time (without reaching the daemon's yield_cpu) is "
-                               "judged but not counted; 1: never", 0 },
+                               "judged but not counted; 1: never", 0, NULL },
         [T_JUDGE] = { "judge", BW_PARAM_ENUM, "cpu_time", 0, 0, judge_choices, NULL,
                       "of a CPU-bound probe's rate, judge the work per second of its own CPU "
                       "time (cpu_time: a neighbour cannot lower it, nor can a CPU quota) or "
                       "per wall-clock second, sysbench's figure (wall_clock); the other is "
-                      "exported only", 0 },
+                      "exported only", 0, NULL },
         [T_WINDOW] = { "window", BW_PARAM_INT, "20", 3, 100, NULL, "runs",
-                       OBSOLETE "see reference_runs and recent_runs", 0 },
+                       OBSOLETE "see reference_runs and recent_runs", 0, NULL },
         [T_WARMUP] = { "warmup", BW_PARAM_INT, "5", 1, 100, NULL, "runs",
-                       OBSOLETE "see reference_runs", 0 },
+                       OBSOLETE "see reference_runs", 0, NULL },
         [T_NOISE_K] = { "noise_k", BW_PARAM_DOUBLE, "3", 0, 100, NULL, "",
-                        OBSOLETE "see allowance and alarm", 0 },
+                        OBSOLETE "see allowance and alarm", 0, NULL },
         [T_DEBOUNCE] = { "debounce", BW_PARAM_INT, "3", 1, 100, NULL, "runs",
-                         OBSOLETE "see alarm", 0 },
+                         OBSOLETE "see alarm", 0, NULL },
         { .name = NULL },
 };
 
