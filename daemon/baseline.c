@@ -531,8 +531,8 @@ static int verify_judge(struct verify_ctx *x, const struct detector_config *c,
                 s->seen = true;
                 detector_state(&s->det, c, s->direction, &s->verdict);
                 s->verdict.value = detector_median(v, n);
-                if (!s->det.pinned)
-                        continue; /* still learning: nothing to compare with */
+                if (!s->verdict.valid)
+                        continue; /* fewer than min_runs: nothing to compare with yet */
                 int r = detector_verify(&s->det, c, s->direction, v, n, min_runs, max_runs,
                                         &s->check);
                 if (r < 0)
@@ -638,16 +638,18 @@ static const struct {
         const char *name, *help;
 } series_families[] = {
         { "benchwatch_regression",
-          "1 while the figure named by `metric` is in a regression against its pinned reference, else 0" },
+          "1 while the figure named by `metric` is in a regression against its reference, else 0" },
+        { "benchwatch_baseline_runs",
+          "Counted runs the reference of the figure named by `metric` holds: verdicts from [regression] min_runs, pinned at reference_runs" },
         { "benchwatch_baseline",
-          "Pinned reference of the figure named by `metric` (learnt over the commissioning window), in its unit" },
+          "Reference of the figure named by `metric` (learnt over the commissioning window, pinned at its end), in its unit" },
         { "benchwatch_baseline_timestamp_seconds",
           "When the reference of the figure named by `metric` was pinned or last accepted, UNIX time" },
         { "benchwatch_baseline_noise_ratio",
           "Relative per-run noise of the figure named by `metric` in its reference window (robust sd of the log)" },
-        { "benchwatch_regression_ratio", "This run's figure divided by its pinned reference" },
+        { "benchwatch_regression_ratio", "This run's figure divided by its reference" },
         { "benchwatch_regression_change_ratio",
-          "Recent level of the figure against its pinned reference, minus 1 (-0.14 is 14% lower): the median of the runs since the evidence began to accumulate, else of the last recent_runs counted runs" },
+          "Recent level of the figure against its reference, minus 1 (-0.14 is 14% lower): the median of the runs since the evidence began to accumulate, else of the last recent_runs counted runs" },
         { "benchwatch_regression_change_low_ratio", "Lower end of the 95% confidence interval of the change ratio" },
         { "benchwatch_regression_change_high_ratio", "Upper end of the 95% confidence interval of the change ratio" },
         { "benchwatch_regression_evidence",
@@ -658,14 +660,15 @@ static int add_series_metrics(const struct baseline_series *s, struct result *re
 {
         const struct detector_verdict *v = &s->verdict;
         const double values[] = {
-                v->regression ? 1 : 0, v->reference, v->reference_time, v->noise, v->ratio,
+                v->regression ? 1 : 0, v->learnt, v->reference,
+                v->pinned ? v->reference_time : NAN, v->noise, v->ratio,
                 v->change, v->change_lo, v->change_hi, v->evidence,
         };
         const char **lv = series_labels(s);
         int r = lv ? 0 : -ENOMEM;
         for (size_t i = 0; i < sizeof(values) / sizeof(values[0]) && r >= 0; i++) {
-                /* state always; the figures once the reference is pinned */
-                if (i && (!v->valid || !isfinite(values[i])))
+                /* state and runs always; the figures once verdicts are given */
+                if (i > 1 && (!v->valid || !isfinite(values[i])))
                         continue;
                 r = result_add(res, series_families[i].name, series_families[i].help,
                                METRIC_GAUGE, lv, values[i], NULL);

@@ -53,8 +53,8 @@ static void format_series(FILE *f, const struct baseline_series *s)
                 d->pinned ? 1 : 0, d->pinned_at);
         format_values(f, "values", d->ref, d->n_ref);
         format_values(f, "recent", d->recent, d->n_recent);
-        fprintf(f, "state %d %u %.17g %.17g %.17g %.17g %.17g\n", d->regression ? 1 : 0,
-                d->segment, d->cusum, d->fast, d->clear, d->shift, d->last_z);
+        fprintf(f, "state %d %u %.17g %.17g %.17g %.17g %.17g %u\n", d->regression ? 1 : 0,
+                d->segment, d->cusum, d->fast, d->clear, d->shift, d->last_z, d->n_judged);
 }
 
 static void format_context(FILE *f, const char *word, const struct context *c)
@@ -224,13 +224,16 @@ static int parse_finite(const char *s, double *ret)
         return 0;
 }
 
-/* "<regression> <segment> <cusum> <fast> <clear> <shift> <last_z>" */
+/* "<regression> <segment> <cusum> <fast> <clear> <shift> <last_z> [<judged>]"
+ * (a file written before the drift test has no <judged>: 0) */
 static int parse_state(char *rest, struct detector *d)
 {
         unsigned reg;
-        char *t[7];
-        for (int i = 0; i < 7; i++)
+        char *t[8];
+        for (int i = 0; i < 8; i++)
                 t[i] = rest ? strsep(&rest, " ") : NULL;
+        if (t[7] && parse_uint(t[7], DETECTOR_RECENT_MAX, &d->n_judged) < 0)
+                return -EBADMSG;
         if (rest || parse_uint(t[0], 1, &reg) < 0 ||
             parse_uint(t[1], UINT32_MAX, &d->segment) < 0 ||
             parse_finite(t[2], &d->cusum) < 0 || parse_finite(t[3], &d->fast) < 0 ||

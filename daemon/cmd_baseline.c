@@ -1,5 +1,5 @@
 /* cmd_baseline.c — `benchwatch baseline show|reset|accept|import`: look
- * at the pinned references, and change them on purpose only: forget them
+ * at the references, and change them on purpose only: forget them
  * (a new disk: the daemon learns afresh), take the recent level as the new
  * normal (an intended change, e.g. a slower but safer kernel setting), or
  * seed one from a history the operator already has. */
@@ -27,22 +27,26 @@ static void show_series(const struct baseline *b, const struct baseline_series *
         struct detector_verdict v;
         char state[32], day[32] = "-", change[16] = "-";
         detector_state(&s->det, &ts->det, s->direction, &v);
-        if (!s->det.pinned)
+        /* a reference still being learnt gives verdicts from min_runs on:
+         * its figures are shown from then, its state says how far it is */
+        if (s->det.regression)
+                snprintf(state, sizeof(state), "REGRESSION");
+        else if (!s->det.pinned)
                 snprintf(state, sizeof(state), "learning %u/%u", s->det.n_ref, ts->det.reference_runs);
         else
-                snprintf(state, sizeof(state), "%s", s->det.regression ? "REGRESSION" : "ok");
+                snprintf(state, sizeof(state), "ok");
         if (s->det.pinned) {
                 time_t t = (time_t)s->det.pinned_at;
                 struct tm tm;
                 if (gmtime_r(&t, &tm))
                         strftime(day, sizeof(day), "%Y-%m-%d", &tm);
         }
-        if (isfinite(v.change))
+        if (v.valid && isfinite(v.change))
                 snprintf(change, sizeof(change), "%+.1f%%", v.change * 100);
         char ref[32] = "-", noise[16] = "-";
-        if (isfinite(v.reference))
+        if (v.valid && isfinite(v.reference))
                 baseline_format_figure(s, v.reference, ref, sizeof(ref));
-        if (isfinite(v.noise))
+        if (v.valid && isfinite(v.noise))
                 snprintf(noise, sizeof(noise), "%.1f%%", v.noise * 100);
         /* the key last: as long as its labels make it, the columns stay put */
         printf("%-14s %-14s", b->probe, state);
@@ -284,9 +288,11 @@ static void baseline_usage(FILE *f)
                    "       benchwatch baseline reset PROBE ...|--all\n"
                    "       benchwatch baseline accept PROBE ...\n"
                    "       benchwatch baseline import PROBE FILE [--metric KEY]\n\n"
-                   "show    the pinned references: level, noise, since when, and the recent change\n"
+                   "show    the references: level, noise, since when pinned (or how many runs\n"
+                   "        of [regression] reference_runs they hold while learnt; verdicts from\n"
+                   "        min_runs on), and the recent change\n"
                    "reset   forget them after an intended change (a new disk): the daemon learns\n"
-                   "        new ones over the next [regression] reference_runs runs\n"
+                   "        new ones, with verdicts again after [regression] min_runs runs\n"
                    "accept  take the recent level as the new reference (an intended slowdown);\n"
                    "        a further change from there is still caught\n"
                    "import  pin the reference of one figure on a history (one value a line, or\n"

@@ -1,12 +1,15 @@
 /* cmd_verify.c — `benchwatch verify`: after maintenance, is this host as
- * fast as its pinned references?
+ * fast as its references?
  *
  * Each enabled probe runs until the comparison of its fresh runs with its
  * reference window is clear (detector_verify: a change worse than the
  * minimum effect with 99% confidence fails, one clearly inside it passes)
- * or [regression] verify_runs is reached, when the estimate decides.  A
- * table says, per figure, the change, its 95% interval, how many runs it
- * took and why it stopped; the exit code is the verdict. */
+ * or [regression] verify_runs is reached, when the estimate decides.  The
+ * reference may still be learnt: from [regression] min_runs counted runs
+ * on, its own uncertainty widens the interval.  A table says, per figure,
+ * the change, its 95% interval, the smallest worsening these runs would
+ * have caught, how many runs it took and why it stopped; the exit code is
+ * the verdict. */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -22,6 +25,7 @@
 #include "format.h"
 #include "busy.h"
 #include "log.h"
+#include "parse.h"
 #include "tracker.h"
 
 static bool selected(const char *probe, char **names, size_t n)
@@ -36,7 +40,7 @@ static bool selected(const char *probe, char **names, size_t n)
 
 static const char *verdict_text(const struct baseline_series *s)
 {
-        if (!s->det.pinned)
+        if (!s->verdict.valid)
                 return "learning";
         if (s->check.outcome == DETECTOR_VERIFY_FAIL)
                 return "REGRESSION";
@@ -53,10 +57,12 @@ static void print_json_row(const struct baseline *b, const struct baseline_serie
         format_json_string(stdout, s->key);
         printf(",\"baseline\":%.9g,\"now\":%.9g", isfinite(v->reference) ? v->reference : 0,
                v->value);
-        if (s->det.pinned)
+        printf(",\"reference_runs\":%u,\"pinned\":%s", s->det.n_ref,
+               s->det.pinned ? "true" : "false");
+        if (v->valid)
                 printf(",\"change\":%.6g,\"change_low\":%.6g,\"change_high\":%.6g,"
-                       "\"p_worse\":%.4g,\"runs\":%u,\"decided\":\"%s\"",
-                       c->change, c->change_lo, c->change_hi, c->p_worse, c->runs,
+                       "\"detectable\":%.6g,\"p_worse\":%.4g,\"runs\":%u,\"decided\":\"%s\"",
+                       c->change, c->change_lo, c->change_hi, c->detectable, c->p_worse, c->runs,
                        c->at_bound ? "bound" : c->outcome == DETECTOR_VERIFY_MORE ? "unclear" : "clear");
         printf(",\"verdict\":\"%s\"}", verdict_text(s));
 }
@@ -65,10 +71,11 @@ static void print_table_row(const struct baseline *b, const struct baseline_seri
 {
         const struct detector_verdict *v = &s->verdict;
         const struct detector_verify_verdict *c = &s->check;
-        char ci[48] = "-", ch[16] = "-", ref[32] = "-", now[32], runs[16] = "-";
-        if (s->det.pinned) {
+        char ci[48] = "-", ch[16] = "-", ref[32] = "-", now[32], runs[16] = "-", mde[16] = "-";
+        if (v->valid) {
                 snprintf(ch, sizeof(ch), "%+.1f%%", c->change * 100);
                 snprintf(ci, sizeof(ci), "%+.1f..%+.1f%%", c->change_lo * 100, c->change_hi * 100);
+                snprintf(mde, sizeof(mde), "%.1f%%", c->detectable * 100);
                 snprintf(runs, sizeof(runs), "%u", c->runs);
                 baseline_format_figure(s, v->reference, ref, sizeof(ref));
         }
@@ -77,7 +84,7 @@ static void print_table_row(const struct baseline *b, const struct baseline_seri
         printf("%-14s", b->probe);
         format_cell(stdout, ref, 10);
         format_cell(stdout, now, 10);
-        printf(" %8s %16s %4s  %-10s  %s\n", ch, ci, runs, verdict_text(s), s->key);
+        printf(" %8s %16s %8s %4s  %-10s  %s\n", ch, ci, mde, runs, verdict_text(s), s->key);
 }
 
 static void print_rows(const struct baseline *b, enum output_format fmt, bool *first)
@@ -117,6 +124,22 @@ static char *context_change(const struct baseline *b, const struct result *last)
         return change;
 }
 
+/* " (a reference of 12 runs, still being learnt)" or "". */
+static const char *learning_note(const struct baseline *b, const struct tracker_settings *ts)
+{
+        static char note[96];
+        unsigned least = ts->det.reference_runs;
+        for (size_t i = 0; i < b->n_series; i++)
+                if (b->series[i].seen && !b->series[i].det.pinned &&
+                    b->series[i].det.n_ref < least)
+                        least = b->series[i].det.n_ref;
+        if (least >= ts->det.reference_runs)
+                return "";
+        snprintf(note, sizeof(note), " (against a reference of %u runs, still being learnt)",
+                 least);
+        return note;
+}
+
 /* Why verify stopped with this probe, on stderr. */
 static void print_stop(const struct probe_cfg *pc, const struct baseline *b, int outcome,
                        size_t runs, const struct tracker_settings *ts,
@@ -128,8 +151,8 @@ static void print_stop(const struct probe_cfg *pc, const struct baseline *b, int
                 char *t = baseline_change_text(f, f->check.change, f->check.change_lo,
                                                f->check.change_hi);
                 char *ctx = context_change(b, last);
-                fprintf(stderr, "%s: FAIL after %zu run(s)%s: %s %s\n", pc->name, runs,
-                        bound ? " (the bound)" : "", f->key, t ? t : "");
+                fprintf(stderr, "%s: FAIL after %zu run(s)%s%s: %s %s\n", pc->name, runs,
+                        bound ? " (the bound)" : "", learning_note(b, ts), f->key, t ? t : "");
                 if (ctx)
                         fprintf(stderr, "%s: measured on another context than the reference: %s\n",
                                 pc->name, ctx);
@@ -137,16 +160,22 @@ static void print_stop(const struct probe_cfg *pc, const struct baseline *b, int
                 free(t);
         } else if (outcome == DETECTOR_VERIFY_PASS && !bound) {
                 fprintf(stderr, "%s: pass after %zu run(s): every figure is clearly within "
-                                "%.0f%% of its reference\n", pc->name, runs, ts->det.threshold * 100);
+                                "%.0f%% of its reference%s\n", pc->name, runs,
+                        ts->det.threshold * 100, learning_note(b, ts));
         } else {
                 fprintf(stderr, "%s: pass at the bound (%zu runs, [regression] verify_runs): "
                                 "no figure is significantly worse than its reference by %.0f%% "
-                                "or more\n", pc->name, runs, ts->det.threshold * 100);
+                                "or more%s\n", pc->name, runs, ts->det.threshold * 100,
+                        learning_note(b, ts));
         }
 }
 
-static int load_pinned(const char *state_dir, const struct probe_cfg *pc,
-                       const struct tracker_settings *ts, struct baseline **ret)
+/* The probe's references; EXIT_USAGE, with a line per probe saying how
+ * many runs its reference holds and when a verdict is possible, while no
+ * figure has min_runs yet. */
+static int load_reference(const char *state_dir, const struct probe_cfg *pc,
+                          const struct tracker_settings *ts, struct baseline **ret,
+                          size_t *waiting)
 {
         char *why = NULL;
         int r = baseline_load(state_dir, pc->name, ret, &why);
@@ -155,18 +184,24 @@ static int load_pinned(const char *state_dir, const struct probe_cfg *pc,
                 free(why);
                 return EXIT_USAGE;
         }
-        unsigned most = 0;
+        unsigned most = 0, min = ts->det.min_runs < ts->det.reference_runs ?
+                                 ts->det.min_runs : ts->det.reference_runs;
         for (size_t i = 0; i < (*ret)->n_series; i++) {
-                if ((*ret)->series[i].det.pinned)
+                const struct detector *d = &(*ret)->series[i].det;
+                if (d->pinned || d->n_ref >= min)
                         return EXIT_OK;
-                if ((*ret)->series[i].det.n_ref > most)
-                        most = (*ret)->series[i].det.n_ref;
+                if (d->n_ref > most)
+                        most = d->n_ref;
         }
-        log_error("%s probe '%s': no reference yet in %s: still learning (%u of %u "
-                  "reference runs; the daemon pins it after [regression] reference_runs)",
-                  pc->plugin->name, pc->name, state_dir, most, ts->det.reference_runs);
+        char when[32];
+        format_duration((min - most) * pc->interval, when, sizeof(when));
+        log_error("%s probe '%s': no verdict possible yet: its reference in %s holds %u of "
+                  "the %u counted runs a verdict needs ([regression] min_runs); the daemon "
+                  "adds %u more in about %s at its interval",
+                  pc->plugin->name, pc->name, state_dir, most, min, min - most, when);
         baseline_free(*ret);
         *ret = NULL;
+        (*waiting)++;
         return EXIT_USAGE;
 }
 
@@ -189,11 +224,12 @@ static struct result *verify_run(struct app *app, const struct probe_cfg *pc)
 
 /* Runs one probe until its comparison is clear; returns an exit code. */
 static int verify_probe(struct app *app, const struct probe_cfg *pc,
-                        const struct tracker_settings *ts, enum output_format fmt, bool *first)
+                        const struct tracker_settings *ts, enum output_format fmt, bool *first,
+                        size_t *waiting)
 {
         const char *state_dir = app_daemon_option(app, "state_dir")->s;
         struct baseline *b = NULL;
-        int ex = load_pinned(state_dir, pc, ts, &b);
+        int ex = load_reference(state_dir, pc, ts, &b, waiting);
         if (ex != EXIT_OK)
                 return ex;
         struct result *res[ts->verify_max_runs];
@@ -250,11 +286,15 @@ static void verify_usage(FILE *f)
 {
         fprintf(f, "Usage: benchwatch verify [--probe NAME ...] [--format=table|json]\n\n"
                    "Runs each configured probe until the comparison of its fresh runs with\n"
-                   "its pinned reference is clear (at least [regression] verify_min_runs,\n"
-                   "at most verify_runs runs), and prints the change of every figure with\n"
-                   "its 95%% confidence interval.  A figure fails when it is worse than its\n"
-                   "reference by more than [regression] threshold with 99%% confidence.\n"
-                   "Exit status: 0 all pass, 1 a regression, 2 an error (e.g. no reference yet).\n");
+                   "its reference is clear (at least [regression] verify_min_runs, at most\n"
+                   "verify_runs runs), and prints the change of every figure with its 95%%\n"
+                   "confidence interval and the smallest worsening the runs would have\n"
+                   "caught (\"detects\", with 80%% power).  A figure fails when it is worse\n"
+                   "than its reference by more than [regression] threshold with 99%%\n"
+                   "confidence.  A reference still being learnt serves from [regression]\n"
+                   "min_runs counted runs on, its own uncertainty in the interval.\n"
+                   "Exit status: 0 all pass, 1 a regression, 2 an error (e.g. a reference\n"
+                   "with fewer than min_runs runs).\n");
 }
 
 static int parse_verify_args(int argc, char **argv, char **names, size_t *n_names,
@@ -307,22 +347,29 @@ int cmd_verify(struct app *app, int argc, char **argv)
         tracker_settings(app->cfg, &ts);
         bool first = true;
         if (fmt == FORMAT_TABLE)
-                printf("%-14s %10s %10s %8s %16s %4s  %-10s  %s\n", "probe", "reference",
-                       "now", "change", "95% CI", "runs", "verdict", "metric");
+                printf("%-14s %10s %10s %8s %16s %8s %4s  %-10s  %s\n", "probe", "reference",
+                       "now", "change", "95% CI", "detects", "runs", "verdict", "metric");
         else
                 printf("{\"results\":[");
-        size_t checked = 0;
-        for (size_t i = 0; ex != EXIT_USAGE && i < app->cfg->n_probes; i++) {
+        size_t checked = 0, waiting = 0;
+        bool bad_usage = ex == EXIT_USAGE;
+        for (size_t i = 0; !bad_usage && i < app->cfg->n_probes; i++) {
                 const struct probe_cfg *pc = &app->cfg->probes[i];
                 if (!pc->enabled || !selected(pc->name, names, n_names))
                         continue;
-                int r = verify_probe(app, pc, &ts, fmt, &first);
+                size_t was_waiting = waiting;
+                int r = verify_probe(app, pc, &ts, fmt, &first, &waiting);
                 checked++;
+                /* a probe whose reference is too short does not stop the others */
+                bad_usage = r == EXIT_USAGE && waiting == was_waiting;
                 if (r != EXIT_OK && (ex == EXIT_OK || r == EXIT_USAGE || r == EXIT_ENV))
                         ex = r;
         }
         if (fmt == FORMAT_JSON)
                 printf("],\"status\":\"%s\"}\n", ex == EXIT_OK ? "pass" : ex == EXIT_FAILED ? "regression" : "error");
+        else if (waiting)
+                printf("\nERROR: no verdict possible yet for %zu of %zu probe(s): their "
+                       "references are still too short (see above)\n", waiting, checked);
         else
                 printf("\n%s: %zu probe(s) checked\n",
                        ex == EXIT_OK ? "PASS" : ex == EXIT_FAILED ? "FAIL (regression)" : "ERROR", checked);

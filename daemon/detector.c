@@ -14,23 +14,32 @@
 #define NOISE_FLOOR 1e-4 /* a relative noise below 0.01% is a flat series */
 #define Z95 1.959964     /* two-sided 95% */
 #define Z99 2.326348     /* one-sided 99% */
+#define Z80 0.841621     /* one-sided 80% */
 /* The fast CUSUM: FAST_K times the allowance, FAST_H times the alarm. */
 #define FAST_K 2.0
 #define FAST_H 0.5
+#define DRIFT_MIN_RUNS 10 /* fewest runs a decline is fitted over */
+#define DRIFT_CLAMP 2.5    /* a run's residual in the drift test; one beyond the
+                              CUSUM's clamp counts 0: a drift is many small
+                              residuals, not a few wild ones */
 
 void detector_config_default(struct detector_config *c)
 {
+        c->min_runs = 10;
         c->reference_runs = 100;
         c->recent_runs = 6;
         c->threshold = 0.05;
         c->allowance = 0.6;
         c->alarm = 8.5;
         c->clamp = 2.75;
+        c->drift_alarm = 4.3;
 }
 
 int detector_config_check(const struct detector_config *c)
 {
         if (c->reference_runs < DETECTOR_REF_MIN || c->reference_runs > DETECTOR_REF_MAX)
+                return -EINVAL;
+        if (c->min_runs < DETECTOR_REF_MIN || c->min_runs > DETECTOR_REF_MAX)
                 return -EINVAL;
         if (c->recent_runs < 1 || c->recent_runs > DETECTOR_RECENT_MAX)
                 return -EINVAL;
@@ -41,6 +50,8 @@ int detector_config_check(const struct detector_config *c)
         if (!(c->alarm > 0) || !isfinite(c->alarm))
                 return -EINVAL;
         if (!(c->clamp > c->allowance) || !isfinite(c->clamp))
+                return -EINVAL;
+        if (!(c->drift_alarm >= 0) || !isfinite(c->drift_alarm))
                 return -EINVAL;
         return 0;
 }
@@ -119,23 +130,34 @@ static void reference_of(const double *v, size_t n, struct detector_reference *r
                 den += r * r;
                 num += i ? r * (lg[i - 1] - m) / s : 0;
         }
-        /* the lag-1 estimate is biased low by about (1 + 3 rho) / n */
-        /* a flat series (noise at the floor) has no correlation to speak
-         * of, and fewer than RHO_MIN_RUNS runs cannot tell one (the
-         * estimate's error is 1/sqrt(n)): both are taken as independent */
-        bool flat = den < 0.01 * (double)n || n < RHO_MIN_RUNS;
-        double rho = flat ? 0 : num / den;
-        if (!flat)
-                rho += (1 + 3 * rho) / (double)n;
+        /* the lag-1 estimate is biased low by about (1 + 3 rho) / n, and
+         * its error is about sqrt((1 - rho^2) / n): an estimate too low
+         * leaves the runs' common swings in the evidence (false alarms),
+         * one too high only costs power, so a correlation the runs show
+         * clearly (two errors above 0) is taken half an error higher.  Fewer
+         * than RHO_MIN_RUNS runs take only a clear one; a flat series
+         * (noise at the floor) has none to speak of. */
+        double rho = 0;
+        if (den >= 0.01 * (double)n && n >= 3) {
+                double r = num / den;
+                r += (1 + 3 * r) / (double)n;
+                double se = sqrt((1 - fmin(r * r, RHO_MAX * RHO_MAX)) / (double)n);
+                if (r > 2 * se)
+                        rho = r + se / 2;
+                else if (n >= RHO_MIN_RUNS)
+                        rho = r;
+        }
         ret->log_level = m;
         ret->sigma = s;
+        ret->mad = s0;
         ret->rho = clampd(rho, 0, RHO_MAX);
         ret->scale = s * sqrt((1 + ret->rho) / (1 - ret->rho));
 }
 
 int detector_refresh(struct detector *d)
 {
-        if (d->n_ref > DETECTOR_REF_MAX || d->n_recent > DETECTOR_RECENT_MAX)
+        if (d->n_ref > DETECTOR_REF_MAX || d->n_recent > DETECTOR_RECENT_MAX ||
+            d->n_judged > d->n_recent)
                 return -EINVAL;
         for (unsigned i = 0; i < d->n_ref; i++)
                 if (!value_ok(d->ref[i]))
@@ -151,12 +173,45 @@ int detector_refresh(struct detector *d)
         return 0;
 }
 
-/* Worse-positive residual of log value x, in units of the per-run noise,
- * unclamped. */
+/* The reference runs a verdict needs (min_runs, at most reference_runs). */
+static unsigned min_runs_of(const struct detector_config *c)
+{
+        return c->min_runs < c->reference_runs ? c->min_runs : c->reference_runs;
+}
+
+static bool judged(const struct detector *d, const struct detector_config *c)
+{
+        return d->pinned || d->n_ref >= min_runs_of(c);
+}
+
+/* The normal score of a Student-t value t with nu degrees of freedom
+ * (Wallace 1959: within 0.01 of the exact score for nu >= 5 out to
+ * |t| = 10, and exact as nu grows). */
+static double t_to_normal(double t, double nu)
+{
+        double z = (8 * nu + 1) / (8 * nu + 3) * sqrt(nu * log1p(t * t / nu));
+        return t < 0 ? -z : z;
+}
+
+/* Its inverse: the Student-t quantile with the normal score z. */
+static double normal_to_t(double z, double nu)
+{
+        double w = z * (8 * nu + 3) / (8 * nu + 1);
+        double t = sqrt(nu * expm1(w * w / nu));
+        return z < 0 ? -t : t;
+}
+
+/* Worse-positive residual of log value x against the predictive
+ * distribution of the reference's n runs, as a normal score: the
+ * difference from the level in units of the noise times sqrt(1 + 1/n)
+ * (the level's own error), a Student-t with n - 1 degrees of freedom (the
+ * noise's), mapped to N(0,1).  Unclamped. */
 static double residual_of(const struct detector *d, enum detector_direction dir,
                           double x)
 {
-        double z = (log(x) - d->rs.log_level) / d->rs.sigma;
+        double n = d->n_ref;
+        double t = (log(x) - d->rs.log_level) / (d->rs.sigma * sqrt(1 + 1 / n));
+        double z = n > 1 ? t_to_normal(t, n - 1) : t;
         return dir == DETECTOR_HIGHER_IS_BETTER ? -z : z;
 }
 
@@ -209,6 +264,37 @@ static void change_of(const struct detector *d, const struct detector_config *c,
         v->change_hi = expm1(diff + Z95 * se);
 }
 
+/* The drift test: the residuals of the last n_judged recent runs (the
+ * runs judged against this pinned reference), clamped (and a wild run's
+ * taken as 0), fitted by a decline
+ * starting after run t0, for every t0 that leaves DRIFT_MIN_RUNS runs; the
+ * largest fit in noise units (0 when none). */
+static double drift_of(const struct detector *d, const struct detector_config *c,
+                       enum detector_direction dir)
+{
+        unsigned n = d->n_judged < d->n_recent ? d->n_judged : d->n_recent;
+        double u[DETECTOR_RECENT_MAX], best = 0, unit = d->rs.sigma / d->rs.scale;
+        if (!d->pinned || n < DRIFT_MIN_RUNS || !(c->drift_alarm > 0))
+                return 0;
+        /* the residuals in units of the long-run noise (the noise inflated
+         * by the autocorrelation): what a sum over many runs varies by */
+        for (unsigned i = 0; i < n; i++) {
+                double z = residual_of(d, dir, d->recent[d->n_recent - n + i]) * unit;
+                u[i] = fabs(z) > c->clamp ? 0 : clampd(z, -DRIFT_CLAMP, DRIFT_CLAMP);
+        }
+        /* sum (t - t0) u_t and sum (t - t0)^2 for t0 = n - 1 - k, from the
+         * newest run back: each step back adds every run's weight by one */
+        double su = 0, swu = 0, sw2 = 0;
+        for (unsigned k = 1; k <= n; k++) {
+                su += u[n - k];
+                swu += su;
+                sw2 += (double)k * k;
+                if (k >= DRIFT_MIN_RUNS)
+                        best = fmax(best, swu / sqrt(sw2));
+        }
+        return best;
+}
+
 void detector_state(const struct detector *d, const struct detector_config *c,
                     enum detector_direction dir, struct detector_verdict *ret)
 {
@@ -217,18 +303,21 @@ void detector_state(const struct detector *d, const struct detector_config *c,
                 .reference = NAN, .noise = NAN,
                 .regression = d->regression, .learnt = d->n_ref,
         };
-        v.valid = d->pinned;
+        v.valid = judged(d, c);
+        v.pinned = d->pinned;
         if (d->n_ref) {
                 v.reference = exp(d->rs.log_level);
                 v.noise = d->rs.sigma;
         }
-        if (d->pinned) {
+        if (d->pinned)
                 v.reference_time = d->pinned_at;
+        if (v.valid) {
                 double e = fmax(d->cusum / c->alarm, d->fast / (FAST_H * c->alarm));
+                if (c->drift_alarm > 0)
+                        e = fmax(e, drift_of(d, c, dir) / c->drift_alarm);
                 v.evidence = d->regression ? fmax(e, 1) : e;
         }
         change_of(d, c, &v);
-        (void)dir;
         *ret = v;
 }
 
@@ -272,9 +361,14 @@ static enum detector_transition advance(struct detector *d, const struct detecto
         d->cusum = fmax(0, d->cusum + zc - c->allowance);
         d->fast = fmax(0, d->fast + zc - FAST_K * c->allowance);
         d->segment = d->cusum > 0 ? d->segment + 1 : 0;
+        if (d->pinned && d->n_judged < DETECTOR_RECENT_MAX)
+                d->n_judged++;
         if (!d->regression) {
                 unsigned n = d->segment < c->recent_runs ? d->segment : c->recent_runs;
-                if (d->cusum < c->alarm && d->fast < FAST_H * c->alarm)
+                bool drift = c->drift_alarm > 0 && drift_of(d, c, dir) >= c->drift_alarm;
+                if (drift && n < c->recent_runs)
+                        n = c->recent_runs; /* a decline: its latest runs */
+                if (d->cusum < c->alarm && d->fast < FAST_H * c->alarm && !drift)
                         return DETECTOR_STEADY;
                 /* enough evidence: wait for the effect */
                 d->cusum = fmin(d->cusum, c->alarm);
@@ -306,19 +400,24 @@ static enum detector_transition advance(struct detector *d, const struct detecto
                 return DETECTOR_STEADY;
         d->regression = false;
         d->cusum = d->fast = d->clear = d->shift = 0;
-        d->segment = 0;
+        d->segment = d->n_judged = 0;
         return DETECTOR_LEFT;
 }
 
+/* A counted run joins the reference still being learnt, right after it
+ * was judged (so the next run's score is independent of this one's),
+ * unless the series is in a regression; at reference_runs it is pinned. */
 static void learn(struct detector *d, const struct detector_config *c, double value,
                   double t)
 {
+        if (d->regression)
+                return;
         push_bounded(d->ref, &d->n_ref, DETECTOR_REF_MAX, value);
         reference_of(d->ref, d->n_ref, &d->rs);
         if (d->n_ref >= c->reference_runs) {
                 d->pinned = true;
                 d->pinned_at = t;
-                d->last_z = 0;
+                d->n_judged = 0;
         }
 }
 
@@ -329,12 +428,12 @@ int detector_update(struct detector *d, const struct detector_config *c,
         if (!value_ok(value) || dir == DETECTOR_NONE || detector_config_check(c) < 0)
                 return -EINVAL;
         enum detector_transition tr = DETECTOR_STEADY;
-        double z = d->pinned ? residual_of(d, dir, value) : NAN;
+        double z = judged(d, c) ? residual_of(d, dir, value) : NAN;
         if (counted) {
                 push_bounded(d->recent, &d->n_recent, DETECTOR_RECENT_MAX, value);
-                if (d->pinned)
+                if (!isnan(z))
                         tr = advance(d, c, dir, z);
-                else
+                if (!d->pinned)
                         learn(d, c, value, t);
         }
         detector_state(d, c, dir, ret);
@@ -365,11 +464,13 @@ int detector_accept(struct detector *d, const struct detector_config *c, double 
                 /* a new normal that is clearly noisier than the old one (half
                  * as noisy again: more than the error of a noise estimate over
                  * a few runs) keeps its own noise, so the reference is not
-                 * stricter than the host */
+                 * stricter than the host; judged by the scaled MAD, which a
+                 * run or two of the old level among them (the CUSUM's change
+                 * point can be a run early) does not move */
                 struct detector_reference now;
                 reference_of(d->recent + (d->n_recent - n), n, &now);
-                if (now.sigma > ACCEPT_NOISIER * d->rs.sigma)
-                        spread = now.sigma / d->rs.sigma;
+                if (now.mad > ACCEPT_NOISIER * d->rs.sigma)
+                        spread = now.mad / d->rs.sigma;
         }
         /* move (and widen) the reference runs, so that everything derived
          * from them (level, noise, correlation, verify's window) follows */
@@ -378,7 +479,7 @@ int detector_accept(struct detector *d, const struct detector_config *c, double 
         d->pinned_at = t;
         d->regression = false;
         d->cusum = d->fast = d->clear = d->shift = d->last_z = 0;
-        d->segment = 0;
+        d->segment = d->n_judged = 0;
         reference_of(d->ref, d->n_ref, &d->rs);
         return 0;
 }
@@ -420,8 +521,8 @@ int detector_verify(const struct detector *d, const struct detector_config *c,
                     struct detector_verify_verdict *ret)
 {
         struct detector_verify_verdict v = { .runs = (unsigned)n };
-        if (!d->pinned || !n || n > DETECTOR_REF_MAX || dir == DETECTOR_NONE ||
-            detector_config_check(c) < 0)
+        if (!n || n > DETECTOR_REF_MAX || dir == DETECTOR_NONE ||
+            detector_config_check(c) < 0 || !judged(d, c))
                 return -EINVAL;
         for (size_t i = 0; i < n; i++)
                 if (!value_ok(fresh[i]))
@@ -430,13 +531,20 @@ int detector_verify(const struct detector *d, const struct detector_config *c,
         double worse = dir == DETECTOR_HIGHER_IS_BETTER ? -diff : diff;
         double se = d->rs.scale * sqrt(1.0 / (double)n + 1.0 / d->n_ref);
         double margin = margin_of(dir, c->threshold);
+        /* the noise is the reference's estimate: Student-t quantiles with
+         * its n - 1 degrees of freedom (a short reference is less sure) */
+        double nu = d->n_ref > 1 ? d->n_ref - 1 : 1;
+        double q95 = normal_to_t(Z95, nu), q99 = normal_to_t(Z99, nu);
         v.change = expm1(diff);
-        v.change_lo = expm1(diff - Z95 * se);
-        v.change_hi = expm1(diff + Z95 * se);
-        v.p_worse = 0.5 * erfc(worse / se / M_SQRT2);
-        if (n >= min_runs && worse - Z99 * se > margin)
+        v.change_lo = expm1(diff - q95 * se);
+        v.change_hi = expm1(diff + q95 * se);
+        /* the smallest worsening FAIL would catch half the time (at the
+         * minimum effect plus the 99% margin), and four times in five */
+        v.detectable = expm1(margin + (q99 + Z80) * se);
+        v.p_worse = 0.5 * erfc(t_to_normal(worse / se, nu) / M_SQRT2);
+        if (n >= min_runs && worse - q99 * se > margin)
                 v.outcome = DETECTOR_VERIFY_FAIL;
-        else if (n >= min_runs && worse + Z99 * se < margin)
+        else if (n >= min_runs && worse + q99 * se < margin)
                 v.outcome = DETECTOR_VERIFY_PASS;
         else if (n >= max_runs) {
                 v.at_bound = true;

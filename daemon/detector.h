@@ -3,8 +3,8 @@
  * One detector follows one series (a figure of a probe, e.g. the read IOPS
  * of disk probe "root").  It keeps two references:
  *
- * - a *pinned reference*, learnt once over the first `reference_runs`
- *   counted runs (the commissioning window) and changed only on purpose
+ * - a *reference*, learnt over the first `reference_runs` counted runs (the
+ *   commissioning window), then pinned and changed only on purpose
  *   (`baseline reset` forgets it, `baseline accept` moves it to the recent
  *   level).  Its level is the median of the logs of those runs and its
  *   noise the scaled MAD of the logs (a relative spread: one wild run moves
@@ -15,6 +15,18 @@
  *   (while evidence accumulates, of the runs since it began), which is
  *   what `change` reports and what `accept` pins.
  *
+ * Verdicts start once the reference holds `min_runs` runs, long before it
+ * is pinned: each run is judged against the *predictive* distribution of
+ * the reference (Hawkins 1987, the self-starting CUSUM): its residual is
+ * divided by the noise times sqrt(1 + 1/n), for the level's own error, and
+ * mapped from a Student-t with n - 1 degrees of freedom, for the noise's,
+ * to a normal score (Wallace 1959).  For Gaussian runs that score is
+ * exactly N(0,1) whatever n, and successive scores are independent when
+ * each run joins the reference right after it is judged, so the same
+ * CUSUM at the same alarm level keeps the pinned reference's false-alarm
+ * rate from the first verdict on; its power grows as the reference does.
+ * A run judged while the series is in a regression does not join it.
+ *
  * Evidence accumulates across runs in a one-sided CUSUM (Page 1954) of the
  * standardised residuals of the logs, signed so that "worse" (lower IOPS,
  * higher latency) is positive and clamped to ±`clamp` noise units, so that
@@ -22,22 +34,29 @@
  *     S = max(0, S + min(max(z, -clamp), clamp) - allowance)
  * where z is the run's residual with the part the previous run predicts
  * taken out (the AR(1) innovation), so that runs which drift together with
- * the host's neighbours count once.  Beside it runs a fast CUSUM with twice
+ * the host's neighbours count once.  Beside it run a fast CUSUM with twice
  * the allowance and half the alarm level, which catches large steps in
  * fewer runs (Lucas 1982 combines a CUSUM with a quicker rule for the same
- * reason).  A regression is entered when either reaches its alarm level AND
- * the recent level is worse than the reference by at least `threshold` (a
- * minimum effect: a very quiet host must not alarm on a meaningless 2%).
- * It is left when a second CUSUM, testing "back" (inside the minimum
- * effect, or half way to the reference) against "still at the regressed
- * level", reaches `alarm`; then both start afresh.
+ * reason), and, once the reference is pinned, a test matched to a drift:
+ * the generalised likelihood ratio of a linear decline starting at any of
+ * the last DETECTOR_RECENT_MAX runs judged against this reference,
+ *     D = max over t0 of  sum (t - t0) z_t / sqrt(sum (t - t0)^2),
+ * which weighs each run by how far the decline has gone by then, so a
+ * 0.5%-a-run drift is flagged before a step rule has seen a step.  A
+ * regression is entered when either CUSUM reaches its alarm level or D
+ * reaches `drift_alarm`, AND the recent level is worse than the reference
+ * by at least `threshold` (a minimum effect: a very quiet host must not
+ * alarm on a meaningless 2%).  It is left when a second CUSUM, testing
+ * "back" (inside the minimum effect, or half way to the reference)
+ * against "still at the regressed level", reaches `alarm`; then all start
+ * afresh.
  *
  * Runs taken while the host was busy are judged (the verdict says how this
  * run compares) but change nothing.
  *
  * verify is a sequential two-sample comparison of fresh runs against the
  * reference window, in logs, with the same noise estimate and minimum
- * effect: see detector_verify().
+ * effect, pinned or still being learnt: see detector_verify().
  *
  * Pure computation on a plain struct: no I/O, no allocation, no clock (the
  * caller passes each run's time). */
@@ -62,12 +81,15 @@ enum detector_direction {
 };
 
 struct detector_config {
+        unsigned min_runs;       /* reference runs before the first verdict; 10
+                                    (at most reference_runs) */
         unsigned reference_runs; /* counted runs the pinned reference is learnt over; 100 */
         unsigned recent_runs;    /* counted runs the recent level is the median of; 6 */
         double threshold;        /* minimum relative change that is a regression; 0.05 */
         double allowance;        /* CUSUM allowance k, noise units; 0.6 */
         double alarm;            /* CUSUM decision interval h, noise units; 8.5 */
         double clamp;            /* a run's residual is clamped to ±this; 2.75 */
+        double drift_alarm;      /* drift test's decision level, noise units; 0: off */
         /* Of a rate with a CPU-time twin (baseline.h), judge the wall-clock
          * one instead ([regression] judge = wall_clock); false (the
          * default, which detector_config_default leaves as it finds it:
@@ -79,6 +101,7 @@ struct detector_config {
 struct detector_reference {
         double log_level;   /* median of the logs */
         double sigma;       /* robust sd of the logs (relative noise) */
+        double mad;         /* their scaled MAD (a cruder, sturdier sd) */
         double rho;         /* lag-1 autocorrelation, clamped to [0, 0.8] */
         double scale;       /* sigma × sqrt((1 + rho) / (1 - rho)) */
 };
@@ -96,6 +119,8 @@ struct detector {
         unsigned segment;                 /* counted runs since cusum was 0 */
         double clear;                     /* evidence of "back to normal" */
         double shift;                     /* size of the regression (noise units) */
+        unsigned n_judged;                /* last recent[] runs judged against this
+                                             pinned reference (the drift test's) */
         bool regression;
         struct detector_reference rs;     /* derived: detector_refresh() */
 };
@@ -107,9 +132,10 @@ enum detector_transition {
 };
 
 struct detector_verdict {
-        bool valid;            /* the reference is pinned: a judgement was made */
+        bool valid;            /* the reference holds min_runs: a judgement was made */
+        bool pinned;           /* ... and is pinned */
         double value;          /* the run's figure */
-        double reference;      /* the pinned reference, in the figure's unit; NAN while learning */
+        double reference;      /* the reference, in the figure's unit; NAN before any run */
         double reference_time; /* when it was pinned (UNIX time); 0 while learning */
         double noise;          /* the reference's relative noise per run */
         double ratio;          /* value / reference */
@@ -119,14 +145,16 @@ struct detector_verdict {
                                   recent_runs, at most recent_runs */
         double change_lo, change_hi; /* its 95% confidence interval */
         double residual;       /* this run, worse positive, noise units (clamped) */
-        double evidence;       /* cusum / alarm: 1 is enough to alarm */
+        double evidence;       /* cusum / alarm (or the drift test's share of
+                                  drift_alarm): 1 is enough to alarm */
         unsigned learnt;       /* reference runs so far (learning progress) */
         bool regression;       /* the series' state after this run */
         enum detector_transition transition;
 };
 
 void detector_config_default(struct detector_config *c);
-/* -EINVAL unless DETECTOR_REF_MIN <= reference_runs <= DETECTOR_REF_MAX,
+/* -EINVAL unless DETECTOR_REF_MIN <= min_runs, reference_runs <= DETECTOR_REF_MAX
+ * (a min_runs above reference_runs means reference_runs),
  * 1 <= recent_runs <= DETECTOR_RECENT_MAX, threshold >= 0, allowance >= 0,
  * alarm > 0 and clamp > allowance. */
 int detector_config_check(const struct detector_config *c);
@@ -173,17 +201,23 @@ struct detector_verify_verdict {
         unsigned runs;
         double change;       /* fresh level / reference - 1 */
         double change_lo, change_hi; /* 95% confidence interval */
+        double detectable;   /* the smallest worsening (a positive fraction)
+                                these runs detect with 80% power */
         double p_worse;      /* one-sided p-value of "not worse" */
 };
 
-/* verify: fresh[0..n) against the pinned reference.  The change is the
+/* verify: fresh[0..n) against the reference, pinned or holding at least
+ * c->min_runs runs.  The change is the
  * mean of the fresh logs against the reference's level, both winsorised at
  * ±2.5 noise (a two-sample comparison of means, with the reference's noise
- * for both samples, inflated by its autocorrelation).  FAIL as soon as the change is worse than `threshold`
+ * for both samples, inflated by its autocorrelation; its quantiles those of
+ * a Student-t with the reference's runs - 1 degrees of freedom, so a short
+ * reference widens the interval).  FAIL as soon as the change is worse than `threshold`
  * with 99% confidence; PASS as soon as it is better than `threshold` with
  * 99% confidence; at max_runs, FAIL when worse than `threshold` and
  * significantly worse than the reference (p < 0.01), else PASS.  No
- * decision before min_runs.  -EINVAL while learning or on bad values. */
+ * decision before min_runs.  -EINVAL before the reference holds
+ * c->min_runs runs, or on bad values. */
 int detector_verify(const struct detector *d, const struct detector_config *c,
                     enum detector_direction dir, const double *fresh, size_t n,
                     unsigned min_runs, unsigned max_runs,

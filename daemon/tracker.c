@@ -10,10 +10,12 @@
 #include "baseline_store.h"
 #include "history.h"
 #include "log.h"
+#include "parse.h"
 #include "strutil.h"
 
 enum {
-        T_REFERENCE_RUNS, T_RECENT_RUNS, T_THRESHOLD, T_ALLOWANCE, T_ALARM, T_CLAMP,
+        T_MIN_RUNS, T_REFERENCE_RUNS, T_RECENT_RUNS, T_THRESHOLD, T_ALLOWANCE, T_ALARM, T_CLAMP,
+        T_DRIFT_ALARM,
         T_MAX_STEAL, T_VERIFY_MIN_RUNS, T_VERIFY_RUNS, T_MAX_RUN_DELAY, T_MAX_OTHERS_CPU, T_JUDGE,
         T_OBSOLETE, /* the per-run rule's options, from before the CUSUM */
         T_WINDOW = T_OBSOLETE, T_WARMUP, T_NOISE_K, T_DEBOUNCE,
@@ -24,10 +26,14 @@ enum {
 static const char *const judge_choices[] = { "cpu_time", "wall_clock", NULL };
 
 const struct bw_param_def tracker_options[] = {
+        [T_MIN_RUNS] = { "min_runs", BW_PARAM_INT, "10", DETECTOR_REF_MIN, DETECTOR_REF_MAX, NULL,
+                         "runs",
+                         "counted runs the reference must hold before the first verdict; until "
+                         "reference_runs, verdicts allow for the reference's own uncertainty", 0, NULL },
         [T_REFERENCE_RUNS] = { "reference_runs", BW_PARAM_INT, "100", DETECTOR_REF_MIN,
                                DETECTOR_REF_MAX, NULL, "runs",
-                               "counted runs the pinned reference (level and noise) is learnt over; "
-                               "no verdict before", 0, NULL },
+                               "counted runs the reference (level and noise) is learnt over, "
+                               "then pinned", 0, NULL },
         [T_RECENT_RUNS] = { "recent_runs", BW_PARAM_INT, "6", 1, DETECTOR_RECENT_MAX, NULL, "runs",
                             "counted runs the recent level (median) is taken over", 0, NULL },
         [T_THRESHOLD] = { "threshold", BW_PARAM_DOUBLE, "0.05", 0, 0.99, NULL, "fraction",
@@ -38,6 +44,9 @@ const struct bw_param_def tracker_options[] = {
                       "CUSUM decision interval: accumulated evidence that declares a regression", 0, NULL },
         [T_CLAMP] = { "clamp", BW_PARAM_DOUBLE, "2.75", 0.1, 100, NULL, "noise units",
                       "most evidence one run can add, so no single wild run alarms", 0, NULL },
+        [T_DRIFT_ALARM] = { "drift_alarm", BW_PARAM_DOUBLE, "4.3", 0, 100, NULL, "noise units",
+                            "decision level of the drift test (a decline fitted over the last "
+                            "runs against the pinned reference); 0 turns it off", 0, NULL },
         [T_MAX_STEAL] = { "max_steal", BW_PARAM_DOUBLE, "0.10", 0, 1, NULL, "fraction",
                           "a run of a probe judged by a wall-clock CPU figure during which more "
                           "of the host's CPU time was stolen by the hypervisor is judged but not "
@@ -86,12 +95,14 @@ void tracker_settings(const struct config *cfg, struct tracker_settings *ret)
         ret->max_others_cpu = strtod(TRACKER_MAX_OTHERS_CPU, NULL);
         if (!ps)
                 return;
+        ret->det.min_runs = (unsigned)ps->values[T_MIN_RUNS].i;
         ret->det.reference_runs = (unsigned)ps->values[T_REFERENCE_RUNS].i;
         ret->det.recent_runs = (unsigned)ps->values[T_RECENT_RUNS].i;
         ret->det.threshold = ps->values[T_THRESHOLD].d;
         ret->det.allowance = ps->values[T_ALLOWANCE].d;
         ret->det.alarm = ps->values[T_ALARM].d;
         ret->det.clamp = ps->values[T_CLAMP].d;
+        ret->det.drift_alarm = ps->values[T_DRIFT_ALARM].d;
         ret->max_steal = ps->values[T_MAX_STEAL].d;
         ret->max_run_delay = ps->values[T_MAX_RUN_DELAY].d;
         ret->max_others_cpu = ps->values[T_MAX_OTHERS_CPU].d;
@@ -108,6 +119,13 @@ int tracker_check(const struct config *cfg, char **ret_error)
                 *ret_error = str_printf("%s: [regression] clamp (%g) must be larger than "
                                         "allowance (%g)", cfg->source, ts.det.clamp,
                                         ts.det.allowance);
+                return -EINVAL;
+        }
+        const struct param_set *ps = cfg ? config_section(cfg, "regression") : NULL;
+        if (ps && ps->values[T_MIN_RUNS].is_set && ts.det.min_runs > ts.det.reference_runs) {
+                *ret_error = str_printf("%s: [regression] min_runs (%u) is larger than "
+                                        "reference_runs (%u)", cfg->source, ts.det.min_runs,
+                                        ts.det.reference_runs);
                 return -EINVAL;
         }
         if (ts.verify_min_runs > ts.verify_max_runs) {
@@ -326,6 +344,57 @@ static bool note_context(struct tracker *t, struct baseline *b, const struct res
         return changed;
 }
 
+/* The fewest runs any figure of this run has in its reference, or -1 when
+ * every seen reference is pinned. */
+static int learning_runs(const struct baseline *b)
+{
+        int least = -1;
+        for (size_t i = 0; i < b->n_series; i++) {
+                const struct baseline_series *s = &b->series[i];
+                if (s->seen && !s->det.pinned && (least < 0 || (int)s->det.n_ref < least))
+                        least = (int)s->det.n_ref;
+        }
+        return least;
+}
+
+/* While the reference is learnt: the journal says how many runs it holds
+ * and when verdicts start (at notice level when they do and on the first
+ * run, at info level between), and the textfile when the first verdict is
+ * due at the probe's interval (benchwatch_baseline_first_verdict_timestamp_seconds). */
+static int note_learning(const struct config *cfg, const struct tracker_settings *ts,
+                         const struct baseline *b, struct result *res, bool counted)
+{
+        int held = learning_runs(b);
+        unsigned min = ts->det.min_runs < ts->det.reference_runs ? ts->det.min_runs :
+                       ts->det.reference_runs;
+        if (held < 0)
+                return 0;
+        const struct probe_cfg *pc = cfg ? config_find_probe(cfg, res->probe) : NULL;
+        double interval = pc ? pc->interval : NAN;
+        if ((unsigned)held >= min) {
+                if (counted && (unsigned)held == min)
+                        log_notice("probe '%s': its reference holds %d counted runs: verdicts "
+                                   "from now on, surer as it grows to %u runs, where it is pinned",
+                                   b->probe, held, ts->det.reference_runs);
+                return 0;
+        }
+        unsigned more = min - (unsigned)held;
+        char when[32] = "";
+        if (isfinite(interval))
+                format_duration(more * interval, when, sizeof(when));
+        if (counted)
+                log_msg(held == 1 ? LOG_NOTICE : LOG_INFO,
+                        "probe '%s': its reference holds %d of %u counted runs; the first "
+                        "verdict after %u more%s%s", b->probe, held, ts->det.reference_runs,
+                        more, *when ? ", in about " : "", when);
+        if (!isfinite(interval))
+                return 0;
+        return result_add(res, "benchwatch_baseline_first_verdict_timestamp_seconds",
+                          "When the probe's first verdict is due at its interval, while its "
+                          "reference holds fewer than [regression] min_runs counted runs, UNIX time",
+                          METRIC_GAUGE, NULL, res->started + more * interval, NULL);
+}
+
 void tracker_observe(struct tracker *t, const struct config *cfg,
                      struct result *res, bool counted)
 {
@@ -343,6 +412,8 @@ void tracker_observe(struct tracker *t, const struct config *cfg,
                 log_transitions(b);
         if (r >= 0)
                 r = baseline_add_metrics(b, res, counted);
+        if (r >= 0)
+                r = note_learning(cfg, &ts, b, res, counted);
         if (r >= 0 && (counted || context_changed) && baseline_save(b, t->state_dir, &why) < 0 &&
             log_ratelimit_ok(&t->errors))
                 log_error("%s", why ? why : "cannot save the baseline");

@@ -54,7 +54,7 @@ runs_done() { grep -c 'cpu' "$T/daemon.out" 2>/dev/null || echo 0; }
 # verify before any reference: an error, said clearly
 "$BENCHWATCH" -c "$T/bw.conf" verify > "$T/out" 2> "$T/err"; rc=$?
 [ $rc = 2 ] || fail "verify without reference: exit $rc, want 2"
-grep -q "no reference yet" "$T/err" || fail "verify without reference: $(cat "$T/err")"
+grep -q "no verdict possible yet" "$T/err" || fail "verify without reference: $(cat "$T/err")"
 
 # The daemon runs alone in each phase (verify is run with it stopped, so the
 # two never compete for the CPU); the references persist across restarts.

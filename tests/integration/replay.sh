@@ -26,8 +26,10 @@ entered=$(awk '$NF == "entered" { print $1 }' "$T/out")
 bw replay --format=json "$T/step.txt" > "$T/out.json" || [ $? = 1 ] || fail "replay json"
 json "$T/out.json" 'len(r["results"]) == 160 and r["pinned_at_run"] == 100 and r["regressions"] == 1' ||
         fail "replay json: $(head -c 300 "$T/out.json")"
-json "$T/out.json" 'all(x["state"] == "learning" and x["reference"] is None for x in r["results"][:99])' ||
-        fail "no verdict while learning"
+json "$T/out.json" 'all(x["state"] == "learning" and x["reference"] is None for x in r["results"][:9])' ||
+        fail "a verdict before the reference held 10 runs"
+json "$T/out.json" 'all(x["state"] == "ok" and x["reference"] is not None for x in r["results"][9:99])' ||
+        fail "no verdict from the tenth run while the reference is learnt"
 json "$T/out.json" '-0.2 < r["results"][-1]["change"] < -0.1 and r["results"][-1]["state"] == "REGRESSION"' ||
         fail "change at the end: $(python3 -c "import json; print(json.load(open('$T/out.json'))['results'][-1])")"
 

@@ -393,7 +393,8 @@ static void test_strict_parser(void)
         REJECT("series m\ndirection higher\nreference 0 0\n", "values\nrecent\nstate 2 0 0 0 0 0 0\n", 1);
         REJECT("series m\ndirection higher\nreference 0 0\n", "values\nrecent\nstate 0 0 -1 0 0 0 0\n", 1);
         REJECT("series m\ndirection higher\nreference 0 0\n", "values\nrecent\nstate 0 0 0 0 0 0\n", 1);
-        REJECT("series m\ndirection higher\nreference 0 0\n", "values\nrecent\nstate 0 0 0 0 0 0 0 0\n", 1);
+        REJECT("series m\ndirection higher\nreference 0 0\n", "values\nrecent\nstate 0 0 0 0 0 0 0 0 0\n", 1);
+        REJECT("series m\ndirection higher\nreference 0 0\n", "values\nrecent\nstate 0 0 0 0 0 0 0 31\n", 1);
         REJECT("series m\ndirection higher\nreference 0 0\n", "values\nstate 0 0 0 0 0 0 0\n", 1);
         REJECT("series m\nreference 0 0\ndirection higher\n", tail, 1);
         REJECT("series m\ndirection higher\nreference 0 0\n", tail, 2);
