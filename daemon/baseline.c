@@ -157,8 +157,8 @@ static bool has_suffix(const char *s, const char *suffix)
 /* The one rule of which figure of a pair is judged (baseline.h): of a rate
  * per wall-clock second (X_per_second) whose run also has the same work
  * per second of the probe's own CPU time (X_per_cpu_second), one is
- * exported and not judged: the wall-clock one, or with judge_wall_clock
- * the CPU-time one.  The pair's other family, when family is one of a
+ * exported and not judged: the CPU-time one, or with judge_cpu_time the
+ * wall-clock one.  The pair's other family, when family is one of a
  * pair; NULL otherwise. */
 static const char *twin_of(const struct result *res, const char *family)
 {
@@ -180,12 +180,12 @@ static bool judged(const struct result *res, const char *family, const struct de
 {
         if (!twin_of(res, family))
                 return true;
-        return has_suffix(family, CPU_TWIN) ? !c->judge_wall_clock : c->judge_wall_clock;
+        return has_suffix(family, CPU_TWIN) ? c->judge_cpu_time : !c->judge_cpu_time;
 }
 
 bool baseline_judges_cpu_time(const struct result *res, const struct detector_config *c)
 {
-        for (size_t i = 0; i < res->n_families && !c->judge_wall_clock; i++)
+        for (size_t i = 0; i < res->n_families && c->judge_cpu_time; i++)
                 if (has_suffix(res->families[i].name, CPU_TWIN) &&
                     twin_of(res, res->families[i].name))
                         return true;

@@ -18,12 +18,12 @@
  * work per second of wall time (X_per_second, the classic tool's figure)
  * and per second of its own threads' CPU time (X_per_cpu_second, which a
  * co-tenant taking the CPU, or the hypervisor stealing it, cannot lower);
- * when a run has both, X_per_second is exported but not judged (no series,
- * no regression), because the CPU-time figure is the steadier one beside a
- * neighbour (bench/contention.sh measures both).  With [regression] judge
- * = wall_clock (detector_config.judge_wall_clock) it is the other way
- * round: then a neighbour, or a CPU quota on the daemon, lowers the judged
- * figure, which the CPU-time one, by design, does not see.
+ * when a run has both, one is exported but not judged (no series, no
+ * regression): by default ([regression] judge = wall_clock) the CPU-time
+ * one; with judge = cpu_time (detector_config.judge_cpu_time) the
+ * wall-clock one.  The CPU-time figure is by far the steadier beside a
+ * neighbour (bench/contention.sh measures both), but a CPU quota on the
+ * daemon, by design, does not lower it either: the wall-clock one sees it.
  * Not tracked: counters, benchwatch_probe_*, benchwatch_baseline* and
  * benchwatch_regression*, gauges with no clear "worse" (error counts,
  * durations, timestamps), and figures of 0 (no rate, no latency: nothing
@@ -92,7 +92,7 @@ enum detector_direction baseline_direction(const char *family,
                                            enum metric_type type);
 
 /* The run has a rate per wall-clock second judged by its CPU-time twin
- * instead (see the top of this file; not with c->judge_wall_clock). */
+ * instead (see the top of this file: only with c->judge_cpu_time). */
 bool baseline_judges_cpu_time(const struct result *res, const struct detector_config *c);
 
 /* Feed one run (at res->started): every tracked figure of `res` updates

@@ -67,10 +67,10 @@ const struct bw_param_def tracker_options[] = {
                                "a run during which other processes used more than this share of "
                                "the host's CPU time (without reaching the daemon's yield_cpu) is "
                                "judged but not counted; 1: never", 0, NULL },
-        [T_JUDGE] = { "judge", BW_PARAM_ENUM, "cpu_time", 0, 0, judge_choices, NULL,
-                      "of a CPU-bound probe's rate, judge the work per second of its own CPU "
-                      "time (cpu_time: a neighbour cannot lower it, nor can a CPU quota) or "
-                      "per wall-clock second, sysbench's figure (wall_clock); the other is "
+        [T_JUDGE] = { "judge", BW_PARAM_ENUM, "wall_clock", 0, 0, judge_choices, NULL,
+                      "of a CPU-bound probe's rate, judge the work per second of wall time, "
+                      "sysbench's figure (wall_clock), or of its own CPU time (cpu_time: "
+                      "a neighbour cannot lower it, nor can a CPU quota); the other is "
                       "exported only", 0, NULL },
         [T_WINDOW] = { "window", BW_PARAM_INT, "20", 3, 100, NULL, "runs",
                        OBSOLETE "see reference_runs and recent_runs", 0, NULL },
@@ -106,7 +106,7 @@ void tracker_settings(const struct config *cfg, struct tracker_settings *ret)
         ret->max_steal = ps->values[T_MAX_STEAL].d;
         ret->max_run_delay = ps->values[T_MAX_RUN_DELAY].d;
         ret->max_others_cpu = ps->values[T_MAX_OTHERS_CPU].d;
-        ret->det.judge_wall_clock = ps->values[T_JUDGE].i == 1;
+        ret->det.judge_cpu_time = ps->values[T_JUDGE].i == 0;
         ret->verify_min_runs = (unsigned)ps->values[T_VERIFY_MIN_RUNS].i;
         ret->verify_max_runs = (unsigned)ps->values[T_VERIFY_RUNS].i;
 }

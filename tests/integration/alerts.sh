@@ -186,7 +186,7 @@ cat >> "$T/bw.conf" <<CONF
 reference_runs = 8
 threshold = 0.25
 # the slowdown here is a CPU quota on the daemon's cgroup: the wall-clock
-# rate sees it, the CPU-time one (judged by default) by design does not
+# rate sees it, the CPU-time one (judge = cpu_time) by design does not
 judge = wall_clock
 
 [probe cpu]

@@ -7,7 +7,7 @@
  *   - run delay above max_run_delay excludes the runs steal no longer does;
  *   - others' CPU share above max_others_cpu excludes a CPU-bound run;
  *   - of events_per_second and events_per_cpu_second one series is kept,
- *     the CPU-time one unless judge = wall_clock. */
+ *     the wall-clock one unless judge = cpu_time. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,7 +69,8 @@ static void test_steal_by_resource(void)
         struct tracker_settings ts;
         tracker_settings(NULL, &ts);
         EXPECT(ts.max_steal == 0.10 && ts.max_run_delay == 0.10);
-        EXPECT(!ts.det.judge_wall_clock);
+        EXPECT(!ts.det.judge_cpu_time); /* judge = wall_clock by default */
+        ts.det.judge_cpu_time = true;
         /* the hypervisor serving a disk probe's own I/O: 25% steal, its
          * thread hardly waited for a CPU: counted (the old rule: not) */
         EXPECT(counts(&ts, disk_run(&(struct run_figures){ 0.25, 0.01, 0.05 }), NULL));
@@ -88,9 +89,9 @@ static void test_steal_by_resource(void)
         EXPECT(counts(&ts, cpu_run(false, &(struct run_figures){ 0.05, 0.50, 0.05 }), NULL));
         /* judge = wall_clock: the cpu run with a twin is judged by its
          * wall-clock rate, so steal excludes it again */
-        ts.det.judge_wall_clock = true;
+        ts.det.judge_cpu_time = false;
         EXPECT(!counts(&ts, cpu_run(true, &(struct run_figures){ 0.30, 0.02, 0.05 }), "stolen"));
-        ts.det.judge_wall_clock = false;
+        ts.det.judge_cpu_time = true;
         /* figures the run lacks exclude nothing */
         EXPECT(counts(&ts, disk_run(&(struct run_figures){ -1, -1, -1 }), NULL));
         EXPECT(counts(&ts, cpu_run(true, &(struct run_figures){ -1, -1, -1 }), NULL));
@@ -128,7 +129,7 @@ static void test_one_of_a_pair(void)
         for (int wall = 0; wall < 2; wall++) {
                 struct baseline *b = baseline_new("cpu");
                 struct result *r = cpu_run(true, &(struct run_figures){ -1, -1, -1 });
-                ts.det.judge_wall_clock = wall;
+                ts.det.judge_cpu_time = !wall;
                 CHECK(b && baseline_update(b, r, &ts.det, true) >= 0);
                 EXPECT(b->n_series == 1);
                 EXPECT(has_series(b, "benchwatch_cpu_events_per_cpu_second") == !wall);
@@ -138,7 +139,7 @@ static void test_one_of_a_pair(void)
                 baseline_free(b);
         }
         /* without a twin, the wall-clock rate is judged as ever */
-        ts.det.judge_wall_clock = false;
+        ts.det.judge_cpu_time = true;
         struct baseline *b = baseline_new("cpu");
         struct result *r = cpu_run(false, &(struct run_figures){ -1, -1, -1 });
         CHECK(b && baseline_update(b, r, &ts.det, true) >= 0);
