@@ -151,6 +151,47 @@ static bool has_suffix(const char *s, const char *suffix)
         return n >= m && !strcmp(s + n - m, suffix);
 }
 
+#define WALL_RATE "_per_second"
+#define CPU_TWIN "_per_cpu_second"
+
+/* The one rule of which figure of a pair is judged (baseline.h): of a rate
+ * per wall-clock second (X_per_second) whose run also has the same work
+ * per second of the probe's own CPU time (X_per_cpu_second), one is
+ * exported and not judged: the CPU-time one, or with judge_cpu_time the
+ * wall-clock one.  The pair's other family, when family is one of a
+ * pair; NULL otherwise. */
+static const char *twin_of(const struct result *res, const char *family)
+{
+        bool cpu = has_suffix(family, CPU_TWIN);
+        const char *from = cpu ? CPU_TWIN : WALL_RATE, *to = cpu ? WALL_RATE : CPU_TWIN;
+        size_t n = strlen(family), stem = n - strlen(from);
+        if (!cpu && !has_suffix(family, WALL_RATE))
+                return NULL;
+        for (size_t i = 0; i < res->n_families; i++) {
+                const char *t = res->families[i].name;
+                if (strlen(t) == stem + strlen(to) && !strncmp(t, family, stem) &&
+                    !strcmp(t + stem, to))
+                        return t;
+        }
+        return NULL;
+}
+
+static bool judged(const struct result *res, const char *family, const struct detector_config *c)
+{
+        if (!twin_of(res, family))
+                return true;
+        return has_suffix(family, CPU_TWIN) ? c->judge_cpu_time : !c->judge_cpu_time;
+}
+
+bool baseline_judges_cpu_time(const struct result *res, const struct detector_config *c)
+{
+        for (size_t i = 0; i < res->n_families && c->judge_cpu_time; i++)
+                if (has_suffix(res->families[i].name, CPU_TWIN) &&
+                    twin_of(res, res->families[i].name))
+                        return true;
+        return false;
+}
+
 enum detector_direction baseline_direction(const char *family,
                                            enum metric_type type)
 {
@@ -163,7 +204,8 @@ enum detector_direction baseline_direction(const char *family,
                         DETECTOR_LOWER_IS_BETTER : DETECTOR_NONE;
         if (type != METRIC_GAUGE)
                 return DETECTOR_NONE;
-        if (has_suffix(family, "_per_second") || strstr(family, "iops"))
+        if (has_suffix(family, "_per_second") || has_suffix(family, CPU_TWIN) ||
+            strstr(family, "iops"))
                 return DETECTOR_HIGHER_IS_BETTER;
         if (strstr(family, "latency") && has_suffix(family, "_seconds"))
                 return DETECTOR_LOWER_IS_BETTER;
@@ -233,11 +275,13 @@ static int family_figures(const struct family *f, figure_fn fn, void *ud)
         return r;
 }
 
-static int for_each_figure(const struct result *res, figure_fn fn, void *ud)
+static int for_each_figure(const struct result *res, const struct detector_config *c,
+                           figure_fn fn, void *ud)
 {
         int r = 0;
         for (size_t i = 0; i < res->n_families && r >= 0; i++)
-                r = family_figures(&res->families[i], fn, ud);
+                if (judged(res, res->families[i].name, c))
+                        r = family_figures(&res->families[i], fn, ud);
         return r;
 }
 
@@ -446,7 +490,7 @@ int baseline_update(struct baseline *b, const struct result *res,
         unsee_all(b);
         if (!res->success)
                 return 0;
-        return for_each_figure(res, update_one, &u);
+        return for_each_figure(res, c, update_one, &u);
 }
 
 struct verify_ctx {
@@ -513,7 +557,7 @@ int baseline_verify(struct baseline *b, const struct result *const *runs, size_t
         unsee_all(b);
         for (size_t k = 0; k < n_runs && r >= 0; k++)
                 if (runs[k]->success)
-                        r = for_each_figure(runs[k], verify_add, &x);
+                        r = for_each_figure(runs[k], c, verify_add, &x);
         if (r < 0)
                 return r;
         if (b->n_series == 0)
@@ -525,7 +569,7 @@ int baseline_verify(struct baseline *b, const struct result *const *runs, size_t
                 x.values[i] = NAN;
         for (x.run = 0; x.run < n_runs; x.run++)
                 if (runs[x.run]->success)
-                        for_each_figure(runs[x.run], verify_fill, &x);
+                        for_each_figure(runs[x.run], c, verify_fill, &x);
         r = verify_judge(&x, c, min_runs, max_runs);
         free(x.values);
         return r;

@@ -8,11 +8,22 @@
  * and \n), e.g.
  *     benchwatch_disk_iops{mode="randread",op="read"}
  *     benchwatch_disk_latency_seconds{op="read",quantile="0.99"}
- * Tracked: gauges named *_per_second or *iops* (higher is better) or
+ * Tracked: gauges named *_per_second, *_per_cpu_second or *iops* (higher
+ * is better) or
  * *latency*_seconds (lower is better), and of every summary named
  * *_seconds (a latency) the quantiles 0.5, 0.95 and 0.99 (lower is better).
  * In the exported gauges (benchwatch_baseline...) a series' quantile label
  * is called metric_quantile: `quantile` is reserved to summaries.
+ * One figure of a pair is judged, not both: a CPU-bound probe reports its
+ * work per second of wall time (X_per_second, the classic tool's figure)
+ * and per second of its own threads' CPU time (X_per_cpu_second, which a
+ * co-tenant taking the CPU, or the hypervisor stealing it, cannot lower);
+ * when a run has both, one is exported but not judged (no series, no
+ * regression): by default ([regression] judge = wall_clock) the CPU-time
+ * one; with judge = cpu_time (detector_config.judge_cpu_time) the
+ * wall-clock one.  The CPU-time figure is by far the steadier beside a
+ * neighbour (bench/contention.sh measures both), but a CPU quota on the
+ * daemon, by design, does not lower it either: the wall-clock one sees it.
  * Not tracked: counters, benchwatch_probe_*, benchwatch_baseline* and
  * benchwatch_regression*, gauges with no clear "worse" (error counts,
  * durations, timestamps), and figures of 0 (no rate, no latency: nothing
@@ -79,6 +90,10 @@ int baseline_add_series(struct baseline *b, const char *key,
 /* Direction of a family, by its name and type (see the top of this file). */
 enum detector_direction baseline_direction(const char *family,
                                            enum metric_type type);
+
+/* The run has a rate per wall-clock second judged by its CPU-time twin
+ * instead (see the top of this file: only with c->judge_cpu_time). */
+bool baseline_judges_cpu_time(const struct result *res, const struct detector_config *c);
 
 /* Feed one run (at res->started): every tracked figure of `res` updates
  * its series (created on first sight), and gets seen = true and its

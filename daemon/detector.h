@@ -90,6 +90,11 @@ struct detector_config {
         double alarm;            /* CUSUM decision interval h, noise units; 8.5 */
         double clamp;            /* a run's residual is clamped to ±this; 2.75 */
         double drift_alarm;      /* drift test's decision level, noise units; 0: off */
+        /* Of a rate with a CPU-time twin (baseline.h), judge the CPU-time
+         * one ([regression] judge = cpu_time); false, the default (which
+         * detector_config_default leaves as it finds it: zero the struct
+         * first), judges the wall-clock one. */
+        bool judge_cpu_time;
 };
 
 /* What the pinned reference says, derived from its runs (not stored). */

@@ -210,6 +210,7 @@ struct result *result_copy(const struct result *src)
         r->duration = src->duration;
         r->yielded = src->yielded;
         r->priority_from = src->priority_from;
+        r->io_bound = src->io_bound;
         int ret = src->error ? result_set_error(r, src->error) : 0;
         r->success = src->success;
         for (size_t i = 0; i < src->n_params && ret >= 0; i++)

@@ -57,6 +57,10 @@ struct result {
          * NULL: not said): PRIO_FROM_* of priority.h. Not sent over the
          * runner's wire. */
         const char *priority_from;
+        /* The plugin's work waits on a device or a server (BW_CAP_DISK_IO
+         * or BW_CAP_NETWORK), so host steal is not what slows it (tracker.h).
+         * Set by the runner; not sent over the runner's wire. */
+        bool io_bound;
         struct label *params; /* every parameter as run (secrets omitted) */
         size_t n_params;
         struct family *families;

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include "child.h"
 #include "codec.h"
 #include "fdio.h"
+#include "rundelay.h"
 #include "strutil.h"
 #include "timeutil.h"
 
@@ -24,7 +26,7 @@ extern char **environ;
 
 struct runner {
         sd_event *event;
-        sd_event_source *io, *child, *deadline, *grace, *yield_timer;
+        sd_event_source *io, *child, *deadline, *grace, *yield_timer, *delay_timer;
         runner_done_fn done;
         void *userdata;
         char *probe, *plugin;
@@ -38,6 +40,8 @@ struct runner {
         struct yield_monitor *yield;
         const char *yielded;    /* the resource the run made way for */
         char *yield_why;
+        bool io_bound;
+        struct rundelay *delay; /* the probe's threads' waits for a CPU */
 };
 
 #define YIELD_GRACE 1.0 /* SIGTERM .. SIGKILL of a run that yields: it makes way promptly */
@@ -178,6 +182,35 @@ static void mark_yielded(struct runner *rn, struct result *res)
         res->yielded = rn->yielded;
 }
 
+/* What the run went through, beside its figures (tracker.h judges by
+ * them): its threads' run delay per second of the run and, from the
+ * yield monitor, what other processes took meanwhile. */
+static void add_run_figures(struct runner *rn, struct result *res)
+{
+        double wall = now_mono() - rn->started_mono;
+        if (rn->delay && rundelay_threads(rn->delay) && wall > 0)
+                (void)result_add(res, "benchwatch_probe_run_delay_ratio",
+                                 "Time the probe's threads were runnable but not running "
+                                 "(schedstat run delay, summed over its threads) per second "
+                                 "of the run", METRIC_GAUGE, NULL,
+                                 rundelay_seconds(rn->delay) / wall, NULL);
+        if (!rn->yield)
+                return;
+        struct yield_others o;
+        yield_monitor_others(rn->yield, &o);
+        (void)result_add(res, "benchwatch_probe_others_cpu_ratio",
+                         "Share of the host's CPU time used by other processes during the run",
+                         METRIC_GAUGE, NULL, o.cpu, NULL);
+        if (!isnan(o.io))
+                (void)result_add(res, "benchwatch_probe_others_disk_bytes_per_second",
+                                 "Bytes other processes read and wrote on the host's disks "
+                                 "per second during the run", METRIC_GAUGE, NULL, o.io, NULL);
+        if (!isnan(o.memory))
+                (void)result_add(res, "benchwatch_probe_others_memory_stall_ratio",
+                                 "Share of the run's time in which some task stalled on "
+                                 "memory (PSI some)", METRIC_GAUGE, NULL, o.memory, NULL);
+}
+
 static void maybe_finish(struct runner *rn)
 {
         if (!rn->eof || !rn->exited || rn->finished)
@@ -186,7 +219,12 @@ static void maybe_finish(struct runner *rn)
         rn->deadline = sd_event_source_disable_unref(rn->deadline);
         rn->grace = sd_event_source_disable_unref(rn->grace);
         rn->yield_timer = sd_event_source_disable_unref(rn->yield_timer);
+        rn->delay_timer = sd_event_source_disable_unref(rn->delay_timer);
         struct result *res = make_result(rn);
+        if (res && res->success)
+                add_run_figures(rn, res);
+        if (res)
+                res->io_bound = rn->io_bound;
         if (res)
                 mark_yielded(rn, res);
         rn->done(rn, res, rn->userdata);
@@ -195,6 +233,8 @@ static void maybe_finish(struct runner *rn)
 static int on_readable(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
         struct runner *rn = userdata;
+        if (rn->delay && !rn->exited)
+                (void)rundelay_sample(rn->delay); /* the run is over: its last waits */
         for (;;) {
                 if (rn->size == rn->cap) {
                         size_t ncap = rn->cap ? rn->cap * 2 : 65536;
@@ -265,6 +305,26 @@ static int on_yield_tick(sd_event_source *s, uint64_t usec, void *userdata)
         return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 }
 
+static int on_delay_tick(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        struct runner *rn = userdata;
+        if (rn->exited || rundelay_sample(rn->delay) == -ENOENT)
+                return 0;
+        sd_event_source_set_time(s, usec + (uint64_t)(RUNDELAY_INTERVAL * 1e6));
+        return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+}
+
+/* The probe's threads' run delay; a process we cannot watch has none. */
+static int start_delay_watch(struct runner *rn)
+{
+        if (rundelay_new("/proc", rn->pid, &rn->delay) < 0)
+                return 0;
+        (void)rundelay_sample(rn->delay);
+        return sd_event_add_time_relative(rn->event, &rn->delay_timer, CLOCK_MONOTONIC,
+                                          (uint64_t)(RUNDELAY_INTERVAL * 1e6),
+                                          YIELD_ACCURACY_USEC, on_delay_tick, rn);
+}
+
 /* Watch the host beside the run; a host we cannot watch does not stop it. */
 static int start_yield_watch(struct runner *rn, const struct run_spec *spec)
 {
@@ -295,6 +355,7 @@ int runner_start(sd_event *e, const struct run_spec *spec, runner_done_fn done,
                 rn->done = done;
                 rn->userdata = userdata;
                 rn->timeout = spec->timeout;
+                rn->io_bound = spec->plugin->caps & (BW_CAP_DISK_IO | BW_CAP_NETWORK);
                 rn->fd = res_pipe[0];
                 rn->probe = strdup(spec->probe);
                 rn->plugin = strdup(spec->plugin->name);
@@ -329,6 +390,8 @@ int runner_start(sd_event *e, const struct run_spec *spec, runner_done_fn done,
                                                on_deadline, rn);
         if (r >= 0)
                 r = start_yield_watch(rn, spec);
+        if (r >= 0)
+                r = start_delay_watch(rn);
         if (r < 0) {
                 if (rn && rn->pid > 0) {
                         kill(-rn->pid, SIGKILL);
@@ -372,6 +435,8 @@ void runner_free(struct runner *rn)
         sd_event_source_disable_unref(rn->deadline);
         sd_event_source_disable_unref(rn->grace);
         sd_event_source_disable_unref(rn->yield_timer);
+        sd_event_source_disable_unref(rn->delay_timer);
+        rundelay_free(rn->delay);
         yield_monitor_free(rn->yield);
         free(rn->yield_why);
         if (rn->fd > 0)

@@ -16,61 +16,83 @@
 enum {
         T_MIN_RUNS, T_REFERENCE_RUNS, T_RECENT_RUNS, T_THRESHOLD, T_ALLOWANCE, T_ALARM, T_CLAMP,
         T_DRIFT_ALARM,
-        T_MAX_STEAL, T_VERIFY_MIN_RUNS, T_VERIFY_RUNS,
+        T_MAX_STEAL, T_VERIFY_MIN_RUNS, T_VERIFY_RUNS, T_MAX_RUN_DELAY, T_MAX_OTHERS_CPU, T_JUDGE,
         T_OBSOLETE, /* the per-run rule's options, from before the CUSUM */
         T_WINDOW = T_OBSOLETE, T_WARMUP, T_NOISE_K, T_DEBOUNCE,
 };
 
 #define OBSOLETE "obsolete, accepted and ignored: "
 
+static const char *const judge_choices[] = { "cpu_time", "wall_clock", NULL };
+
 const struct bw_param_def tracker_options[] = {
         [T_MIN_RUNS] = { "min_runs", BW_PARAM_INT, "10", DETECTOR_REF_MIN, DETECTOR_REF_MAX, NULL,
                          "runs",
                          "counted runs the reference must hold before the first verdict; until "
-                         "reference_runs, verdicts allow for the reference's own uncertainty", 0 },
+                         "reference_runs, verdicts allow for the reference's own uncertainty", 0, NULL },
         [T_REFERENCE_RUNS] = { "reference_runs", BW_PARAM_INT, "100", DETECTOR_REF_MIN,
                                DETECTOR_REF_MAX, NULL, "runs",
                                "counted runs the reference (level and noise) is learnt over, "
-                               "then pinned", 0 },
+                               "then pinned", 0, NULL },
         [T_RECENT_RUNS] = { "recent_runs", BW_PARAM_INT, "6", 1, DETECTOR_RECENT_MAX, NULL, "runs",
-                            "counted runs the recent level (median) is taken over", 0 },
+                            "counted runs the recent level (median) is taken over", 0, NULL },
         [T_THRESHOLD] = { "threshold", BW_PARAM_DOUBLE, "0.05", 0, 0.99, NULL, "fraction",
-                          "minimum change that is a regression (0.05 = 5% worse than the reference)", 0 },
+                          "minimum change that is a regression (0.05 = 5% worse than the reference)", 0, NULL },
         [T_ALLOWANCE] = { "allowance", BW_PARAM_DOUBLE, "0.6", 0, 10, NULL, "noise units",
-                          "CUSUM allowance: evidence a run adds is its residual minus this", 0 },
+                          "CUSUM allowance: evidence a run adds is its residual minus this", 0, NULL },
         [T_ALARM] = { "alarm", BW_PARAM_DOUBLE, "8.5", 0.1, 1000, NULL, "noise units",
-                      "CUSUM decision interval: accumulated evidence that declares a regression", 0 },
+                      "CUSUM decision interval: accumulated evidence that declares a regression", 0, NULL },
         [T_CLAMP] = { "clamp", BW_PARAM_DOUBLE, "2.75", 0.1, 100, NULL, "noise units",
-                      "most evidence one run can add, so no single wild run alarms", 0 },
+                      "most evidence one run can add, so no single wild run alarms", 0, NULL },
         [T_DRIFT_ALARM] = { "drift_alarm", BW_PARAM_DOUBLE, "4.3", 0, 100, NULL, "noise units",
                             "decision level of the drift test (a decline fitted over the last "
-                            "runs against the pinned reference); 0 turns it off", 0 },
+                            "runs against the pinned reference); 0 turns it off", 0, NULL },
         [T_MAX_STEAL] = { "max_steal", BW_PARAM_DOUBLE, "0.10", 0, 1, NULL, "fraction",
-                          "a run during which more of the CPU time was stolen by the hypervisor "
-                          "is judged but not counted", 0 },
+                          "a run of a probe judged by a wall-clock CPU figure during which more "
+                          "of the host's CPU time was stolen by the hypervisor is judged but not "
+                          "counted", 0, NULL },
         [T_VERIFY_MIN_RUNS] = { "verify_min_runs", BW_PARAM_INT, "3", 1, DETECTOR_REF_MAX, NULL, "runs",
-                                "fewest runs `benchwatch verify` decides on", 0 },
+                                "fewest runs `benchwatch verify` decides on", 0, NULL },
         [T_VERIFY_RUNS] = { "verify_runs", BW_PARAM_INT, "20", 1, DETECTOR_REF_MAX, NULL, "runs",
                             "most runs `benchwatch verify` makes of a probe; it stops as soon as "
-                            "the answer is clear", 0 },
+                            "the answer is clear", 0, NULL },
+        [T_MAX_RUN_DELAY] = { "max_run_delay", BW_PARAM_DOUBLE, "0.10", 0, 100, NULL,
+                              "fraction",
+                              "a run of a probe judged by a CPU-time figure or waiting on a "
+                              "device or server (disk, seqread, http, mysql) whose threads were "
+                              "runnable but not running for more than this share of the run "
+                              "(schedstat run delay) is judged but not counted", 0, NULL },
+        [T_MAX_OTHERS_CPU] = { "max_others_cpu", BW_PARAM_DOUBLE, TRACKER_MAX_OTHERS_CPU, 0, 1,
+                               NULL, "fraction",
+                               "a run during which other processes used more than this share of "
+                               "the host's CPU time (without reaching the daemon's yield_cpu) is "
+                               "judged but not counted; 1: never", 0, NULL },
+        [T_JUDGE] = { "judge", BW_PARAM_ENUM, "wall_clock", 0, 0, judge_choices, NULL,
+                      "of a CPU-bound probe's rate, judge the work per second of wall time, "
+                      "sysbench's figure (wall_clock), or of its own CPU time (cpu_time: "
+                      "a neighbour cannot lower it, nor can a CPU quota); the other is "
+                      "exported only", 0, NULL },
         [T_WINDOW] = { "window", BW_PARAM_INT, "20", 3, 100, NULL, "runs",
-                       OBSOLETE "see reference_runs and recent_runs", 0 },
+                       OBSOLETE "see reference_runs and recent_runs", 0, NULL },
         [T_WARMUP] = { "warmup", BW_PARAM_INT, "5", 1, 100, NULL, "runs",
-                       OBSOLETE "see reference_runs", 0 },
+                       OBSOLETE "see reference_runs", 0, NULL },
         [T_NOISE_K] = { "noise_k", BW_PARAM_DOUBLE, "3", 0, 100, NULL, "",
-                        OBSOLETE "see allowance and alarm", 0 },
+                        OBSOLETE "see allowance and alarm", 0, NULL },
         [T_DEBOUNCE] = { "debounce", BW_PARAM_INT, "3", 1, 100, NULL, "runs",
-                         OBSOLETE "see alarm", 0 },
+                         OBSOLETE "see alarm", 0, NULL },
         { .name = NULL },
 };
 
 void tracker_settings(const struct config *cfg, struct tracker_settings *ret)
 {
         const struct param_set *ps = cfg ? config_section(cfg, "regression") : NULL;
+        *ret = (struct tracker_settings){ 0 };
         detector_config_default(&ret->det);
         ret->verify_min_runs = 3;
         ret->verify_max_runs = 20;
         ret->max_steal = 0.10;
+        ret->max_run_delay = 0.10;
+        ret->max_others_cpu = strtod(TRACKER_MAX_OTHERS_CPU, NULL);
         if (!ps)
                 return;
         ret->det.min_runs = (unsigned)ps->values[T_MIN_RUNS].i;
@@ -82,6 +104,9 @@ void tracker_settings(const struct config *cfg, struct tracker_settings *ret)
         ret->det.clamp = ps->values[T_CLAMP].d;
         ret->det.drift_alarm = ps->values[T_DRIFT_ALARM].d;
         ret->max_steal = ps->values[T_MAX_STEAL].d;
+        ret->max_run_delay = ps->values[T_MAX_RUN_DELAY].d;
+        ret->max_others_cpu = ps->values[T_MAX_OTHERS_CPU].d;
+        ret->det.judge_cpu_time = ps->values[T_JUDGE].i == 0;
         ret->verify_min_runs = (unsigned)ps->values[T_VERIFY_MIN_RUNS].i;
         ret->verify_max_runs = (unsigned)ps->values[T_VERIFY_RUNS].i;
 }
@@ -131,17 +156,43 @@ void tracker_warn_obsolete(const struct config *cfg)
         free(list);
 }
 
+/* The run's figure named family, when it is above limit; else NAN. */
+static double over(const struct result *res, const char *family, double limit)
+{
+        const struct sample *s = result_find_sample(res, family, NULL);
+        return s && s->value > limit ? s->value : NAN;
+}
+
 bool tracker_run_counts(const struct tracker_settings *ts, const struct result *res,
                         char **ret_why)
 {
-        const struct sample *s = result_find_sample(res, "benchwatch_probe_steal_ratio", NULL);
-        if (!s || !(s->value > ts->max_steal))
+        char *why = NULL;
+        double v;
+        if (!res->io_bound &&
+            !isnan(v = over(res, "benchwatch_probe_others_cpu_ratio", ts->max_others_cpu)))
+                why = str_printf("other processes used %.1f%% of the CPU time during the run "
+                                 "(max_others_cpu %.0f%%)", v * 100, ts->max_others_cpu * 100);
+        else if (tracker_judged_on_own_time(ts, res) &&
+                 !isnan(v = over(res, "benchwatch_probe_run_delay_ratio", ts->max_run_delay)))
+                why = str_printf("the probe's threads waited for a CPU %.1f%% of the run "
+                                 "(max_run_delay %.0f%%)", v * 100, ts->max_run_delay * 100);
+        else if (!tracker_judged_on_own_time(ts, res) &&
+                 !isnan(v = over(res, "benchwatch_probe_steal_ratio", ts->max_steal)))
+                why = str_printf("%.1f%% of the CPU time was stolen by the hypervisor "
+                                 "during the run (max_steal %.0f%%)", v * 100,
+                                 ts->max_steal * 100);
+        else
                 return true;
         if (ret_why)
-                *ret_why = str_printf("%.1f%% of the CPU time was stolen by the hypervisor "
-                                      "during the run (max_steal %.0f%%)", s->value * 100,
-                                      ts->max_steal * 100);
+                *ret_why = why;
+        else
+                free(why);
         return false;
+}
+
+bool tracker_judged_on_own_time(const struct tracker_settings *ts, const struct result *res)
+{
+        return res->io_bound || baseline_judges_cpu_time(res, &ts->det);
 }
 
 struct tracker {

@@ -35,6 +35,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -273,6 +274,17 @@ int yield_monitor_sample(struct yield_monitor *m, const char **ret_reason, char 
                 return *ret_why ? 1 : -ENOMEM;
         }
         return 0;
+}
+
+void yield_monitor_others(const struct yield_monitor *m, struct yield_others *ret)
+{
+        const struct sample *a = &m->first, *b = &m->last;
+        double dt = b->mono - a->mono, total = b->total - a->total;
+        double cpu = (b->busy - a->busy) - (b->probe_cpu - a->probe_cpu);
+        ret->cpu = total > 0 ? (cpu > 0 ? cpu : 0) / total : 0;
+        ret->io = m->disk_io && m->lim.io > 0 && dt > 0 ? m->io_high / dt : NAN;
+        ret->memory = m->lim.memory > 0 && dt > 0 ?
+                      (b->psi_memory_us - a->psi_memory_us) / (dt * 1e6) : NAN;
 }
 
 void yield_monitor_free(struct yield_monitor *m)

@@ -40,6 +40,15 @@ int yield_monitor_new(const struct yield_limits *lim, pid_t pid, bool disk_io,
  * the CPU"); 0 when not; -errno (the probe process is gone). */
 int yield_monitor_sample(struct yield_monitor *m, const char **ret_reason,
                          char **ret_why);
+/* What others took over the whole run so far (first to last sample), the
+ * same measures as the limits, for the record of a run that did not
+ * yield: others' share of the host's CPU time (0..1), their disk bytes per
+ * second (NAN unless the I/O check applies), the share of the time some
+ * task stalled on memory (0..1, NAN unless the memory check applies). */
+struct yield_others {
+        double cpu, io, memory;
+};
+void yield_monitor_others(const struct yield_monitor *m, struct yield_others *ret);
 void yield_monitor_free(struct yield_monitor *m);
 
 #endif

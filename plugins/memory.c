@@ -261,6 +261,9 @@ static void block_emit(const struct bw_host *h, const struct sbloop_result *res,
         h->gauge(h, "bytes_per_second", "Bytes read or written per second "
                  "(events x block_size over total time, as sysbench)", labels,
                  res->seconds > 0 ? bytes / res->seconds : 0);
+        h->gauge(h, "bytes_per_cpu_second", "Bytes read or written per "
+                 "second of the worker threads' own CPU time", labels,
+                 sbloop_per_cpu_second(bytes, res));
         h->counter(h, "bytes_total", "Bytes read or written in the run",
                    labels, bytes);
 }

@@ -215,12 +215,15 @@ struct dram_job {
         bool go, stopped;  /* written by worker 0 between barriers */
         uint64_t passes;
         double best[2];    /* fastest copy and triad pass, seconds */
+        double cpu[2];     /* copy and triad: the workers' CPU time, all
+                              passes, summed (seconds) */
 };
 
 struct dram_worker {
         pthread_t thread;
         struct dram_job *job;
         unsigned tid;
+        uint64_t cpu_ns[2]; /* its own CPU time in copy and in triad */
 };
 
 static void dram_copy(double *restrict c, const double *restrict a, size_t n)
@@ -292,11 +295,14 @@ static void *dram_worker_main(void *arg)
         }
         do {
                 pthread_barrier_wait(&j->bar);
-                uint64_t t0 = now_ns();
+                uint64_t t0 = now_ns(), c0 = thread_cpu_ns();
                 dram_copy(j->c + lo, j->a + lo, hi - lo);
+                uint64_t c1 = thread_cpu_ns();
                 pthread_barrier_wait(&j->bar);
-                uint64_t t1 = now_ns();
+                uint64_t t1 = now_ns(), c2 = thread_cpu_ns();
                 dram_triad(j->a + lo, j->b + lo, j->c + lo, hi - lo);
+                w->cpu_ns[0] += c1 - c0;
+                w->cpu_ns[1] += thread_cpu_ns() - c2;
                 pthread_barrier_wait(&j->bar);
                 if (w->tid == 0)
                         dram_account(j, t0, t1, now_ns());
@@ -350,8 +356,11 @@ static int dram_threads(struct dram_job *j, struct dram_worker *w)
                         break;
         }
         sbgate_open(&j->gate, r < 0);
-        for (unsigned i = 0; i < started; i++)
+        for (unsigned i = 0; i < started; i++) {
                 pthread_join(w[i].thread, NULL);
+                j->cpu[0] += (double)w[i].cpu_ns[0] / 1e9;
+                j->cpu[1] += (double)w[i].cpu_ns[1] / 1e9;
+        }
         return r;
 }
 
@@ -391,6 +400,15 @@ static void dram_emit(const struct bw_host *h, const struct dram_job *j,
         h->gauge(h, "bytes_per_second", "DRAM bandwidth of the fastest pass, "
                  "bytes counted as STREAM does (copy 2 arrays, triad 3)",
                  triad, per[1] / j->best[1]);
+        /* the CPU-time twins: all passes over the workers' CPU time in
+         * them (a pass a co-tenant delayed is not the fastest, but its CPU
+         * time is still its own work) */
+        h->gauge(h, "bytes_per_cpu_second", "Bytes moved per second of the "
+                 "worker threads' own CPU time, all passes (STREAM counting)",
+                 copy, j->cpu[0] > 0 ? per[0] * (double)j->passes / j->cpu[0] : 0);
+        h->gauge(h, "bytes_per_cpu_second", "Bytes moved per second of the "
+                 "worker threads' own CPU time, all passes (STREAM counting)",
+                 triad, j->cpu[1] > 0 ? per[1] * (double)j->passes / j->cpu[1] : 0);
         h->counter(h, "bytes_total", "Bytes moved in the run (STREAM counting)",
                    copy, per[0] * (double)j->passes);
         h->counter(h, "bytes_total", "Bytes moved in the run (STREAM counting)",

@@ -58,6 +58,7 @@ struct sbloop_worker {
         unsigned tid;
         int r;
         uint64_t events;
+        uint64_t cpu_ns;    /* the thread's CPU time from the gate to its end */
         int timer_lock;     /* sysbench's per-thread timer spinlock */
         uint64_t rng[2];    /* picks the histogram slot, as in sysbench */
         struct bw_hist hist;
@@ -185,6 +186,7 @@ static void *loop_worker(void *arg)
 
         if (!sbgate_wait(&l->gate))
                 return NULL;
+        uint64_t cpu0 = thread_cpu_ns();
         last = now_ns();
         while (loop_more(l, w)) {
                 uint64_t t0 = timer_read(&w->timer_lock);
@@ -205,6 +207,7 @@ static void *loop_worker(void *arg)
                 }
         }
         l->h->progress(l->h, w->events - reported);
+        w->cpu_ns = thread_cpu_ns() - cpu0;
         return NULL;
 }
 
@@ -255,12 +258,16 @@ static int loop_start(struct sbloop *l, struct sbloop_worker *w,
 static void loop_collect(const struct sbloop_worker *w, unsigned n,
                          struct sbloop_result *res)
 {
+        uint64_t cpu = 0;
+
         res->events = 0;
         bw_hist_init(&res->hist);
         for (unsigned i = 0; i < n; i++) {
                 res->events += w[i].events;
+                cpu += w[i].cpu_ns;
                 bw_hist_merge(&res->hist, &w[i].hist);
         }
+        res->cpu_seconds = (double)cpu / 1e9;
 }
 
 int sbloop_run(const struct sbloop_spec *spec, const struct bw_host *h,
@@ -304,6 +311,11 @@ int sbloop_run(const struct sbloop_spec *spec, const struct bw_host *h,
         return r;
 }
 
+double sbloop_per_cpu_second(double work, const struct sbloop_result *res)
+{
+        return res->cpu_seconds > 0 ? work / res->cpu_seconds : 0;
+}
+
 void sbloop_emit(const struct bw_host *h, const struct sbloop_result *res,
                  const char *what)
 {
@@ -313,6 +325,13 @@ void sbloop_emit(const struct bw_host *h, const struct sbloop_result *res,
         snprintf(help, sizeof(help), "Rate of %ss over the run, as sysbench "
                  "reports it (events over total time)", what);
         h->gauge(h, "events_per_second", help, NULL, rate);
+        snprintf(help, sizeof(help), "%ss per second of the worker threads' "
+                 "own CPU time (events over their summed CPU time)", what);
+        h->gauge(h, "events_per_cpu_second", help, NULL,
+                 sbloop_per_cpu_second((double)res->events, res));
+        h->gauge(h, "worker_cpu_seconds", "CPU time of the worker threads, "
+                 "summed (CLOCK_THREAD_CPUTIME_ID from the start line to "
+                 "each one's end)", NULL, res->cpu_seconds);
         snprintf(help, sizeof(help), "%ss completed in the run", what);
         h->counter(h, "events_total", help, NULL, (double)res->events);
         snprintf(help, sizeof(help), "Time taken by one %s", what);

@@ -51,6 +51,8 @@ struct sbloop_spec {
 struct sbloop_result {
         uint64_t events;
         double seconds;        /* start of all workers to end of the last */
+        double cpu_seconds;    /* the workers' own CPU time, summed: what a
+                                  co-tenant taking the CPU cannot inflate */
         bool stopped;          /* h->stopping() said so: cut short */
         double sysbench_p95;   /* seconds, from sysbench's own histogram */
         struct bw_hist hist;   /* latency of every event, all workers */
@@ -77,9 +79,15 @@ void sbgate_open(struct sbgate *g, bool abort_run);
 int sbloop_run(const struct sbloop_spec *spec, const struct bw_host *h,
                struct sbloop_result *ret);
 
+/* work / res->cpu_seconds: a figure per second of the workers' CPU time
+ * (0 when they used none). */
+double sbloop_per_cpu_second(double work, const struct sbloop_result *res);
+
 /* The figures every sysbench-style plugin reports: events_per_second,
  * events_total, latency_seconds, latency_sysbench_p95_seconds and
- * total_time_seconds. `what` names the
+ * total_time_seconds, and beside the rate its CPU-time twin
+ * events_per_cpu_second (events over the workers' summed CPU time, the
+ * figure the detector judges: baseline.h) with worker_cpu_seconds. `what` names the
  * event for the help text ("sysbench cpu event"). */
 void sbloop_emit(const struct bw_host *h, const struct sbloop_result *res,
                  const char *what);

@@ -143,7 +143,7 @@ static void roundtrip(const struct result *r)
 /* Whatever the labels hold, a saved baseline reads back. */
 static void baseline_roundtrip(const struct result *r)
 {
-        struct detector_config c;
+        struct detector_config c = { 0 };
         detector_config_default(&c);
         struct baseline *b = baseline_new("fuzz"), *b2 = NULL;
         char *err = NULL;

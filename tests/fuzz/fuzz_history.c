@@ -23,7 +23,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 static void run_detector(const struct series_point *p, size_t n, enum detector_direction dir)
 {
-        struct detector_config c;
+        struct detector_config c = { 0 };
         struct detector d;
         struct detector_verdict v;
         detector_config_default(&c);

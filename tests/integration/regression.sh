@@ -26,6 +26,9 @@ cat >> "$T/bw.conf" <<CONF
 reference_runs = 8
 recent_runs = 3
 verify_runs = 8
+# the slowdown here is a CPU quota on the daemon's cgroup: the wall-clock
+# rate sees it, the CPU-time one (judge = cpu_time) by design does not
+judge = wall_clock
 
 [probe cpu]
 plugin = cpu

@@ -216,6 +216,31 @@ static void test_bad_params(void)
                 "max_prime=20000", "threads=1024", "events=5", NULL }) == NULL);
 }
 
+/* The CPU-time twin of the rate (issue 28): events over the workers'
+ * summed CPU time, which no worker can have more of than the wall time,
+ * so per thread it is at least the wall-clock rate. */
+static void test_cpu_time_figure(void)
+{
+        for (unsigned threads = 1; threads <= 2; threads++) {
+                struct fakehost fh;
+                struct figures f;
+                char arg[32];
+                snprintf(arg, sizeof(arg), "threads=%u", threads);
+                run_ok(&fh, (const char *const[]){ "duration=300ms", arg, NULL }, &f);
+                double cpu_rate = fakehost_value(&fh, "events_per_cpu_second", "");
+                double cpu_s = fakehost_value(&fh, "worker_cpu_seconds", "");
+                CHECK(cpu_s > 0);
+                CHECK(cpu_rate * cpu_s > 0.999 * f.events);
+                CHECK(cpu_rate * cpu_s < 1.001 * f.events);
+                CHECK(cpu_s <= threads * f.seconds * 1.001 + 0.002);
+                CHECK(cpu_rate >= 0.998 * f.rate / threads);
+                fprintf(stderr, "cpu threads=%u: %.0f events/s, %.0f per CPU second "
+                        "(%.0f%% of the wall time on CPU)\n", threads, f.rate,
+                        cpu_rate, 100 * cpu_s / (threads * f.seconds));
+                fakehost_done(&fh);
+        }
+}
+
 int main(void)
 {
         CHECK(strcmp(benchwatch_plugin.name, "cpu") == 0);
@@ -223,6 +248,7 @@ int main(void)
         test_prime_count();
         test_bad_params();
         test_figures_agree();
+        test_cpu_time_figure();
         test_events_limit();
         test_max_prime_scales();
         test_threads_concurrent();

@@ -97,6 +97,14 @@ static void test_operations(void)
         run_ok(&fh, (const char *const[]){ "oper=read", "access=rnd",
                                             "duration=100ms", NULL });
         CHECK(fakehost_value(&fh, "bytes_per_second", "operation=read") > 1e6);
+        /* the CPU-time twin: the same bytes over the worker's CPU time,
+         * which is at most the wall time (one thread) */
+        double cpu_s = fakehost_value(&fh, "worker_cpu_seconds", "");
+        double bytes = fakehost_value(&fh, "bytes_total", "operation=read");
+        double per_cpu = fakehost_value(&fh, "bytes_per_cpu_second", "operation=read");
+        CHECK(cpu_s > 0 && cpu_s <= fakehost_value(&fh, "total_time_seconds", "") * 1.001);
+        CHECK(fabs(per_cpu * cpu_s - bytes) <= 1e-6 * bytes);
+        CHECK(per_cpu >= 0.998 * fakehost_value(&fh, "bytes_per_second", "operation=read"));
         CHECK(fakehost_find(&fh, "bytes_per_second", "operation=write") == NULL);
         fakehost_done(&fh);
 
@@ -209,6 +217,19 @@ static void test_sizing(void)
         CHECK(memory_dram_array_bytes(0, 24576 * MIB, &v) < 0);
 }
 
+/* The CPU-time twin of a dram figure: all passes' bytes over the workers'
+ * CPU time in them, which is at most threads (at most the CPUs) x the
+ * run's wall time. */
+static void dram_cpu_twin(struct fakehost *fh, const char *op, long cpus)
+{
+        double per_cpu = fakehost_value(fh, "bytes_per_cpu_second", op);
+        double total = fakehost_value(fh, "bytes_total", op);
+
+        CHECK(per_cpu > 1e8 && per_cpu < 1e13);
+        CHECK(total / per_cpu <= (cpus > 0 ? (double)cpus : 1) *
+              fakehost_value(fh, "total_time_seconds", "") * 1.001);
+}
+
 static void test_dram_run(void)
 {
         struct fakehost fh;
@@ -236,6 +257,8 @@ static void test_dram_run(void)
         CHECK(fakehost_value(&fh, "bytes_total", "operation=copy") * 3 ==
               fakehost_value(&fh, "bytes_total", "operation=triad") * 2);
         CHECK(fakehost_value(&fh, "bytes_total", "operation=copy") >= 2 * 2 * ws / 3);
+        dram_cpu_twin(&fh, "operation=copy", cpus);
+        dram_cpu_twin(&fh, "operation=triad", cpus);
         if (memory_llc_bytes("/sys/devices/system/cpu/cpu0/cache",
                              cpus > 0 ? (unsigned)cpus : 1, &llc) == 0)
                 CHECK(ws >= 3 * 4.0 * (double)llc);
@@ -390,6 +413,13 @@ static double latency_ns(const char *size, double *ret_ws)
         CHECK(fakehost_value(&fh, "loads_total", "") >= 11 * 16384);
         CHECK(fh.progress == (uint64_t)fakehost_value(&fh, "loads_total", ""));
         CHECK(fakehost_value(&fh, "total_time_seconds", "") >= 0.3);
+        /* loads per second of wall time and of the thread's CPU time over
+         * the windows: CPU time is at most the wall time, and its mean per
+         * load is near the median of the windows (load_latency_seconds) */
+        double wall_rate = fakehost_value(&fh, "loads_per_second", "");
+        double cpu_rate = fakehost_value(&fh, "loads_per_cpu_second", "");
+        CHECK(wall_rate > 0 && cpu_rate >= 0.998 * wall_rate);
+        CHECK(1e9 / cpu_rate > 0.5 * ns && 1e9 / cpu_rate < 2 * ns);
         m = fakehost_find(&fh, "huge_page_ratio", "");
         CHECK(!m || (m->value >= 0 && m->value <= 1));
         /* only latency-mode figures, with no labels of the plugin's own */

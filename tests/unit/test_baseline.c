@@ -72,7 +72,7 @@ static void test_directions(void)
 
 static struct baseline *fed_baseline(unsigned runs, double iops)
 {
-        struct detector_config c;
+        struct detector_config c = { 0 };
         struct baseline *b = baseline_new("root");
         detector_config_default(&c);
         for (unsigned i = 0; i < runs; i++) {
@@ -99,7 +99,7 @@ static void test_tracked_series(void)
                 EXPECT(strncmp(b->series[i].key, "benchwatch_probe_", 17) &&
                       !strstr(b->series[i].key, "errors") && !strstr(b->series[i].key, "non_2xx"));
         /* A failed run changes nothing and sees nothing. */
-        struct detector_config c;
+        struct detector_config c = { 0 };
         detector_config_default(&c);
         struct result *r = disk_result(1, 1, MODE);
         r->success = false;
@@ -440,7 +440,7 @@ static void test_v1_conversion(void)
         EXPECT(s && !s->det.pinned && s->det.n_ref == 2 && s->det.ref[1] == 0.25 &&
                !s->det.regression && s->direction == DETECTOR_LOWER_IS_BETTER);
         /* the regression is carried on: a run at the old level drains it, no new alarm */
-        struct detector_config c;
+        struct detector_config c = { 0 };
         struct detector_verdict v;
         detector_config_default(&c);
         struct detector d = f->det;
@@ -504,7 +504,7 @@ static double sample_value(const struct result *r, const char *family, const cha
 
 static void test_metrics(void)
 {
-        struct detector_config c;
+        struct detector_config c = { 0 };
         struct baseline *b = baseline_new("root");
         detector_config_default(&c);
         c.reference_runs = 10;
@@ -593,7 +593,7 @@ static void some_context(struct context *c, const char *kernel, const char *firm
 
 static void test_context(void)
 {
-        struct detector_config c;
+        struct detector_config c = { 0 };
         struct context a = { 0 }, b2 = { 0 };
         struct baseline *b = baseline_new("root"), *back = NULL;
         char *change = NULL;
@@ -678,7 +678,7 @@ static void test_import(void)
 
 static void test_verify(void)
 {
-        struct detector_config c;
+        struct detector_config c = { 0 };
         detector_config_default(&c);
         c.reference_runs = 10;
         struct baseline *b = baseline_new("root");

@@ -3,7 +3,8 @@
  * every CPU: no yield at a limit that counting it would cross);
  * other processes' use is (children burning every CPU, the monitored
  * process asleep: a yield for cpu within a few samples); a probe process
- * that is gone is an error, not a verdict. */
+ * that is gone is an error, not a verdict; the share others took over the
+ * whole run is recorded the same way. */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -62,6 +63,10 @@ static void own_use_is_not_others(long ncpu)
         nap(0.2);
         CHECK(yield_monitor_new(&lim, getpid(), false, &m) == 0);
         int yes = verdicts(m, 8, &reason);
+        struct yield_others o;
+        yield_monitor_others(m, &o);  /* the whole run's share, for the record */
+        CHECK(o.cpu >= 0 && o.cpu < 0.75);
+        CHECK(isnan(o.io) && isnan(o.memory)); /* checks not asked for */
         burning = 0;
         for (long i = 0; i < 4 * ncpu && i < 64; i++)
                 pthread_join(t[i], NULL);
@@ -87,6 +92,10 @@ static void others_use_is_seen(long ncpu)
         }
         CHECK(yield_monitor_new(&lim, getpid(), false, &m) == 0);
         int yes = verdicts(m, 4, &reason);
+        struct yield_others o;
+        yield_monitor_others(m, &o);
+        printf("  others' share over the samples: %.0f%%\n", 100 * o.cpu);
+        CHECK(o.cpu > 0.3 && o.cpu <= 1);
         for (long i = 0; i < n; i++)
                 kill(kids[i], SIGKILL);
         for (long i = 0; i < n; i++)

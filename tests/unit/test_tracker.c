@@ -1,0 +1,158 @@
+/* test_tracker.c — which runs count towards the references, and which
+ * figure of a wall-clock/CPU-time pair is judged (issue 28, parts 2 and 3):
+ *   - steal excludes a run only where it can have moved the judged figure:
+ *     a disk run with much steal and little run delay counts (the rule
+ *     before excluded it), a cpu run judged in CPU time too, a cpu run
+ *     judged by its wall-clock rate does not;
+ *   - run delay above max_run_delay excludes the runs steal no longer does;
+ *   - others' CPU share above max_others_cpu excludes a CPU-bound run;
+ *   - of events_per_second and events_per_cpu_second one series is kept,
+ *     the wall-clock one unless judge = cpu_time. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "baseline.h"
+#include "test.h"
+#include "tracker.h"
+
+struct run_figures {
+        double steal, run_delay, others_cpu; /* < 0: absent */
+};
+
+static void add(struct result *r, const char *name, double v)
+{
+        if (v >= 0)
+                CHECK(result_add(r, name, "", METRIC_GAUGE, NULL, v, NULL) >= 0);
+}
+
+static struct result *cpu_run(bool twin, const struct run_figures *f)
+{
+        struct result *r = result_new("cpu", "cpu");
+        CHECK(r);
+        r->success = true;
+        add(r, "benchwatch_cpu_events_per_second", 1000);
+        if (twin)
+                add(r, "benchwatch_cpu_events_per_cpu_second", 1100);
+        add(r, "benchwatch_probe_steal_ratio", f->steal);
+        add(r, "benchwatch_probe_run_delay_ratio", f->run_delay);
+        add(r, "benchwatch_probe_others_cpu_ratio", f->others_cpu);
+        return r;
+}
+
+static struct result *disk_run(const struct run_figures *f)
+{
+        struct result *r = result_new("disk", "disk");
+        CHECK(r);
+        r->success = true;
+        r->io_bound = true;
+        add(r, "benchwatch_disk_iops", 800);
+        add(r, "benchwatch_probe_steal_ratio", f->steal);
+        add(r, "benchwatch_probe_run_delay_ratio", f->run_delay);
+        add(r, "benchwatch_probe_others_cpu_ratio", f->others_cpu);
+        return r;
+}
+
+static bool counts(const struct tracker_settings *ts, struct result *r, const char *why_has)
+{
+        char *why = NULL;
+        bool c = tracker_run_counts(ts, r, &why);
+        if (!c && why_has)
+                CHECK_STR_CONTAINS(why, why_has);
+        EXPECT(c == !why);
+        free(why);
+        result_free(r);
+        return c;
+}
+
+static void test_steal_by_resource(void)
+{
+        struct tracker_settings ts;
+        tracker_settings(NULL, &ts);
+        EXPECT(ts.max_steal == 0.10 && ts.max_run_delay == 0.10);
+        EXPECT(!ts.det.judge_cpu_time); /* judge = wall_clock by default */
+        ts.det.judge_cpu_time = true;
+        /* the hypervisor serving a disk probe's own I/O: 25% steal, its
+         * thread hardly waited for a CPU: counted (the old rule: not) */
+        EXPECT(counts(&ts, disk_run(&(struct run_figures){ 0.25, 0.01, 0.05 }), NULL));
+        /* its thread waited 20% of the run: not counted */
+        EXPECT(!counts(&ts, disk_run(&(struct run_figures){ 0.02, 0.20, 0.05 }),
+                       "waited for a CPU 20.0% of the run (max_run_delay 10%)"));
+        /* others' CPU share does not exclude an I/O-bound run */
+        EXPECT(counts(&ts, disk_run(&(struct run_figures){ 0.02, 0.01, 0.45 }), NULL));
+        /* a cpu run judged in CPU time: steal cannot move it */
+        EXPECT(counts(&ts, cpu_run(true, &(struct run_figures){ 0.30, 0.02, 0.05 }), NULL));
+        EXPECT(!counts(&ts, cpu_run(true, &(struct run_figures){ 0.01, 0.30, 0.05 }),
+                       "waited for a CPU"));
+        /* a CPU-bound run judged by a wall-clock figure: steal as before */
+        EXPECT(!counts(&ts, cpu_run(false, &(struct run_figures){ 0.30, 0.02, 0.05 }),
+                       "30.0% of the CPU time was stolen by the hypervisor during the run (max_steal 10%)"));
+        EXPECT(counts(&ts, cpu_run(false, &(struct run_figures){ 0.05, 0.50, 0.05 }), NULL));
+        /* judge = wall_clock: the cpu run with a twin is judged by its
+         * wall-clock rate, so steal excludes it again */
+        ts.det.judge_cpu_time = false;
+        EXPECT(!counts(&ts, cpu_run(true, &(struct run_figures){ 0.30, 0.02, 0.05 }), "stolen"));
+        ts.det.judge_cpu_time = true;
+        /* figures the run lacks exclude nothing */
+        EXPECT(counts(&ts, disk_run(&(struct run_figures){ -1, -1, -1 }), NULL));
+        EXPECT(counts(&ts, cpu_run(true, &(struct run_figures){ -1, -1, -1 }), NULL));
+}
+
+static void test_others_cpu(void)
+{
+        struct tracker_settings ts;
+        tracker_settings(NULL, &ts);
+        double lim = ts.max_others_cpu;
+        EXPECT(lim > 0 && lim <= 0.5); /* at most the yield limit (yield_cpu 50%) */
+        EXPECT(counts(&ts, cpu_run(true, &(struct run_figures){ 0, 0, lim - 0.01 }), NULL));
+        EXPECT(!counts(&ts, cpu_run(true, &(struct run_figures){ 0, 0, lim + 0.01 }),
+                       "of the CPU time during the run (max_others_cpu"));
+        ts.max_others_cpu = 1;
+        EXPECT(counts(&ts, cpu_run(true, &(struct run_figures){ 0, 0, 0.49 }), NULL));
+}
+
+static bool has_series(const struct baseline *b, const char *key)
+{
+        for (size_t i = 0; i < b->n_series; i++)
+                if (!strcmp(b->series[i].key, key))
+                        return true;
+        return false;
+}
+
+static void test_one_of_a_pair(void)
+{
+        struct tracker_settings ts;
+        tracker_settings(NULL, &ts);
+        EXPECT(baseline_direction("benchwatch_cpu_events_per_cpu_second", METRIC_GAUGE) ==
+               DETECTOR_HIGHER_IS_BETTER);
+        EXPECT(baseline_direction("benchwatch_memory_bytes_per_cpu_second", METRIC_GAUGE) ==
+               DETECTOR_HIGHER_IS_BETTER);
+        for (int wall = 0; wall < 2; wall++) {
+                struct baseline *b = baseline_new("cpu");
+                struct result *r = cpu_run(true, &(struct run_figures){ -1, -1, -1 });
+                ts.det.judge_cpu_time = !wall;
+                CHECK(b && baseline_update(b, r, &ts.det, true) >= 0);
+                EXPECT(b->n_series == 1);
+                EXPECT(has_series(b, "benchwatch_cpu_events_per_cpu_second") == !wall);
+                EXPECT(has_series(b, "benchwatch_cpu_events_per_second") == wall);
+                EXPECT(baseline_judges_cpu_time(r, &ts.det) == !wall);
+                result_free(r);
+                baseline_free(b);
+        }
+        /* without a twin, the wall-clock rate is judged as ever */
+        ts.det.judge_cpu_time = true;
+        struct baseline *b = baseline_new("cpu");
+        struct result *r = cpu_run(false, &(struct run_figures){ -1, -1, -1 });
+        CHECK(b && baseline_update(b, r, &ts.det, true) >= 0);
+        EXPECT(has_series(b, "benchwatch_cpu_events_per_second"));
+        EXPECT(!baseline_judges_cpu_time(r, &ts.det));
+        result_free(r);
+        baseline_free(b);
+}
+
+int main(void)
+{
+        test_steal_by_resource();
+        test_others_cpu();
+        test_one_of_a_pair();
+        return test_failures != 0;
+}
