@@ -93,7 +93,7 @@ echo 4000 > "$grp/cpu.cfs_quota_us"
 verify_in_cgroup > "$T/v1.out" 2> "$T/err"; rc=$?
 echo -1 > "$grp/cpu.cfs_quota_us"
 [ $rc = 1 ] || fail "verify at 40% of a CPU: exit $rc, want 1: $(cat "$T/v1.out" "$T/err")"
-grep "benchwatch_cpu_events_per_second" "$T/v1.out" | grep -q " REGRESSION " || fail "verify table: $(cat "$T/v1.out")"
+grep -q " REGRESSION " "$T/v1.out" || fail "verify table: $(cat "$T/v1.out")"
 grep -q "^cpu: FAIL after .*against a reference of 1[2-9] runs, still being learnt" "$T/err" ||
         fail "verify stop line: $(cat "$T/err")"
 echo "verify_early: ok"
