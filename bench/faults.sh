@@ -87,7 +87,8 @@ cleanup_all() {
         mariadb_cleanup
         [ -n "$LOOP" ] && { umount "$T/fs" 2>/dev/null; losetup -d "$LOOP" 2>/dev/null; }
         if [ -n "${FAULTS_KEEP:-}" ]; then
-                mkdir -p "$FAULTS_KEEP" && cp -a "$T"/*.log "$T"/*.txt "$T/root${confdir:-/none}/benchwatch.conf" "$T"/*.json* "$FAULTS_KEEP"/ 2>/dev/null
+                mkdir -p "$FAULTS_KEEP" && cp -a "$T/fs/state" "$FAULTS_KEEP/" 2>/dev/null
+                cp -a "$T"/*.log "$T"/*.txt "$T/root${confdir:-/none}/benchwatch.conf" "$T"/*.json* "$FAULTS_KEEP"/ 2>/dev/null
         fi
         rm -rf "$T"
 }
@@ -451,7 +452,10 @@ cp "$STATE/benchwatch.prom" "$T/textfile.txt" 2>/dev/null
 c systemctl stop benchwatch.service
 {
         echo "after_stop_processes $(c pgrep -f benchwatch | wc -l)"
-        c "$bin" -v cleanup > "$T/cleanup.log" 2>&1; echo "cleanup_status $?"
+        # where the unit's files are: its StateDirectory= and CacheDirectory=
+        c env STATE_DIRECTORY=/var/lib/benchwatch CACHE_DIRECTORY=/var/cache/benchwatch \
+                "$bin" -v cleanup > "$T/cleanup.log" 2>&1
+        echo "cleanup_status $?"
         echo "cache_left $(ls -A "$CACHE" | tr '\n' ' ')"
         echo "tables_left $(mariadb_sql "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = '$MARIADB_DB'")"
 } >> "$T/unit.txt"
