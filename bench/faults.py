@@ -58,7 +58,7 @@ def rss_anon(pid):
     return None
 
 
-def scan(pidns, known_ns):
+def scan(pidns, known_ns, init):
     daemons, children = {}, {}
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
@@ -73,7 +73,9 @@ def scan(pidns, known_ns):
             if len(argv) < 2 or not argv[0].endswith(b"benchwatch"):
                 continue
             if argv[1] == b"daemon":
-                daemons[int(pid)] = True
+                # the service's main process, not a probe process between
+                # its spawn and its exec (which still shows the daemon's argv)
+                daemons[int(pid)] = proc_stat(pid)[1] == init
             elif argv[1] == b"__child":
                 children[int(pid)] = proc_stat(pid)
         except OSError:
@@ -97,9 +99,9 @@ def monitor(leader, out):
             now = time.time()
             with open("/proc/uptime") as u:
                 uptime = float(u.read().split()[0])
-            daemons, children = scan(pidns, known_ns)
-            for d in daemons:
-                if d not in seen_daemons:
+            daemons, children = scan(pidns, known_ns, int(leader))
+            for d, main in daemons.items():
+                if main and d not in seen_daemons:
                     seen_daemons.add(d)
                     emit(ev="daemon", pid=d)
             for pid, (state, ppid, start) in children.items():
@@ -116,7 +118,7 @@ def monitor(leader, out):
                     emit(ev="orphan", pid=pid, lived=round(now - orphans.pop(pid), 3))
             if now - last_rss >= 5:
                 last_rss = now
-                for d in daemons:
+                for d in (d for d, main in daemons.items() if main):
                     try:
                         emit(ev="rss", pid=d, kb=rss_anon(d))
                     except OSError:
@@ -422,8 +424,14 @@ def report(d, state, prom, seed, duration):
     orphans = [e for e in mon if e["ev"] in ("orphan", "orphan_alive")]
     late = [e for e in orphans if e["lived"] > ORPHAN_LIMIT or e["ev"] == "orphan_alive"]
     overlong = [e for e in mon if e["ev"] == "overlong"]
-    daemons = [e for e in mon if e["ev"] == "daemon"]
     rss = [e for e in mon if e["ev"] == "rss" and e.get("kb")]
+    # a probe process between spawn and exec shows the daemon's argv: a
+    # daemon is one sampled more than once
+    n_rss = {}
+    for e in rss:
+        n_rss[e["pid"]] = n_rss.get(e["pid"], 0) + 1
+    rss = [e for e in rss if n_rss[e["pid"]] > 1]
+    daemons = [e for e in mon if e["ev"] == "daemon" and n_rss.get(e["pid"], 0) > 1]
     if late:
         bad.append("%d orphan(s) lived over %.1f s: %s" % (
             len(late), ORPHAN_LIMIT, ", ".join("%s s" % e["lived"] for e in late)))

@@ -85,11 +85,11 @@ cleanup_all() {
         for p in $BW_PIDS; do kill "$p" 2>/dev/null; done
         for p in $BW_PIDS; do wait "$p" 2>/dev/null; done
         mariadb_cleanup
-        [ -n "$LOOP" ] && { umount "$T/fs" 2>/dev/null; losetup -d "$LOOP" 2>/dev/null; }
         if [ -n "${FAULTS_KEEP:-}" ]; then
                 mkdir -p "$FAULTS_KEEP" && cp -a "$T/fs/state" "$FAULTS_KEEP/" 2>/dev/null
                 cp -a "$T"/*.log "$T"/*.txt "$T/root${confdir:-/none}/benchwatch.conf" "$T"/*.json* "$FAULTS_KEEP"/ 2>/dev/null
         fi
+        [ -n "$LOOP" ] && { umount "$T/fs" 2>/dev/null; losetup -d "$LOOP" 2>/dev/null; }
         rm -rf "$T"
 }
 trap cleanup_all EXIT
