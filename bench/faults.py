@@ -58,16 +58,14 @@ def rss_anon(pid):
     return None
 
 
-def scan(pidns, known_ns, init):
+def scan(pidns, init):
     daemons, children = {}, {}
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
             continue
         try:
-            ns = known_ns.get(pid)
-            if ns is None:
-                ns = known_ns[pid] = os.readlink("/proc/%s/ns/pid" % pid)
-            if ns != pidns:
+            # read every time: a cached answer would outlive a reused pid
+            if os.readlink("/proc/%s/ns/pid" % pid) != pidns:
                 continue
             argv = proc_cmdline(pid)
             if len(argv) < 2 or not argv[0].endswith(b"benchwatch"):
@@ -79,7 +77,7 @@ def scan(pidns, known_ns, init):
             elif argv[1] == b"__child":
                 children[int(pid)] = proc_stat(pid)
         except OSError:
-            known_ns.pop(pid, None)
+            pass
     return daemons, children
 
 
@@ -88,7 +86,7 @@ def monitor(leader, out):
     tick = os.sysconf("SC_CLK_TCK")
     stop = []
     signal.signal(signal.SIGTERM, lambda *a: stop.append(1))
-    known_ns, orphans, overlong, seen_daemons = {}, {}, set(), set()
+    orphans, overlong, seen_daemons = {}, set(), set()
     last_rss = 0.0
     with open(out, "a") as f:
         def emit(**ev):
@@ -99,7 +97,7 @@ def monitor(leader, out):
             now = time.time()
             with open("/proc/uptime") as u:
                 uptime = float(u.read().split()[0])
-            daemons, children = scan(pidns, known_ns, int(leader))
+            daemons, children = scan(pidns, int(leader))
             for d, main in daemons.items():
                 if main and d not in seen_daemons:
                     seen_daemons.add(d)
