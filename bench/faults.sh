@@ -82,8 +82,8 @@ stop_container() {
 cleanup_all() {
         [ -n "$MONITOR" ] && kill "$MONITOR" 2>/dev/null && wait "$MONITOR" 2>/dev/null
         stop_container
-        for p in $BW_PIDS; do kill "$p" 2>/dev/null; done
-        for p in $BW_PIDS; do wait "$p" 2>/dev/null; done
+        for p in $BW_PIDS ${NGINX_PID:-} ${PROM_PID:-} ${PGW_PID:-}; do kill "$p" 2>/dev/null; done
+        for p in $BW_PIDS ${NGINX_PID:-} ${PROM_PID:-} ${PGW_PID:-}; do wait "$p" 2>/dev/null; done
         mariadb_cleanup
         if [ -n "${FAULTS_KEEP:-}" ]; then
                 mkdir -p "$FAULTS_KEEP" && cp -a "$T/fs/state" "$FAULTS_KEEP/" 2>/dev/null
