@@ -1,6 +1,7 @@
 /* child.c — see child.h. */
 #include "child.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -8,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "codec.h"
@@ -31,11 +34,15 @@ struct child_ctx {
         int emit_error;
 };
 
-/* How long an orphaned child may take to wind down after SIGTERM before
- * it kills its own process group: nobody else is left to do it. */
-#define ORPHAN_GRACE 1
+/* How long an orphaned child may take to wind down after the runner's
+ * death before it kills its own process group: nobody else is left to do
+ * it.  Short, because nothing a plugin must undo needs the plugin: an
+ * unfinished test file is unnamed (O_TMPFILE, gone with the process) or a
+ * marked temporary the next run removes, and a half-built sbtest table
+ * says "preparing" and is rebuilt. */
+#define ORPHAN_GRACE_NS 100000000L
 
-static volatile sig_atomic_t stop_requested;
+static int stop_requested; /* set by watch_parent, read by the plugin's threads */
 static pid_t parent_pid; /* the runner; 0 when not told (run by hand) */
 
 static bool orphaned(void)
@@ -43,27 +50,83 @@ static bool orphaned(void)
         return parent_pid > 0 && getppid() != parent_pid;
 }
 
-/* SIGTERM is the runner's stop request, or the kernel's word that the
- * runner died (PR_SET_PDEATHSIG): then no SIGKILL will follow its grace,
- * so the child arms its own. */
-static void on_term(int sig)
+/* Every thread of this process back to the watcher's own nice value (the
+ * runner's): an orphan's threads, still at the run's nice 10 on busy CPUs,
+ * would otherwise wait for their turn to wind down, and even to die of
+ * SIGKILL.  Needs CAP_SYS_NICE or an RLIMIT_NICE that allows it (the unit's
+ * LimitNICE=); without, the kill still comes, only later. */
+static void unlower_threads(void)
 {
-        stop_requested = 1;
-        if (orphaned())
-                alarm(ORPHAN_GRACE);
+        errno = 0;
+        int nice = getpriority(PRIO_PROCESS, 0);
+        DIR *d = opendir("/proc/self/task");
+        if ((nice == -1 && errno) || !d) {
+                if (d)
+                        closedir(d);
+                return;
+        }
+        for (struct dirent *e; (e = readdir(d));) {
+                int64_t tid;
+                if (e->d_name[0] != '.' && parse_int64(e->d_name, &tid) >= 0)
+                        (void)setpriority(PRIO_PROCESS, (id_t)tid, nice);
+        }
+        closedir(d);
 }
 
-/* The whole group: this process and anything a plugin may have started
- * (it inherits the group the runner made for the child). */
-static void on_orphan_alarm(int sig)
+/* The death of the runner is acted on by a thread of its own: SIGTERM is
+ * blocked everywhere else, and this thread is made before the run lowers
+ * its priority (nice is per thread on Linux), so busy probe threads at
+ * nice 10 on busy CPUs do not delay it.  SIGTERM is the runner's stop
+ * request, or the kernel's word that the runner died (PR_SET_PDEATHSIG):
+ * then no SIGKILL will follow, so after ORPHAN_GRACE_NS this thread kills
+ * the whole group itself (this process and anything a plugin started). */
+static void *watch_parent(void *arg)
 {
+        const sigset_t *term = arg;
+        for (;;) {
+                /* a stop already requested: keep an eye on the parent too,
+                 * its death signal may have merged with the stop's */
+                struct timespec tick = { 0, 100000000L };
+                bool stopping = __atomic_load_n(&stop_requested, __ATOMIC_RELAXED);
+                int sig = stopping ? sigtimedwait(term, NULL, &tick)
+                                         : sigwaitinfo(term, NULL);
+                if (sig == SIGTERM)
+                        __atomic_store_n(&stop_requested, 1, __ATOMIC_RELAXED);
+                if ((sig == SIGTERM || stopping) && orphaned())
+                        break;
+        }
+        unlower_threads();
+        struct timespec grace = { 0, ORPHAN_GRACE_NS };
+        while (clock_nanosleep(CLOCK_MONOTONIC, 0, &grace, &grace) == EINTR)
+                ;
         kill(0, SIGKILL);
+        return NULL;
+}
+
+/* SIGTERM blocked in this thread (and so in every thread made after) and
+ * waited for by watch_parent. */
+static int start_watch(void)
+{
+        static sigset_t term;
+        pthread_attr_t attr;
+        pthread_t tid;
+        sigemptyset(&term);
+        sigaddset(&term, SIGTERM);
+        int r = -pthread_sigmask(SIG_BLOCK, &term, NULL);
+        if (r < 0)
+                return r;
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        pthread_attr_setstacksize(&attr, 64 * 1024);
+        r = -pthread_create(&tid, &attr, watch_parent, &term);
+        pthread_attr_destroy(&attr);
+        return r;
 }
 
 /* Die with the runner: SIGTERM when the thread that spawned us ends, so a
- * stop cleans up (a half-written test file is unlinked) and a hung plugin
- * still goes after ORPHAN_GRACE.  The parent may have died before the
- * prctl, hence the check against the pid it passed. */
+ * stop cleans up what it can and the group still goes after the grace.
+ * The parent may have died before the prctl, hence the check against the
+ * pid it passed. */
 static int follow_parent(int argc, char **argv)
 {
         int64_t ppid = 0;
@@ -71,7 +134,9 @@ static int follow_parent(int argc, char **argv)
             (parse_int64(argv[2] + 9, &ppid) < 0 || ppid <= 0))
                 return -EINVAL;
         parent_pid = (pid_t)ppid;
-        signal(SIGALRM, on_orphan_alarm);
+        int r = start_watch();
+        if (r < 0)
+                return r;
         if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0)
                 return -errno;
         return orphaned() ? -ESRCH : 0;
@@ -196,7 +261,7 @@ static void host_progress(const struct bw_host *h, uint64_t n)
 
 static bool host_stopping(const struct bw_host *h)
 {
-        return stop_requested;
+        return __atomic_load_n(&stop_requested, __ATOMIC_RELAXED);
 }
 
 /* What the request asks for, and what the kernel really gave: that is
@@ -341,7 +406,7 @@ static void execute(struct child_ctx *c, const struct run_request *req)
                 result_set_error(res, "a figure was emitted twice with different types");
         if (r < 0 && !res->error)
                 result_set_error(res, strerror(-r));
-        if (r >= 0 && stop_requested && !res->error)
+        if (r >= 0 && host_stopping(NULL) && !res->error)
                 result_set_error(res, "stopped before the end of the run");
         res->success = !res->error;
         param_set_free(ps);
@@ -355,7 +420,6 @@ int child_main(int argc, char **argv)
         uint8_t *buf = NULL;
         size_t size = 0;
         struct run_request *req = NULL;
-        signal(SIGTERM, on_term);
         if (follow_parent(argc, argv) < 0)
                 return 2; /* the runner is gone already, or bad usage */
         if (fd_read_all(STDIN_FILENO, MAX_REQUEST, &buf, &size) < 0 ||

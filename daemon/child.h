@@ -6,8 +6,8 @@
  * a struct result, and writes the encoded result to fd 3.  Anything the
  * plugin does — crash, hang, leak — stays in this process, and the process
  * does not outlive the runner: when the runner dies (even by SIGKILL) the
- * child is told to stop, and kills its group if it does not within a
- * second. */
+ * child is told to stop, and kills its group if it has not within a tenth
+ * of a second, busy CPUs or not. */
 #ifndef BENCHWATCH_CHILD_H
 #define BENCHWATCH_CHILD_H
 

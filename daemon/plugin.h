@@ -128,8 +128,12 @@ struct bw_host {
          * progress display. Thread-safe and cheap; call it freely. */
         void (*progress)(const struct bw_host *h, uint64_t n);
         /* True once the run was asked to stop (SIGTERM: a stop, or the death
-         * of the daemon): wind down within a second.  The core owns SIGTERM;
-         * a plugin never changes its disposition. */
+         * of the daemon): wind down within a second.  An orphaned run (the
+         * daemon died) gets a tenth of one before its group is killed, so
+         * nothing a run leaves may need the plugin to undo it (an unnamed
+         * O_TMPFILE, a marked temporary the next run removes).  The core
+         * owns SIGTERM (blocked in every thread but its own watcher); a
+         * plugin never changes its disposition or mask. */
         bool (*stopping)(const struct bw_host *h);
         /* An info metric as node_exporter spells them (value 1, the facts
          * in labels, e.g. benchwatch_disk_info{device="vda",model=...}):

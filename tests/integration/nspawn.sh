@@ -15,46 +15,10 @@
 for c in debootstrap systemd-nspawn nsenter flock; do
         command -v $c > /dev/null || skip "$c not installed (tools/install-deps)"
 done
-CACHE=${BENCHWATCH_NSPAWN_ROOT:-/var/cache/benchwatch-test/nspawn-root}
-# runtime libraries of the binary and the plugins, kill(1) for ExecReload
-PKGS=systemd,dbus,procps,libinih1,libprotobuf-c1,libcurl4,libaio1,libmariadb3
-# Libraries added since: put into each test's copy of the root from the
-# host's apt cache (add_host_debs), so that a root cached before them stays
-# valid and needs no mirror.
-LATE_PKGS="libsnappy1v5"
-MIRROR=$(sed -n 's/^URIs: *\([^ ]*\).*/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n 1)
-: "${MIRROR:=http://deb.debian.org/debian}"
-
-# ---- the cached root ------------------------------------------------------
-build_root() {
-        [ "$(cat "$CACHE/.benchwatch-root" 2>/dev/null)" = "$PKGS" ] && return 0
-        local tmp=$CACHE.tmp.$$
-        echo "building $CACHE (debootstrap bookworm from $MIRROR)"
-        rm -rf "$tmp"
-        if ! debootstrap --variant=minbase --include="$PKGS" bookworm "$tmp" "$MIRROR" \
-                > "$T/debootstrap.log" 2>&1; then
-                rm -rf "$tmp"
-                tail -n 5 "$T/debootstrap.log" >&2
-                return 1
-        fi
-        rm -f "$tmp/etc/machine-id"   # each boot makes its own (transient)
-        echo "$PKGS" > "$tmp/.benchwatch-root"
-        rm -rf "$CACHE" && mv "$tmp" "$CACHE"
-}
-mkdir -p "$(dirname "$CACHE")"
-exec 9> "$CACHE.lock"
-flock 9 || fail "cannot lock $CACHE.lock"
-start=$(date +%s)
-build_root || skip "cannot debootstrap a Debian root from $MIRROR"
-echo "root ready in $(( $(date +%s) - start ))s"
+. "$top_srcdir/tests/integration/nspawn_root.sh"
 ROOT=$T/root
-cp -a "$CACHE" "$ROOT" || fail "cannot copy $CACHE"
-flock -u 9
-add_host_debs "$ROOT" $LATE_PKGS
-for p in $LATE_PKGS; do
-        dpkg --root="$ROOT" -s "$p" > /dev/null 2>&1 ||
-                skip "$p is neither in the cached root nor in /var/cache/apt/archives"
-done
+out=$(nspawn_root_copy "$ROOT" 2>&1) || skip "$out"
+echo "$out"
 
 # ---- benchwatch installed as a package would be ---------------------------
 make -s -C "$top_builddir" install DESTDIR="$ROOT" > "$T/install.log" 2>&1 \
