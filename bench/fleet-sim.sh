@@ -88,9 +88,9 @@ echo "== building bench/fleetsim/fleetsim.c against $build/daemon/libbwcore.la"
         -o "$tmp/fleetsim" "$here/fleetsim/fleetsim.c" "$build/daemon/libbwcore.la" -lm
 
 record() {
-echo "== recording $RECORD s of a real daemon (built-in probes, 1 s intervals)"
-mkdir -p "$rec/state" "$rec/cache"
-cat > "$rec/bw.conf" << EOF
+        echo "== recording $RECORD s of a real daemon (built-in probes, 1 s intervals)"
+        mkdir -p "$rec/state" "$rec/cache"
+        cat > "$rec/bw.conf" << EOF
 [daemon]
 state_dir = $rec/state
 cache_dir = ${CACHE_DIR:-/var/tmp}/fleet-sim-cache.$$
@@ -125,11 +125,11 @@ duration = 5s
 [textfile]
 path = $rec/bw.prom
 EOF
-mkdir -p "${CACHE_DIR:-/var/tmp}/fleet-sim-cache.$$"
-timeout -s TERM "$RECORD" "$BENCHWATCH" -c "$rec/bw.conf" daemon > "$rec/daemon.log" 2>&1 || true
-rm -rf "${CACHE_DIR:-/var/tmp}/fleet-sim-cache.$$"
-grep -q '^benchwatch_baseline{' "$rec/bw.prom" ||
-        echo "fleet-sim: warning: no pinned reference after $RECORD s (raise RECORD): fewer series per host" >&2
+        mkdir -p "${CACHE_DIR:-/var/tmp}/fleet-sim-cache.$$"
+        timeout -s TERM "$RECORD" "$BENCHWATCH" -c "$rec/bw.conf" daemon > "$rec/daemon.log" 2>&1 || true
+        rm -rf "${CACHE_DIR:-/var/tmp}/fleet-sim-cache.$$"
+        grep -q '^benchwatch_baseline{' "$rec/bw.prom" ||
+                echo "fleet-sim: warning: no pinned reference after $RECORD s (raise RECORD): fewer series per host" >&2
 }
 # REC_DIR: a recording kept from an earlier run (KEEP=1: $tmp/rec)
 rec=${REC_DIR:-$tmp/rec}
@@ -231,9 +231,14 @@ run_one() { # ENGINE HOSTS
         curl -fs "$QUERY/api/v1/query" --data-urlencode 'query=benchwatch:throughput:cohort_ratio' > "$dir/ratios.json"
         python3 "$here/fleetsim/score.py" "$dir/injected" "$dir/alerts.json" "$dir/ratios.json" | tee "$dir/score" || true
         echo "rule evaluation: $(eval_times "$dir/rulemetrics")" | tee "$dir/evals"
+        # the slowest rules of the last evaluation (Prometheus says; vmalert 1.79 does not)
+        curl -fs "${ALERTS%/alerts}/rules" | python3 -c 'import json, sys
+r = [(x.get("evaluationTime", 0), x["name"]) for g in json.load(sys.stdin)["data"]["groups"] for x in g["rules"]]
+r.sort(reverse=True)
+print("slowest rules: " + "; ".join("%s %.3f s" % (n, t) for t, n in r[:4] if t))' | tee -a "$dir/evals" || true
         curl -fs "$QUERY/api/v1/query" --data-urlencode 'query=count({job="benchwatch"})' |
                 python3 -c 'import json,sys; r=json.load(sys.stdin)["data"]["result"]; print("series held (last lookback):", r[0]["value"][1] if r else 0)' | tee "$dir/series"
-        python3 "$here/fleetsim/queries.py" "$QUERY" "$src/conf/grafana-dashboard.json" host-00001 | tee "$dir/queries"
+        python3 "$here/fleetsim/queries.py" "$QUERY" "$src/conf/grafana-dashboard.json" host-00001 "$HOUR" | tee "$dir/queries"
         for p in $recv_pids; do
                 echo "$(tr '\0' ' ' < /proc/$p/cmdline | cut -d' ' -f1): peak RSS $(rss_mb $p VmHWM) MB, at the end $(rss_mb $p VmRSS) MB"
         done | tee "$dir/rss"

@@ -66,8 +66,17 @@ def main():
         print("     %s injected hosts %s" % (" " * len(fig), quantiles(inj)))
     hosts = set(cohort)
     allinj = set(injected)
-    print("any  hosts with a cohort alert %d, injected %d, of them injected %d; figures alerted: %d" %
-          (len(hosts), len(allinj), len(hosts & allinj), sum(len(f) for f in cohort.values())))
+    tp = len(hosts & allinj)
+    print("hosts with a cohort alert on any figure %d, injected %d, both %d: precision %.3f recall %.3f" %
+          (len(hosts), len(allinj), tp, tp / len(hosts) if hosts else float("nan"),
+           tp / len(allinj) if allinj else float("nan")))
+    false = {}
+    for h, figs in cohort.items():
+        for f in figs:
+            if injected.get(h) is None or FIGURE[injected[h]] != f:
+                false[f] = false.get(f, 0) + 1
+    print("cohort alerts on a figure not injected: %s" %
+          (", ".join("%s %d" % kv for kv in sorted(false.items())) or "none"))
     print("other alerts firing: %s" % (", ".join("%s x%d" % kv for kv in sorted(other.items())) or "none"))
     return 0 if ok else 1
 
