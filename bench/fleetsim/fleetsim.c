@@ -8,13 +8,14 @@
  * with the built-in configuration sends: the series of a textfile that
  * daemon wrote (its names and labels, grouped by probe into one run each,
  * the host's info metrics added to every request as the remote-write sink
- * does), each probe at its built-in interval with a random phase, over a
- * window of the past that ends now, in time order.  The values are the
- * textfile's, scaled by the host's hardware (one of four CPU models, one
- * of three disk models, and a per-host offset of 2%), times a run-to-run
- * noise drawn from the real history the same daemon recorded
- * (history-<probe>.txt: each run of the probe's first figure over the
- * median of its runs).  1% of hosts get disks 15% slower (IOPS and
+ * does), each probe at its built-in interval (divided by --speedup) with a
+ * random phase, from a window of the past up to now (sent at once: the
+ * backfill) and then for --live seconds (each run sent at its own time),
+ * in time order.  The values are the textfile's, scaled by the host's
+ * hardware (one of four CPU models, one of three disk models, and a
+ * per-host offset of 2%), times a run-to-run noise drawn from the real
+ * history the same daemon recorded (history-<probe>.txt, counted runs of
+ * the per-operation median: see probe_def).  1% of hosts get disks 15% slower (IOPS and
  * bandwidth x0.85, latencies /0.85), 1% the CPU and memory speed of the
  * next slower model while labelled as their own: the injected hosts are
  * written to a file for the scoring.  Not installed, not a test. */
