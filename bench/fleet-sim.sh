@@ -229,7 +229,10 @@ run_one() { # ENGINE HOSTS
         done
         wait $sender 2> /dev/null || true
         cat "$dir/ingest" "$dir/ingest.err"
-        [ -n "$over" ] && echo "$engine: $over"
+        # the series the receiver holds, whatever the lookback sees
+        curl -fs "$QUERY/metrics" | grep -E '^(prometheus_tsdb_head_series|vm_new_timeseries_created_total) ' |
+                tee -a "$dir/ingest" || true
+        [ -n "$over" ] && echo "$engine: $over" | tee -a "$dir/ingest"
         curl -fs "$ALERTS" > "$dir/alerts.json" || echo '{"data":{"alerts":[]}}' > "$dir/alerts.json"
         curl -fs "$QUERY/api/v1/query" --data-urlencode 'query=benchwatch:throughput:cohort_ratio' > "$dir/ratios.json"
         python3 "$here/fleetsim/score.py" "$dir/injected" "$dir/alerts.json" "$dir/ratios.json" | tee "$dir/score" || true
