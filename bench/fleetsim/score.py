@@ -19,8 +19,10 @@ FIGURE = {"disk": "disk_iops", "cpu": "cpu_events_per_second"}
 
 
 def alerts_of(doc):
-    data = doc.get("data", {})
-    return data.get("alerts", data if isinstance(data, list) else [])
+    data = doc.get("data") or {}
+    if isinstance(data, list):
+        return data
+    return data.get("alerts") or []  # vmalert 1.79 says null for none
 
 
 def quantiles(v):
