@@ -241,3 +241,17 @@ double fakehost_value(const struct fakehost *fh, const char *name,
         }
         return m->value;
 }
+
+bool fakehost_cpu_twin_ok(const struct fakehost *fh, const char *what, unsigned threads,
+                          double events, double rate, double seconds)
+{
+        double cpu_rate = fakehost_value(fh, "events_per_cpu_second", "");
+        double cpu_s = fakehost_value(fh, "worker_cpu_seconds", "");
+        fprintf(stderr, "%s threads=%u: %.0f events/s, %.0f per CPU second "
+                "(%.0f%% of the wall time on CPU)\n", what, threads, rate, cpu_rate,
+                100 * cpu_s / (threads * seconds));
+        return cpu_s > 0 && cpu_rate * cpu_s > 0.999 * events &&
+               cpu_rate * cpu_s < 1.001 * events &&
+               cpu_s <= threads * seconds * 1.001 + 0.002 &&
+               cpu_rate >= 0.998 * rate / threads;
+}

@@ -52,7 +52,14 @@ void fakehost_expect_param_error(const struct bw_plugin *p, const char *param);
 const struct fake_metric *fakehost_find(const struct fakehost *fh,
                                         const char *name, const char *labels);
 double fakehost_value(const struct fakehost *fh, const char *name,
-                      const char *labels); /* aborts if missing */
+                      const char *labels);
+
+/* The CPU-time twin of a run's rate (events_per_cpu_second and
+ * worker_cpu_seconds): true when it agrees with the run's events, no
+ * worker had more CPU time than the wall time, and so per thread it is at
+ * least the wall-clock rate; prints both rates on stderr, as `what`. */
+bool fakehost_cpu_twin_ok(const struct fakehost *fh, const char *what, unsigned threads,
+                          double events, double rate, double seconds); /* aborts if missing */
 
 
 #endif
