@@ -260,7 +260,7 @@ next_run() {
         done
         IFS=$'\t' read -r R_PROBE R_START R_DUR R_COUNTED R_STEAL R_PCPU R_PIO R_PMEM \
                 R_PINNED R_VALUE R_REF R_RATIO R_CHANGE R_EV R_REG R_NOISE R_NREG \
-                R_ENTERED R_LEFT <<< "$line"
+                R_ENTERED R_LEFT R_JUDGED <<< "$line"
         printf '%s\n' "$line" >> "$DIR/phase.$PHASE"
 }
 run_line() { # a run's figures, for the log
@@ -363,7 +363,7 @@ scenario_clean() {
              "— $(verdict "$([ "$total" = 0 ] && [ $done = 1 ] && echo 1)")"
         row clean "regressions entered (ref $CLEAN_REF)" "$total" 0 \
                 "$(verdict "$([ "$total" = 0 ] && [ $done = 1 ] && echo 1)")"
-        row clean "runs (all probes; judged)" "$runs; $(awk -F'\t' '$9 == 1' "$DIR/runs.tsv" | wc -l)" \
+        row clean "runs (all probes; judged)" "$runs; $(awk -F'\t' '$20 == 1' "$DIR/runs.tsv" | wc -l)" \
                 "$((4 * RUNS))" "-"
 }
 

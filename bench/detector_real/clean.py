@@ -6,7 +6,7 @@ around every regression entered, and "TOTAL <entered> <logged>" last.
 import re, statistics, sys
 log, err, ref = sys.argv[1], sys.argv[2], int(sys.argv[3])
 F = ("probe start dur counted steal pcpu pio pmem pinned value ref ratio change ev "
-     "reg noise nreg entered left").split()
+     "reg noise nreg entered left judged").split()
 runs = []
 for line in open(log):
     v = line.rstrip("\n").split("\t")
@@ -26,7 +26,7 @@ for probe in sorted({r["probe"] for r in runs}):
     ent = sum(len(r["entered"].split(",")) for r in rs if r["entered"] != "-")
     rec = sum(len(r["left"].split(",")) for r in rs if r["left"] != "-")
     total += ent
-    judged = sum(1 for r in rs if r["pinned"] == "1")
+    judged = sum(1 for r in rs if r["judged"] == "1")
     unc = sum(1 for r in rs if r["counted"] == "0")
     cols = ["%5.1f/%-6.1f" % tuple(100 * x for x in mm([num(r, k) for r in rs]))
             for k in ("steal", "pcpu", "pio", "pmem")]

@@ -4,15 +4,20 @@ watch.py TEXTFILE SINCE PROBE=FAMILY...: one tab-separated line per new run
 of a probe, on stdout and appended to $LOG:
   probe start duration counted steal psi_cpu psi_io psi_memory pinned value
   reference ratio change evidence regression noise n_regressed entered left
+  judged
 for the probe's main figure FAMILY (op="read" preferred); n_regressed,
-entered and left cover every series of the probe ("-": none).
+entered and left cover every series of the probe ("-": none).  pinned: the
+reference is pinned (benchwatch_baseline_timestamp_seconds); judged: the run
+got a verdict (benchwatch_baseline: from [regression] min_runs runs on since
+the detector of 73ee4a6, only once pinned before).
 """
 import os, re, sys, time
 path, since, log = sys.argv[1], float(sys.argv[2]), sys.argv[3]
 target = dict(a.split("=", 1) for a in sys.argv[4:])
 LINE = re.compile(r'^([A-Za-z_:][A-Za-z0-9_:]*)(?:\{(.*)\})?\s+(\S+)\s*$')
 LABEL = re.compile(r'([A-Za-z_][A-Za-z0-9_]*)="((?:[^"\\]|\\.)*)"')
-SERIES = ("benchwatch_regression", "benchwatch_baseline", "benchwatch_regression_ratio",
+SERIES = ("benchwatch_regression", "benchwatch_baseline",
+          "benchwatch_baseline_timestamp_seconds", "benchwatch_regression_ratio",
           "benchwatch_regression_change_ratio", "benchwatch_regression_evidence",
           "benchwatch_baseline_noise_ratio")
 
@@ -92,7 +97,7 @@ while True:
                        "%.4f" % one(p, "benchwatch_probe_pressure_ratio", resource="cpu"),
                        "%.4f" % one(p, "benchwatch_probe_pressure_ratio", resource="io"),
                        "%.4f" % one(p, "benchwatch_probe_pressure_ratio", resource="memory"),
-                       "1" if "benchwatch_baseline" in s else "0",
+                       "1" if "benchwatch_baseline_timestamp_seconds" in s else "0",
                        "%.6g" % value,
                        "%.6g" % s.get("benchwatch_baseline", nan),
                        "%.4f" % s.get("benchwatch_regression_ratio", nan),
@@ -100,7 +105,8 @@ while True:
                        "%.3f" % s.get("benchwatch_regression_evidence", nan),
                        "%d" % s.get("benchwatch_regression", 0),
                        "%.4f" % s.get("benchwatch_baseline_noise_ratio", nan),
-                       "%d" % nreg, ",".join(entered) or "-", ",".join(left) or "-"]
+                       "%d" % nreg, ",".join(entered) or "-", ",".join(left) or "-",
+                       "1" if "benchwatch_baseline" in s else "0"]
                 line = "\t".join(row)
                 print(line, flush=True)
                 print(line, file=out, flush=True)
