@@ -332,7 +332,7 @@ scenario_clean() {
         } > "$DIR/bw.conf"
         echo "== clean: cpu threads memory disk, ${DURATION}s runs every 1s until each has $RUNS runs," \
              "reference_runs $CLEAN_REF"
-        [ "$RUNS" -gt "$CLEAN_REF" ] || echo "   (note: RUNS <= reference_runs: no run is judged)"
+        [ "$RUNS" -gt "$CLEAN_REF" ] || echo "   (note: RUNS <= reference_runs: runs are judged only by a detector with [regression] min_runs, from its 10th run)"
         declare -A n=()
         CG_PROCS="" start_daemon "$DIR" cpu=benchwatch_cpu_events_per_second \
                 threads=benchwatch_threads_events_per_second \
