@@ -38,8 +38,25 @@
 # but not counted by the daemon: they are reported, and the step scenarios
 # count every run, counted or not.
 #
+# Neighbours: each scenario can run beside a co-located workload, started
+# before the scenario's daemon and stopped (by PID) after it:
+#   none   nothing;
+#   web25, web50  nginx (Debian's shipped nginx.conf settings: workers
+#          auto, sendfile, tcp_nopush, gzip, access log; a private prefix,
+#          127.0.0.1:$WEB_PORT) serving a 4 kB static file, driven open loop
+#          (`benchwatch run http rate=`, as bench/impact.sh) at 25% / 50% of
+#          its capacity, measured once (closed loop, 8 connections, 5 s)
+#          before the first web neighbour starts;
+#   cpu    `sysbench cpu --threads=N` on half the CPUs, without end.
+# Builds: BUILDS="NAME=BUILD_DIR ..." runs every scenario with each build's
+# benchwatch and plugins (BUILD_DIR/benchwatch, BUILD_DIR/plugins/.libs),
+# the builds' order alternating from one repetition to the next (ABBA), so
+# "today" (an older commit's build) stands beside "new".  The web
+# neighbour's client is always the first build's.
+#
 # Usage: bench/detector-real.sh [--runs N] [--ref N] [--clean-ref N]
-#            [--duration S] [--disk-duration S] [--keep] [SCENARIO ...]
+#            [--duration S] [--disk-duration S] [--neighbour LIST]
+#            [--builds "NAME=DIR ..."] [--repeat N] [--keep] [SCENARIO ...]
 #   env: BENCHWATCH (binary), BENCHWATCH_PLUGIN_DIR, RUNS (300), REF (30 for
 #   the step and drift scenarios; when set, also the clean scenario's),
 #   CLEAN_REF (the shipped default 100), DURATION (1, seconds per probe run),
@@ -47,7 +64,11 @@
 #   disk-step cpu-step disk-drift lat-2x lat-50 lat-drift"), BENCH_DIR
 #   (/var/tmp: the test files need a filesystem with O_DIRECT), KEEP=1
 #   keeps the work directory, SLOWDISK (the fixture's binary, default
-#   tests/integration/slowdisk/slowdisk of the tree), BASE_DELAY_US (1000).
+#   tests/integration/slowdisk/slowdisk of the tree), BASE_DELAY_US (1000),
+#   NEIGHBOURS ("none"; a list of none web25 web50 cpu, commas or spaces;
+#   --neighbour may be repeated), BUILDS (unset: BENCHWATCH alone, named
+#   "this"), REPEAT (1: each scenario x neighbour x build this many times),
+#   WEB_PORT (18096), WEB_CONC (8 connections of the web load).
 # Needs root (cgroups, loop devices) for all but the clean scenario.
 set -u
 BENCHWATCH=${BENCHWATCH:-benchwatch}
@@ -63,7 +84,7 @@ want() { # NAME VALUE: the value of flag NAME, a positive number
 }
 while [ $# -gt 0 ]; do
         case $1 in
-        --runs|--ref|--clean-ref|--duration|--disk-duration)
+        --runs|--ref|--clean-ref|--duration|--disk-duration|--neighbour|--builds|--repeat)
                 [ $# -ge 2 ] || { usage >&2; exit 2; }
                 set -- "$1=$2" "${@:3}"
                 continue ;;
@@ -72,6 +93,10 @@ while [ $# -gt 0 ]; do
         --clean-ref=*) CLEAN_REF=${1#*=}; want --clean-ref "$CLEAN_REF" ;;
         --duration=*) DURATION=${1#*=}; DURATION_GIVEN=1; want --duration "$DURATION" ;;
         --disk-duration=*) DISK_DURATION=${1#*=}; want --disk-duration "$DISK_DURATION" ;;
+        --neighbour=*) NEIGH_ARGS="${NEIGH_ARGS:-} ${1#*=}" ;;
+        --builds=*) BUILDS=${1#*=} ;;
+        --repeat=*) REPEAT=${1#*=}; [[ $REPEAT =~ ^[1-9][0-9]*$ ]] ||
+                { echo "bench: --repeat wants a positive integer, not '$REPEAT'" >&2; exit 2; } ;;
         --keep) KEEP=1 ;;
         -h|--help) usage; exit 0 ;;
         all) SCENARIOS="$SCENARIOS $SCEN_ALL" ;;
@@ -81,6 +106,31 @@ while [ $# -gt 0 ]; do
         shift
 done
 SCENARIOS=${SCENARIOS:-$SCEN_ALL}
+NEIGHBOURS=$(echo "${NEIGH_ARGS:-${NEIGHBOURS:-none}}" | tr ',' ' ')
+for nb in $NEIGHBOURS; do
+        case $nb in none|web25|web50|cpu) ;;
+        *) echo "bench: unknown neighbour '$nb' (none, web25, web50, cpu)" >&2; exit 2 ;;
+        esac
+done
+REPEAT=${REPEAT:-1}
+WEB_PORT=${WEB_PORT:-18096}
+WEB_CONC=${WEB_CONC:-8}
+# the builds: names and binaries (BUILD_NAMES in order), plugin directories
+BUILD_NAMES=""
+declare -A BUILD_BIN=() BUILD_PLUG=()
+if [ -n "${BUILDS:-}" ]; then
+        for b in $BUILDS; do
+                [[ $b == ?*=?* ]] || { echo "bench: BUILDS wants NAME=BUILD_DIR, not '$b'" >&2; exit 2; }
+                BUILD_NAMES="$BUILD_NAMES ${b%%=*}"
+                BUILD_BIN[${b%%=*}]=${b#*=}/benchwatch
+                BUILD_PLUG[${b%%=*}]=${b#*=}/plugins/.libs
+                [ -x "${b#*=}/benchwatch" ] || { echo "bench: no benchwatch built in ${b#*=}" >&2; exit 1; }
+        done
+else
+        BUILD_NAMES=this
+        BUILD_BIN[this]=$BENCHWATCH
+        BUILD_PLUG[this]=${BENCHWATCH_PLUGIN_DIR:-}
+fi
 RUNS=${RUNS:-300}
 DURATION=${DURATION:-1}; DURATION=${DURATION%s}
 if [ -n "${DISK_DURATION:-}" ]; then DISK_DURATION=${DISK_DURATION%s}
@@ -101,6 +151,12 @@ BASE_DELAY_US=${BASE_DELAY_US:-1000}
 LAT_DRIFT_STEP=0.05 # of the reference read time, added every run
 LAT_DRIFT_END=3     # given up when reads take this many times the reference
 
+command -v nginx > /dev/null || PATH=$PATH:/usr/sbin
+case " $NEIGHBOURS " in *" web"*) command -v nginx > /dev/null ||
+        { echo "bench: the web neighbours need nginx" >&2; exit 1; } ;; esac
+case " $NEIGHBOURS " in *" cpu "*) command -v sysbench > /dev/null ||
+        { echo "bench: the cpu neighbour needs sysbench" >&2; exit 1; } ;; esac
+for b in $BUILD_NAMES; do BENCHWATCH=${BUILD_BIN[$b]}; break; done
 for c in python3 "$BENCHWATCH"; do
         command -v "$c" > /dev/null || { echo "bench: $c not found" >&2; exit 1; }
 done
@@ -108,10 +164,17 @@ WORK=$(mktemp -d "${BENCH_DIR:-/var/tmp}/bw-detector-real.XXXXXX") || exit 1
 DPID=""     # the daemon
 WPID=""     # its textfile watcher
 CGROUPS=""  # cgroups made here
+NGINX_PID=""  # the web neighbours' server, started once
+NB_PIDS=""    # the running neighbour's processes
 SLOW_LOOP="" SLOW_PID="" SLOW_MNT=""
 cleanup() {
         stop_daemon
         slow_down
+        stop_neighbour
+        if [ -n "$NGINX_PID" ]; then
+                kill "$NGINX_PID" 2> /dev/null
+                wait "$NGINX_PID" 2> /dev/null
+        fi
         for g in $CGROUPS; do
                 # left-overs can only be the daemon's probe children
                 for p in $(cat "$g/cgroup.procs" 2> /dev/null); do kill "$p" 2> /dev/null; done
@@ -126,175 +189,9 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
 
-# ---- helpers written once: the textfile watcher, the summaries --------------
-
-# watch.py TEXTFILE SINCE PROBE=FAMILY...: one tab-separated line per new run
-# of a probe, on stdout and appended to $LOG:
-#   probe start duration counted steal psi_cpu psi_io psi_memory pinned value
-#   reference ratio change evidence regression noise n_regressed entered left
-# for the probe's main figure FAMILY (op="read" preferred); n_regressed,
-# entered and left cover every series of the probe ("-": none).
-cat > "$WORK/watch.py" <<'PY'
-import os, re, sys, time
-path, since, log = sys.argv[1], float(sys.argv[2]), sys.argv[3]
-target = dict(a.split("=", 1) for a in sys.argv[4:])
-LINE = re.compile(r'^([A-Za-z_:][A-Za-z0-9_:]*)(?:\{(.*)\})?\s+(\S+)\s*$')
-LABEL = re.compile(r'([A-Za-z_][A-Za-z0-9_]*)="((?:[^"\\]|\\.)*)"')
-SERIES = ("benchwatch_regression", "benchwatch_baseline", "benchwatch_regression_ratio",
-          "benchwatch_regression_change_ratio", "benchwatch_regression_evidence",
-          "benchwatch_baseline_noise_ratio")
-
-def parse(text):
-    probes = {}
-    for line in text.splitlines():
-        m = LINE.match(line)
-        if not m:
-            continue
-        name, value = m.group(1), float(m.group(3))
-        labels = dict(LABEL.findall(m.group(2) or ""))
-        p = probes.setdefault(labels.pop("probe", ""), {"fam": {}, "ser": {}})
-        if name in SERIES:
-            metric = labels.pop("metric", "?")
-            q = labels.pop("metric_quantile", None)
-            rest = ",".join("%s=%s" % kv for kv in sorted(labels.items()))
-            key = (metric, q, rest)
-            p["ser"].setdefault(key, {})[name] = value
-        else:
-            p["fam"].setdefault(name, []).append((labels, value))
-    return probes
-
-def one(p, name, **want):
-    for labels, v in p["fam"].get(name, []):
-        if all(labels.get(k) == x for k, x in want.items()):
-            return v
-    return float("nan")
-
-def short(key):
-    metric, q, _ = key
-    s = metric.replace("benchwatch_", "", 1)
-    return s + ("{q=%s}" % q if q else "")
-
-def main_series(p, fam):
-    # a gauge's series, or a latency summary's median
-    keys = [k for k in p["ser"] if k[0] == fam and k[1] in (None, "0.5")]
-    keys.sort(key=lambda k: ("op=read" not in k[2], k[2]))
-    return keys[0] if keys else None
-
-last_id, seen, state = None, {}, {}
-out = open(log, "a")
-while True:
-    try:
-        st = os.stat(path)
-        ident = (st.st_ino, st.st_mtime_ns, st.st_size)
-        if ident != last_id:
-            last_id = ident
-            with open(path) as f:
-                probes = parse(f.read())
-            for name, p in probes.items():
-                ts = one(p, "benchwatch_probe_last_run_timestamp_seconds")
-                if name not in target or not ts > since or seen.get(name) == ts:
-                    continue
-                if one(p, "benchwatch_probe_success") != 1:
-                    continue
-                seen[name] = ts
-                fam = target[name]
-                k = main_series(p, fam)
-                s = p["ser"].get(k, {}) if k else {}
-                value = one(p, fam, op="read")
-                if value != value:
-                    value = one(p, fam, quantile="0.5")
-                if value != value:
-                    value = one(p, fam)
-                entered, left, nreg = [], [], 0
-                for key, sv in p["ser"].items():
-                    r = int(sv.get("benchwatch_regression", 0))
-                    nreg += r
-                    was = state.get((name, key), 0)
-                    if r and not was:
-                        entered.append(short(key))
-                    if was and not r:
-                        left.append(short(key))
-                    state[(name, key)] = r
-                nan = float("nan")
-                row = [name, "%.3f" % ts,
-                       "%.3f" % one(p, "benchwatch_probe_duration_seconds"),
-                       "%d" % one(p, "benchwatch_probe_counted"),
-                       "%.4f" % one(p, "benchwatch_probe_steal_ratio"),
-                       "%.4f" % one(p, "benchwatch_probe_pressure_ratio", resource="cpu"),
-                       "%.4f" % one(p, "benchwatch_probe_pressure_ratio", resource="io"),
-                       "%.4f" % one(p, "benchwatch_probe_pressure_ratio", resource="memory"),
-                       "1" if "benchwatch_baseline" in s else "0",
-                       "%.6g" % value,
-                       "%.6g" % s.get("benchwatch_baseline", nan),
-                       "%.4f" % s.get("benchwatch_regression_ratio", nan),
-                       "%.4f" % s.get("benchwatch_regression_change_ratio", nan),
-                       "%.3f" % s.get("benchwatch_regression_evidence", nan),
-                       "%d" % s.get("benchwatch_regression", 0),
-                       "%.4f" % s.get("benchwatch_baseline_noise_ratio", nan),
-                       "%d" % nreg, ",".join(entered) or "-", ",".join(left) or "-"]
-                line = "\t".join(row)
-                print(line, flush=True)
-                print(line, file=out, flush=True)
-    except FileNotFoundError:
-        pass
-    except BrokenPipeError:
-        sys.exit(0)
-    time.sleep(0.1)
-PY
-
-# clean.py LOG STDERR REF: the clean scenario's per-probe figures, the runs
-# around every regression entered, and "TOTAL <entered> <logged>" last.
-cat > "$WORK/clean.py" <<'PY'
-import re, statistics, sys
-log, err, ref = sys.argv[1], sys.argv[2], int(sys.argv[3])
-F = ("probe start dur counted steal pcpu pio pmem pinned value ref ratio change ev "
-     "reg noise nreg entered left").split()
-runs = []
-for line in open(log):
-    v = line.rstrip("\n").split("\t")
-    if len(v) == len(F):
-        runs.append(dict(zip(F, v)))
-num = lambda r, k: float(r[k])
-def mm(xs):
-    xs = [x for x in xs if x == x]
-    return (statistics.median(xs), max(xs)) if xs else (float("nan"), float("nan"))
-logged = sum(1 for l in open(err) if "entered a regression" in l)
-print("   %-8s %5s %7s %7s %8s %6s %13s %13s %13s %13s %7s" % (
-    "probe", "runs", "judged", "uncount", "regress", "recov", "steal med/max",
-    "psi cpu", "psi io", "psi mem", "noise"))
-total = 0
-for probe in sorted({r["probe"] for r in runs}):
-    rs = [r for r in runs if r["probe"] == probe]
-    ent = sum(len(r["entered"].split(",")) for r in rs if r["entered"] != "-")
-    rec = sum(len(r["left"].split(",")) for r in rs if r["left"] != "-")
-    total += ent
-    judged = sum(1 for r in rs if r["pinned"] == "1")
-    unc = sum(1 for r in rs if r["counted"] == "0")
-    cols = ["%5.1f/%-6.1f" % tuple(100 * x for x in mm([num(r, k) for r in rs]))
-            for k in ("steal", "pcpu", "pio", "pmem")]
-    noise = rs[-1]["noise"]
-    print("   %-8s %5d %7d %7d %8d %6d %13s %13s %13s %13s %6.1f%%" % (
-        probe, len(rs), judged, unc, ent, rec, cols[0], cols[1], cols[2], cols[3],
-        100 * float(noise) if noise != "nan" else float("nan")))
-print("   (steal and pressure in % of the run, median/max over all runs; noise: the main "
-      "figure's reference noise per run; uncount: runs not counted, judged only)")
-for i, r in enumerate(runs):
-    if r["entered"] == "-":
-        continue
-    rs = [x for x in runs if x["probe"] == r["probe"]]
-    k = rs.index(r)
-    print("   regression entered: probe %s run %d: %s; its runs around it:" % (
-        r["probe"], k + 1, r["entered"]))
-    print("      %5s %7s %7s %7s %7s %7s %7s %7s %7s %4s" % (
-        "run", "counted", "steal%", "psicpu%", "psiio%", "psimem%", "ratio", "change%", "evid", "nreg"))
-    for j in range(max(0, k - 6), min(len(rs), k + 3)):
-        x = rs[j]
-        print("      %5d %7s %7.1f %7.1f %7.1f %7.1f %7.3f %7.1f %7.2f %4s%s" % (
-            j + 1, x["counted"], 100 * num(x, "steal"), 100 * num(x, "pcpu"),
-            100 * num(x, "pio"), 100 * num(x, "pmem"), num(x, "ratio"), 100 * num(x, "change"),
-            num(x, "ev"), x["nreg"], "  <- " + x["entered"] if j == k else ""))
-print("TOTAL %d %d" % (total, logged))
-PY
+# ---- helpers: the textfile watcher and the summaries are Python programs in
+# bench/detector_real/ (watch.py, clean.py, verify.py, refstat.py, table.py)
+PYDIR=$(cd "$(dirname "$0")" && pwd)/detector_real
 
 # median_of COLUMN: median of that column of the tab-separated runs on stdin
 median_of() { python3 -c '
@@ -303,71 +200,12 @@ xs = [float(l.split("\t")[int(sys.argv[1]) - 1]) for l in sys.stdin if l.strip()
 xs = [x for x in xs if x == x]
 print("%.4f" % statistics.median(xs) if xs else "nan")' "$1"; }
 
-# verify.py JSON FAMILY: "status runs change% lo% hi% decided failing-series"
-cat > "$WORK/verify.py" <<'PY'
-import json, sys
-try:
-    r = json.load(open(sys.argv[1]))
-except (OSError, ValueError):
-    print("error - - - - - -")
-    sys.exit(0)
-rows = r.get("results", [])
-main = [x for x in rows if x["metric"].startswith(sys.argv[2] + "{")]
-main.sort(key=lambda x: 'op="read"' not in x["metric"])
-bad = [x["metric"].split("{")[0].replace("benchwatch_", "", 1) +
-       ("{q=%s}" % x["metric"].split('quantile="')[1].split('"')[0] if 'quantile="' in x["metric"] else "")
-       for x in rows if x["verdict"] == "REGRESSION"]
-m = main[0] if main else {}
-pc = lambda k: "%+.1f" % (100 * m[k]) if k in m else "-"
-print(r.get("status", "error"), m.get("runs", "-"), pc("change"), pc("change_low"),
-      pc("change_high"), m.get("decided", "-"), ",".join(bad) or "-")
-PY
-
-# refstat.py FAMILY STATE_DIR: what the pinned reference of the main figure implies —
-# its noise, lag-1 autocorrelation and how many counted runs a 15% step
-# needs by the CUSUM's arithmetic (detector.c's estimate redone from the
-# reference runs the state file keeps; a diagnostic, not a measurement)
-cat > "$WORK/refstat.py" <<'PY'
-import glob, math, statistics, sys
-fam, state = sys.argv[1], sys.argv[2]
-vals = None
-for path in glob.glob(state + "/baseline-*.txt"):
-    key = None
-    for line in open(path):
-        w = line.split()
-        if w and w[0] == "series":
-            key = w[1]
-        elif w and w[0] == "values" and key and key.startswith(fam + "{"):
-            if vals is None or 'op="read"' in key or 'quantile="0.5"' in key:
-                vals = [float(x) for x in w[1:]]
-if not vals or len(vals) < 3:
-    print("reference runs not found in the state file")
-    sys.exit(0)
-n = len(vals)
-lg = [math.log(x) for x in vals]
-m0 = statistics.median(lg)
-s0 = max(1.4826 * statistics.median([abs(x - m0) for x in lg]), 1e-4)
-w = [m0 + s0 * max(-2.5, min(2.5, (x - m0) / s0)) for x in lg]
-m = sum(w) / n
-s = max(math.sqrt(sum((x - m) ** 2 for x in w) / (n - 1)) / 0.98872, 1e-4)
-r = [(x - m) / s for x in w]
-raw = sum(r[i] * r[i - 1] for i in range(1, n)) / sum(x * x for x in r)
-rho = max(0.0, min(0.8, raw + (1 + 3 * raw) / n))
-z = min(2.75, -math.log(0.85) / s)
-first = min(2.75, z / math.sqrt(1 - rho * rho)) - 0.6
-later = min(2.75, z * math.sqrt((1 - rho) / (1 + rho))) - 0.6
-need = 1 if first >= 8.5 else (1 + math.ceil((8.5 - first) / later) if later > 0 else float("inf"))
-print("reference of %d runs: noise %.1f%% a run, lag-1 autocorrelation %.2f (%.2f before the "
-      "small-sample correction); a steady 15%% step adds %.2f then %.2f a run to the CUSUM "
-      "(alarm 8.5): about %s counted runs to flag" % (n, 100 * s, rho, raw, first, later, need))
-PY
-
 # ---- the daemon, its watcher, cgroups, throttles ------------------------------
 
 TABLE=$WORK/table
 : > "$TABLE"
-row() { # SCENARIO FIGURE VALUE TARGET VERDICT
-        printf '%s\t%s\t%s\t%s\t%s\n' "$@" >> "$TABLE"
+row() { # SCENARIO FIGURE VALUE TARGET VERDICT (with the neighbour, build, repetition)
+        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$NEIGH" "$BUILD" "$REP" "$2" "$3" "$4" "$5" >> "$TABLE"
 }
 verdict() { [ "$1" = 1 ] && echo met || echo MISSED; }
 fcmp() { awk -v a="$1" -v b="$2" "BEGIN { exit !(a $3 b) }"; }
@@ -405,7 +243,7 @@ start_daemon() {
                 exec "$BENCHWATCH" -c "$dir/bw.conf" daemon --print
         ) >> "$dir/daemon.out" 2>> "$dir/daemon.err" &
         DPID=$!
-        exec 3< <(exec python3 "$WORK/watch.py" "$dir/bw.prom" "$since" "$dir/runs.tsv" "$@")
+        exec 3< <(exec python3 "$PYDIR/watch.py" "$dir/bw.prom" "$since" "$dir/runs.tsv" "$@")
         WPID=$!
 }
 stop_daemon() {
@@ -424,15 +262,22 @@ stop_daemon() {
 # next_run SECONDS: the next run's fields in R_* (1 on time-out or if the
 # daemon died; the daemon's last words are on stderr then)
 next_run() {
-        local line
-        if ! IFS= read -r -t "$1" -u 3 line; then
-                kill -0 "$DPID" 2> /dev/null || echo "bench: the daemon exited" >&2
+        local line waited=0 dead=""
+        # a second at a time, so a daemon that exits (a bad configuration)
+        # ends the wait at once; the watcher's lines are written whole
+        while ! IFS= read -r -t 1 -u 3 line; do
+                waited=$((waited + 1))
+                if [ -z "$dead" ] && [ "$waited" -lt "$1" ]; then
+                        kill -0 "$DPID" 2> /dev/null || dead=1 # its last run may be on its way
+                        continue
+                fi
+                [ -n "$dead" ] && echo "bench: the daemon exited" >&2
                 tail -n 3 "$DIR/daemon.err" >&2
                 return 1
-        fi
+        done
         IFS=$'\t' read -r R_PROBE R_START R_DUR R_COUNTED R_STEAL R_PCPU R_PIO R_PMEM \
                 R_PINNED R_VALUE R_REF R_RATIO R_CHANGE R_EV R_REG R_NOISE R_NREG \
-                R_ENTERED R_LEFT <<< "$line"
+                R_ENTERED R_LEFT R_JUDGED <<< "$line"
         printf '%s\n' "$line" >> "$DIR/phase.$PHASE"
 }
 run_line() { # a run's figures, for the log
@@ -479,7 +324,7 @@ verify_row() {
         rc=$?
         read -r s1 t1 <<< "$(host_cpu)"
         steal=$(awk -v a=$((s1 - s0)) -v b=$((t1 - t0)) 'BEGIN { printf "%.1f", (b > 0 ? 100 * a / b : 0) }')
-        read -r st n ch lo hi how bad <<< "$(python3 "$WORK/verify.py" "$DIR/verify-$label.json" "$fam")"
+        read -r st n ch lo hi how bad <<< "$(python3 "$PYDIR/verify.py" "$DIR/verify-$label.json" "$fam")"
         printf '   verify %-9s exit %d (want %d): %s, main figure %s%% (95%% CI %s..%s%%) after %s runs (%s); host steal %s%%; failing: %s\n' \
                 "$label" "$rc" "$want" "$st" "$ch" "$lo" "$hi" "$n" "$how" "$steal" "$bad"
         [ "$rc" = 2 ] && sed 's/^/      /' "$DIR/verify-$label.err"
@@ -490,7 +335,7 @@ verify_row() {
 # ---- scenarios ------------------------------------------------------------------
 
 scenario_clean() {
-        DIR=$WORK/clean; PHASE=clean
+        DIR=$WORK/$RUNID/clean; PHASE=clean
         mkdir -p "$DIR"
         local probes="cpu threads memory disk" budget runs=0 p
         {
@@ -504,7 +349,7 @@ scenario_clean() {
         } > "$DIR/bw.conf"
         echo "== clean: cpu threads memory disk, ${DURATION}s runs every 1s until each has $RUNS runs," \
              "reference_runs $CLEAN_REF"
-        [ "$RUNS" -gt "$CLEAN_REF" ] || echo "   (note: RUNS <= reference_runs: no run is judged)"
+        [ "$RUNS" -gt "$CLEAN_REF" ] || echo "   (note: RUNS <= reference_runs: runs are judged only by a detector with [regression] min_runs, from its 10th run)"
         declare -A n=()
         CG_PROCS="" start_daemon "$DIR" cpu=benchwatch_cpu_events_per_second \
                 threads=benchwatch_threads_events_per_second \
@@ -525,7 +370,7 @@ scenario_clean() {
         done
         stop_daemon
         [ $done = 1 ] || echo "   incomplete: the runs did not all arrive within ${budget}s"
-        python3 "$WORK/clean.py" "$DIR/runs.tsv" "$DIR/daemon.err" "$CLEAN_REF" > "$DIR/summary"
+        python3 "$PYDIR/clean.py" "$DIR/runs.tsv" "$DIR/daemon.err" "$CLEAN_REF" > "$DIR/summary"
         grep -v '^TOTAL' "$DIR/summary"
         read -r _ total logged <<< "$(grep '^TOTAL' "$DIR/summary")"
         local errs
@@ -533,8 +378,10 @@ scenario_clean() {
         echo "   clean: $total regression(s) entered in $runs runs (reference_runs $CLEAN_REF;" \
              "$logged logged as warnings; $errs error line(s) in the log)" \
              "— $(verdict "$([ "$total" = 0 ] && [ $done = 1 ] && echo 1)")"
-        row clean "regressions entered (${runs} runs, ref $CLEAN_REF)" "$total" 0 \
+        row clean "regressions entered (ref $CLEAN_REF)" "$total" 0 \
                 "$(verdict "$([ "$total" = 0 ] && [ $done = 1 ] && echo 1)")"
+        row clean "runs (all probes; judged)" "$runs; $(awk -F'\t' '$20 == 1' "$DIR/runs.tsv" | wc -l)" \
+                "$((4 * RUNS))" "-"
 }
 
 # learn TIMEOUT: run until the main figure's reference is pinned; REFV is it
@@ -607,7 +454,7 @@ step_scenario() {
         local name=$1 fam=$2 tmo=$3 apply=$4 lift=$5 g=$6 ratio ratio_all ok
         learn "$tmo" || { row "$name" "reference" none "pinned" MISSED; return 1; }
         echo "   series: $(grep -o "benchwatch_baseline{[^}]*metric=\"$fam\"[^}]*}" "$DIR/bw.prom" | head -n 1)"
-        echo "   $(python3 "$WORK/refstat.py" "$fam" "$DIR/state")"
+        echo "   $(python3 "$PYDIR/refstat.py" "$fam" "$DIR/state")"
         $apply || return 1
         under_step "$tmo" "$EPOCHREALTIME" || return 1
         ratio=$(awk -F'\t' '$4 == 1' "$DIR/phase.step" | median_of 12)
@@ -655,7 +502,7 @@ disk_probe_lines() { # DIR
 }
 
 scenario_disk_step() {
-        DIR=$WORK/disk-step
+        DIR=$WORK/$RUNID/disk-step
         mkdir -p "$DIR"
         echo "== disk-step: randread 16k iodepth 4, ${DISK_DURATION}s runs, reference_runs $REF;" \
              "then read IOPS capped at 85% of the reference"
@@ -676,7 +523,7 @@ scenario_disk_step() {
 }
 
 scenario_cpu_step() {
-        DIR=$WORK/cpu-step
+        DIR=$WORK/$RUNID/cpu-step
         mkdir -p "$DIR"
         echo "== cpu-step: cpu threads=1, ${DURATION}s runs, reference_runs $REF;" \
              "then cpu.cfs_quota_us 85000 of 100000"
@@ -697,7 +544,7 @@ scenario_cpu_step() {
 }
 
 scenario_disk_drift() {
-        DIR=$WORK/disk-drift; PHASE=drift
+        DIR=$WORK/$RUNID/disk-drift; PHASE=drift
         mkdir -p "$DIR"
         echo "== disk-drift: as disk-step, then the cap starts at 100% of the reference IOPS" \
              "and tightens by 0.5% of it every run"
@@ -711,7 +558,7 @@ scenario_disk_drift() {
                 row disk-drift reference none pinned MISSED
                 stop_daemon; drop_cgroup "$g"; return 1
         fi
-        echo "   $(python3 "$WORK/refstat.py" benchwatch_disk_iops "$DIR/state")"
+        echo "   $(python3 "$PYDIR/refstat.py" benchwatch_disk_iops "$DIR/state")"
         PHASE=drift
         while :; do
                 level=$(awk -v i=$i -v s=$DRIFT_STEP 'BEGIN { printf "%.4f", 1 - i * s }')
@@ -744,6 +591,113 @@ scenario_disk_drift() {
         row disk-drift "cap when flagged (runs)" \
                 "$([ -n "$at" ] && awk -v l="$at" -v i=$i -v c=$c 'BEGIN { printf "%.1f%% (%d, %d counted)", 100 * l, i, c }' || echo "not flagged")" \
                 "> 88%" "$(verdict "$ok")"
+}
+
+# ---- neighbours ---------------------------------------------------------------
+
+# start_web: nginx with Debian's shipped nginx.conf settings (workers auto,
+# 768 connections a worker, sendfile, tcp_nopush, gzip, an access log) but a
+# private prefix and 127.0.0.1:$WEB_PORT, serving a 4 kB file; then its
+# capacity (WEB_CAPACITY, requests/s: a closed-loop run of 5 s), once
+WEB_CAPACITY=""
+start_web() {
+        local w=$WORK/nginx i
+        [ -n "$NGINX_PID" ] && return 0
+        mkdir -p "$w/www" "$w/tmp" || return 1
+        head -c 3000 /dev/urandom | base64 -w 75 > "$w/www/index.html" # 4 kB
+        chmod 755 "$WORK" "$w" "$w/www" # nginx's workers may run as www-data
+        cat > "$w/nginx.conf" <<EOF
+user www-data;
+worker_processes auto;
+daemon off;
+master_process on;
+pid $w/nginx.pid;
+error_log $w/error.log;
+events { worker_connections 768; }
+http {
+    sendfile on;
+    tcp_nopush on;
+    types_hash_max_size 2048;
+    include /etc/nginx/mime.types;
+    default_type application/octet-stream;
+    access_log $w/access.log;
+    gzip on;
+    client_body_temp_path $w/tmp/body;
+    proxy_temp_path $w/tmp/proxy;
+    fastcgi_temp_path $w/tmp/fastcgi;
+    uwsgi_temp_path $w/tmp/uwsgi;
+    scgi_temp_path $w/tmp/scgi;
+    server {
+        listen 127.0.0.1:$WEB_PORT;
+        root $w/www;
+    }
+}
+EOF
+        [ "$(id -u)" = 0 ] || sed -i '/^user /d' "$w/nginx.conf"
+        nginx -p "$w" -c "$w/nginx.conf" > "$w/nginx.out" 2>&1 &
+        NGINX_PID=$!
+        for i in $(seq 100); do
+                (exec 3<> "/dev/tcp/127.0.0.1/$WEB_PORT") 2> /dev/null && break
+                sleep 0.05
+        done
+        if [ "$i" = 100 ]; then
+                echo "bench: nginx did not come up on 127.0.0.1:$WEB_PORT" >&2
+                cat "$w/nginx.out" "$w/error.log" >&2 2> /dev/null
+                return 1
+        fi
+        printf '[daemon]\nnice = 0\nstate_dir = %s/cstate\ncache_dir = %s/ccache\n' "$w" "$w" > "$w/client.conf"
+        (web_client run http url="http://127.0.0.1:$WEB_PORT/index.html" concurrency="$WEB_CONC" \
+                duration=5s --nice=0 --format=json) > "$w/capacity.json" 2> "$w/capacity.err" ||
+                { echo "bench: the web capacity run failed" >&2; cat "$w/capacity.err" >&2; return 1; }
+        WEB_CAPACITY=$(python3 "$PYDIR/http_rate.py" "$w/capacity.json") || return 1
+        echo "   web neighbour: nginx (pid $NGINX_PID) capacity $WEB_CAPACITY requests/s" \
+             "(closed loop, $WEB_CONC connections, 5 s, measured now)"
+}
+# the web neighbour's client: the first build's benchwatch, whatever build is
+# judged; it replaces the shell it runs in (call it in a subshell or with &,
+# so that $! is its PID)
+web_client() {
+        local b
+        for b in $BUILD_NAMES; do break; done
+        BENCHWATCH_PLUGIN_DIR=${BUILD_PLUG[$b]} exec "${BUILD_BIN[$b]}" -c "$WORK/nginx/client.conf" "$@"
+}
+# start_neighbour NAME: the co-located workload, its PIDs in NB_PIDS
+start_neighbour() {
+        local f=$WORK/$RUNID/neighbour rate threads
+        mkdir -p "$WORK/$RUNID"
+        case $1 in
+        none) return 0 ;;
+        web25|web50)
+                start_web || return 1
+                rate=$(awk -v c="$WEB_CAPACITY" -v p="${1#web}" 'BEGIN { printf "%d", c * p / 100 }')
+                web_client run http url="http://127.0.0.1:$WEB_PORT/index.html" rate="$rate" \
+                        concurrency="$WEB_CONC" duration=86400s timeout=5s --nice=0 --format=json \
+                        > "$f.json" 2> "$f.err" &
+                NB_PIDS=$!
+                NB_TEXT="$1: $rate requests/s open loop (${1#web}% of $WEB_CAPACITY), pid $NB_PIDS" ;;
+        cpu)
+                threads=$(( $(nproc) / 2 )); [ "$threads" -ge 1 ] || threads=1
+                sysbench cpu --threads="$threads" --time=0 run > "$f.out" 2>&1 &
+                NB_PIDS=$!
+                NB_TEXT="cpu: sysbench cpu --threads=$threads without end, pid $NB_PIDS" ;;
+        esac
+        sleep 2 # under way before the daemon starts
+        kill -0 "$NB_PIDS" 2> /dev/null || { echo "bench: neighbour $1 exited at once" >&2;
+                cat "$f".* >&2 2> /dev/null; NB_PIDS=""; return 1; }
+        echo "   neighbour $NB_TEXT"
+}
+stop_neighbour() {
+        local p rate
+        for p in $NB_PIDS; do
+                kill "$p" 2> /dev/null
+                wait "$p" 2> /dev/null
+        done
+        # the web load's own figures (`run` reports when stopped)
+        if [ -n "$NB_PIDS" ] && [ -s "$WORK/$RUNID/neighbour.json" ] &&
+           rate=$(python3 "$PYDIR/http_rate.py" "$WORK/$RUNID/neighbour.json" 2> /dev/null); then
+                echo "   neighbour $NEIGH stopped: $rate requests/s achieved"
+        fi
+        NB_PIDS=""
 }
 
 # ---- a slow disk on demand: the latency scenarios --------------------------------
@@ -863,13 +817,36 @@ fi
 echo "benchwatch detector on this host: $("$BENCHWATCH" --version 2>&1 | head -n 1);" \
      "$(nproc) CPUs; RUNS=$RUNS, reference_runs $REF (step, drift) and $CLEAN_REF (clean)," \
      "probe runs ${DURATION}s (disk step and drift ${DISK_DURATION}s); work dir $WORK on device ${DEV:-?}"
-for s in $SCENARIOS; do
-        "scenario_${s//-/_}" || echo "   $s: stopped early (see above)"
-        stop_daemon
+echo "   neighbours: $NEIGHBOURS; builds:$(for b in $BUILD_NAMES; do printf ' %s=%s' "$b" "${BUILD_BIN[$b]}"; done);" \
+     "$REPEAT repetition(s)"
+# every scenario x neighbour with each build in turn, the builds' order
+# alternating from one pair to the next (ABBA ...)
+pair=0
+for REP in $(seq "$REPEAT"); do
+        for s in $SCENARIOS; do
+                for NEIGH in $NEIGHBOURS; do
+                        order=$BUILD_NAMES
+                        [ $((pair % 2)) = 1 ] && order=$(echo $BUILD_NAMES | tr ' ' '\n' | tac | tr '\n' ' ')
+                        pair=$((pair + 1))
+                        for BUILD in $order; do
+                                RUNID=$s-$NEIGH-$BUILD-$REP
+                                BENCHWATCH=${BUILD_BIN[$BUILD]}
+                                if [ -n "${BUILD_PLUG[$BUILD]}" ]; then export BENCHWATCH_PLUGIN_DIR=${BUILD_PLUG[$BUILD]}; fi
+                                echo
+                                echo "=== $s beside $NEIGH, build $BUILD, repetition $REP ($(date +%T))"
+                                if start_neighbour "$NEIGH"; then
+                                        "scenario_${s//-/_}" || echo "   $s: stopped early (see above)"
+                                else
+                                        row "$s" "neighbour" "failed to start" "-" MISSED
+                                fi
+                                stop_daemon
+                                stop_neighbour
+                                [ -n "${KEEP:-}" ] || find "$WORK/$RUNID" -name '*.dat' -delete 2> /dev/null
+                        done
+                done
+        done
 done
 echo
-echo "== summary (RUNS=$RUNS, reference_runs $REF for the steps and the drift, $CLEAN_REF for clean)"
-printf '%-11s %-38s %-22s %-10s %s\n' scenario figure value target verdict
-while IFS=$'\t' read -r a b c d e; do
-        printf '%-11s %-38s %-22s %-10s %s\n' "$a" "$b" "$c" "$d" "$e"
-done < "$TABLE"
+echo "== summary (RUNS=$RUNS, reference_runs $REF for the steps and the drift, $CLEAN_REF for clean;" \
+     "each build's values over $REPEAT repetition(s), their median [min..max], verdicts met)"
+python3 "$PYDIR/table.py" "$TABLE" $BUILD_NAMES
