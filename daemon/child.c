@@ -83,6 +83,10 @@ static void unlower_threads(void)
 static void *watch_parent(void *arg)
 {
         const sigset_t *term = arg;
+        /* named, so that a look at the run's threads can tell it apart: it
+         * keeps the policy and nice it was made with (the daemon's), where
+         * the plugin's threads get [daemon] cpu_policy and nice */
+        (void)prctl(PR_SET_NAME, "bw-watch");
         for (;;) {
                 /* a stop already requested: keep an eye on the parent too,
                  * its death signal may have merged with the stop's */

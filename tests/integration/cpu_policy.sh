@@ -28,6 +28,10 @@ for pid in os.listdir("/proc"):
         if st[1] != parent or uptime - int(st[19]) / hz < 0.5:
             continue
         for tid in os.listdir("/proc/%s/task" % pid):
+            # the child's watcher of its parent stays at the daemon's
+            # policy on purpose: it must act on the parent's death at once
+            if open("/proc/%s/task/%s/comm" % (pid, tid)).read().strip() == "bw-watch":
+                continue
             out.append("%s:%d" % (tid, os.sched_getscheduler(int(tid))))
     except (OSError, IndexError):
         continue
