@@ -88,10 +88,28 @@ json "$T/v0.json" 'all(not x["pinned"] and 12 <= x["reference_runs"] < 100 and
                        x["detectable"] > 0.05 for x in r["results"])' ||
         fail "verify rows: $(cat "$T/v0.json")"
 
-# 40% of one CPU: fail
-echo 4000 > "$grp/cpu.cfs_quota_us"
-verify_in_cgroup > "$T/v1.out" 2> "$T/err"; rc=$?
-echo -1 > "$grp/cpu.cfs_quota_us"
+# 40% of one CPU: fail.  A reference learnt while other work held the
+# probe below 40% of a CPU (seen on a busy shared host) is a real change of
+# the host's speed, not a wrong verdict: then it is learnt once more, from a
+# clean state, and verify gets a second try.
+at_40() {
+        echo 4000 > "$grp/cpu.cfs_quota_us"
+        verify_in_cgroup > "$T/v1.out" 2> "$T/err"; rc=$?
+        echo -1 > "$grp/cpu.cfs_quota_us"
+}
+at_40
+if [ $rc = 0 ]; then
+        echo "verify passed at 40% of a CPU against a reference learnt on a busy host:" >&2
+        cat "$T/v1.out" >&2
+        "$BENCHWATCH" -c "$T/bw.conf" baseline reset cpu > /dev/null || fail "baseline reset"
+        rm -f "$T/bw.prom"
+        "$BENCHWATCH" -c "$T/bw.conf" daemon >> "$T/daemon.out" 2>> "$T/daemon.err" &
+        dpid=$!
+        BW_PIDS="$dpid"
+        wait_for 60 held_at_least 12 || fail "fewer than 12 runs after 60s, again"
+        kill "$dpid"; wait "$dpid"; BW_PIDS=""
+        at_40
+fi
 [ $rc = 1 ] || fail "verify at 40% of a CPU: exit $rc, want 1: $(cat "$T/v1.out" "$T/err")"
 grep -q " REGRESSION " "$T/v1.out" || fail "verify table: $(cat "$T/v1.out")"
 grep -q "^cpu: FAIL after .*against a reference of 1[2-9] runs, still being learnt" "$T/err" ||
