@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,16 +60,21 @@ static void unlower_threads(void)
 {
         errno = 0;
         int nice = getpriority(PRIO_PROCESS, 0);
+        int policy = sched_getscheduler(0);
+        struct sched_param sp = { .sched_priority = 0 };
         DIR *d = opendir("/proc/self/task");
-        if ((nice == -1 && errno) || !d) {
+        if ((nice == -1 && errno) || policy < 0 || !d) {
                 if (d)
                         closedir(d);
                 return;
         }
         for (struct dirent *e; (e = readdir(d));) {
                 int64_t tid;
-                if (e->d_name[0] != '.' && parse_int64(e->d_name, &tid) >= 0)
-                        (void)setpriority(PRIO_PROCESS, (id_t)tid, nice);
+                if (e->d_name[0] == '.' || parse_int64(e->d_name, &tid) < 0)
+                        continue;
+                /* out of SCHED_IDLE first: its threads only run on idle CPUs */
+                (void)sched_setscheduler((pid_t)tid, policy, &sp);
+                (void)setpriority(PRIO_PROCESS, (id_t)tid, nice);
         }
         closedir(d);
 }
@@ -94,8 +100,14 @@ static void *watch_parent(void *arg)
                 bool stopping = __atomic_load_n(&stop_requested, __ATOMIC_RELAXED);
                 int sig = stopping ? sigtimedwait(term, NULL, &tick)
                                          : sigwaitinfo(term, NULL);
-                if (sig == SIGTERM)
+                if (sig == SIGTERM && !stopping) {
                         __atomic_store_n(&stop_requested, 1, __ATOMIC_RELAXED);
+                        /* a stop (a yield, a deadline, the daemon's end):
+                         * the run's threads get this thread's policy and
+                         * nice back, so they reach their end now even on
+                         * CPUs busy with the work they yield to */
+                        unlower_threads();
+                }
                 if ((sig == SIGTERM || stopping) && orphaned())
                         break;
         }
