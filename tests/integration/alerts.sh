@@ -177,7 +177,7 @@ promtool check rules "$RULES" > "$T/check.out" 2>&1 ||
 # phase).  The slowdown below is -80% or more, so a 25% minimum effect
 # (threshold) still catches it at once and keeps contention dips from
 # alerting; the detector's other settings are the shipped ones.
-mkdir "$T/textfile" "$T/disk-a" "$T/disk-b"
+mkdir "$T/textfile" "$T/disk-a" "$T/disk-b" "$T/disk-c"
 DASH_INTERVAL=20s
 test_daemon_section "$T" > "$T/bw.conf"
 cat >> "$T/bw.conf" <<CONF
@@ -199,6 +199,16 @@ timeout = 30s
 [probe disk-a]
 plugin = disk
 path = $T/disk-a/bw.dat
+size = 8M
+duration = 300ms
+interval = $DASH_INTERVAL
+timeout = 30s
+
+# disk-c: disk-a's sibling (same device, same parameters), for the
+# dashboard's row of disks against their siblings
+[probe disk-c]
+plugin = disk
+path = $T/disk-c/bw.dat
 size = 8M
 duration = 300ms
 interval = $DASH_INTERVAL
