@@ -177,7 +177,7 @@ promtool check rules "$RULES" > "$T/check.out" 2>&1 ||
 # phase).  The slowdown below is -80% or more, so a 25% minimum effect
 # (threshold) still catches it at once and keeps contention dips from
 # alerting; the detector's other settings are the shipped ones.
-mkdir "$T/textfile" "$T/disk-a" "$T/disk-b" "$T/disk-c"
+mkdir "$T/textfile" "$T/disk-a" "$T/disk-b"
 DASH_INTERVAL=20s
 test_daemon_section "$T" > "$T/bw.conf"
 cat >> "$T/bw.conf" <<CONF
@@ -199,16 +199,6 @@ timeout = 30s
 [probe disk-a]
 plugin = disk
 path = $T/disk-a/bw.dat
-size = 8M
-duration = 300ms
-interval = $DASH_INTERVAL
-timeout = 30s
-
-# disk-c: disk-a's sibling (same device, same parameters), for the
-# dashboard's row of disks against their siblings
-[probe disk-c]
-plugin = disk
-path = $T/disk-c/bw.dat
 size = 8M
 duration = 300ms
 interval = $DASH_INTERVAL
@@ -395,9 +385,13 @@ episode() {
 # The stack's share: the textfile's write and a scrape (1 s), a rule
 # evaluation (1 s), `for` for an alert that fires, Alertmanager's
 # group_wait (1 s) for a new alert or group_interval (2 s) for an update,
-# 1 s for the delivery and this test's polling.
-PIPE_FIRE=$(( 1 + 1 + ${FOR%s} + 1 + 1 ))
-PIPE_RESOLVE=$(( 1 + 1 + 2 + 1 ))
+# 1 s for the delivery and this test's polling; twice that as the bound:
+# the stack's scrapes and evaluations are not aligned with the runs, and
+# with the rules of the fleet (cohorts, siblings) an idle host here took
+# 6.6 to 12.6 s where the sum said 8 and 9 (the bound catches a stage that
+# stalls, not its jitter).
+PIPE_FIRE=$(( 2 * (1 + 1 + ${FOR%s} + 1 + 1) ))
+PIPE_RESOLVE=$(( 2 * (1 + 1 + 2 + 1) ))
 
 start_daemon() {
         bash -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' _ "$grp" \
@@ -472,6 +466,7 @@ python3 "$CHECK" dashboard "$PROM" "$top_srcdir/conf/grafana-dashboard.json" "$t
         --expect-empty 'benchwatch_baseline{metric="benchwatch_disk::no reference pinned by the disk probes during the test' \
         --expect-empty 'benchwatch_baseline{metric="benchwatch_http::no reference pinned by the http probe during the test' \
         --expect-empty 'benchwatch_baseline{metric="benchwatch_mysql::no reference pinned by the mysql probe during the test' \
+        --expect-empty 'benchwatch:disk_throughput:sibling_log_ratio::no two disk probes of one model with the same parameters here (the block sizes differ; tests/integration/disk_siblings.sh has siblings)' \
         > "$T/dashboard.out" 2> "$T/dashboard.err"; rc=$?
 cat "$T/dashboard.out"
 [ $rc = 0 ] || { cat "$T/dashboard.err" >&2; fail "dashboard panels without data"; }
