@@ -391,7 +391,10 @@ episode() {
 # 6.6 to 12.6 s where the sum said 8 and 9 (the bound catches a stage that
 # stalls, not its jitter).
 PIPE_FIRE=$(( 2 * (1 + 1 + ${FOR%s} + 1 + 1) ))
-PIPE_RESOLVE=$(( 2 * (1 + 1 + 2 + 1) ))
+# A resolve waits besides for every figure of the alert's group to be
+# back (the cpu probe's latencies can recover a run or two after its rate):
+# 11.9 s seen where the sum said 5.
+PIPE_RESOLVE=$(( 4 * (1 + 1 + 2 + 1) ))
 
 start_daemon() {
         bash -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' _ "$grp" \
