@@ -2,7 +2,7 @@
 # bench/detector.sh — the regression detector judged on many synthetic
 # series, beside the detector of an earlier commit.
 #
-# Builds bench/detsim/detsim.c against the daemon's own daemon/detector.c
+# Builds bench/detsim/detsim.c against the daemon's own daemon/detect/detector.c
 # (the code the daemon, `verify` and `replay` run), and the same program
 # as it was at BASE (default 8157c2d: the detector before verdicts while
 # learning, the drift test and the careful autocorrelation), feeds both the
@@ -37,9 +37,11 @@ while [ $# -gt 0 ]; do
 done
 cc=${CC:-cc}
 $cc -O2 -Wall -Wextra -I"$src/daemon" -o "$tmp/detsim" "$here/detsim/detsim.c" \
-        "$src/daemon/detector.c" -lm
+        "$src/daemon/detect/detector.c" -lm
 
-# Today's: the base commit's detsim and detector, built from git.
+# Today's: the base commit's detsim and detector, built from git (the paths
+# are the base commit's: the detector was daemon/detector.c before the
+# daemon's folders by layer).
 today=
 if git -C "$src" cat-file -e "$base^{commit}" 2>/dev/null; then
         mkdir -p "$tmp/base/daemon" "$tmp/base/detsim"

@@ -86,7 +86,7 @@ rss_mb() { awk -v k="$2:" '$1 == k { printf "%d", $2 / 1024 }' "/proc/$1/status"
 
 echo "== building bench/fleetsim/fleetsim.c against $build/daemon/libbwcore.la"
 "$build/libtool" --mode=link --quiet ${CC:-cc} -O2 -Wall -Wextra -I"$src/daemon" \
-        -I"$src/daemon/util" -I"$build/daemon/proto" -I"$src/daemon/proto" \
+        -I"$build/daemon" \
         -o "$tmp/fleetsim" "$here/fleetsim/fleetsim.c" "$build/daemon/libbwcore.la" -lm
 
 record() {

@@ -2,7 +2,7 @@
  *
  * A detector change is judged by its false-alarm rate and its detection
  * delay under several noise models, not argued: this program feeds the
- * daemon's detector (daemon/detector.c, the same code the daemon and
+ * daemon's detector (daemon/detect/detector.c, the same code the daemon and
  * `benchwatch replay` run) and prints one table; bench/detector.sh builds
  * it twice, against today's tree and against an earlier commit's, and
  * prints the two side by side.
@@ -38,7 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "detector.h"
+#include "detect/detector.h"
 
 /* ---- random numbers: splitmix64, Box-Muller --------------------------- */
 

@@ -1,6 +1,6 @@
 /* fleetsim.c — a fleet of simulated benchwatch hosts, remote-written by
- * benchwatch's own encoder (daemon/rwenc.c, snappy) and HTTP client
- * (daemon/httpc.c), for bench/fleet-sim.sh.
+ * benchwatch's own encoder (daemon/encode/prom_remote_write.c, snappy)
+ * and HTTP client (daemon/sink/httpc.c), for bench/fleet-sim.sh.
  *
  * The cohort rules are the fleet's second detector, and only a real
  * receiver with thousands of hosts shows what they cost and whether they
@@ -28,10 +28,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "httpc.h"
-#include "result.h"
-#include "rwenc.h"
-#include "strutil.h"
+#include "sink/httpc.h"
+#include "core/result.h"
+#include "encode/prom_remote_write.h"
+#include "util/strutil.h"
 
 enum kind { K_KEEP, K_RATE, K_LAT, K_TS };
 enum speed { S_CPU, S_MEM, S_DISK, S_NONE };

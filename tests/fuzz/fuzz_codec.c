@@ -21,9 +21,9 @@
 #include "baseline.h"
 #include "baseline_store.h"
 #include "codec.h"
-#include "expo.h"
-#include "format.h"
-#include "pbexpo.h"
+#include "prom_text.h"
+#include "report_format.h"
+#include "prom_proto.h"
 
 #include "fuzz.h"
 

@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "conf.h"
 #include "sink.h"
 
 #include "fuzz.h"

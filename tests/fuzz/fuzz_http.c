@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "http_parse.h"
+#include "http/http_parse.h"
 
 struct outcome {
         int r;          /* first non-zero parse() result, or 0 */

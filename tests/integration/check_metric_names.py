@@ -9,7 +9,7 @@ from its source at test time:
     included), prefixed with benchwatch_<name>_ where <name> is the
     plugin's descriptor name (a latency is a summary: also _sum, _count),
     and h->info(h, "benchwatch_..._info") info metrics named whole;
-  - the core's families: result_add(..., "benchwatch_...") in daemon/*.c,
+  - the core's families: result_add(..., "benchwatch_...") in daemon/*/*.c,
     or result_add(..., NAME, ...) with #define NAME "benchwatch_...", or
     result_add(..., table[i].name, ...) with the names of that table's
     { "benchwatch_...", ... } entries (benchwatch_probe_*,
@@ -95,11 +95,14 @@ def emitted_names(srcdir):
                 names.add(full)
                 origin[full] = "plugin " + plugin
     daemon = os.path.join(srcdir, "daemon")
-    for f in sorted(os.listdir(daemon)):
-        if f.endswith(".c"):
-            for n in core_families(read(os.path.join(daemon, f))):
-                names.add(n)
-                origin[n] = "daemon/" + f
+    for layer in sorted(os.listdir(daemon)):
+        if not os.path.isdir(os.path.join(daemon, layer)):
+            continue
+        for f in sorted(os.listdir(os.path.join(daemon, layer))):
+            if f.endswith(".c"):
+                for n in core_families(read(os.path.join(daemon, layer, f))):
+                    names.add(n)
+                    origin[n] = "daemon/%s/%s" % (layer, f)
     return names, origin
 
 

@@ -40,8 +40,8 @@ fails_on "a misspelt metric= matcher" "$srcdir" "$tmp/figure.json"
 
 # A copy of the parts of the tree the checker reads, where the disk plugin
 # no longer emits "iops".
-mkdir -p "$tmp/src/daemon" || exit 99
-cp "$srcdir/Makefile.am" "$tmp/src/" && cp "$srcdir"/daemon/*.c "$tmp/src/daemon/" &&
+mkdir -p "$tmp/src" || exit 99
+cp "$srcdir/Makefile.am" "$tmp/src/" && cp -r "$srcdir/daemon" "$tmp/src/" &&
   cp -r "$srcdir/plugins" "$tmp/src/" && chmod -R u+w "$tmp/src" || exit 99
 sed -i 's/"iops"/"ops"/' "$tmp/src/plugins/disk.c"
 fails_on "a figure no plugin emits any more" "$tmp/src" "$dash"

@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "../fakehost.h"
-#include "../../plugins/memory_dram.h"
-#include "../../plugins/memory_latency.h"
+#include "memory/memory_dram.h"
+#include "memory/memory_latency.h"
 #include "params.h"
 
 extern const struct bw_plugin benchwatch_plugin;

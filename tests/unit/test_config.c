@@ -14,8 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* by path: "config.h" alone finds autoconf's config.h in the build dir */
-#include "../../daemon/config.h"
+#include "core/conf.h"
 #include "strutil.h"
 #include "test.h"
 #include "tracker.h"

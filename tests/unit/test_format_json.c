@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "test.h"
-#include "format.h"
+#include "report_format.h"
 #include "hist.h"
 #include "result.h"
 

@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "expo.h"
+#include "prom_text.h"
 #include "hist.h"
 #include "result.h"
 #include "sink.h"

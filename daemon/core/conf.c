@@ -10,7 +10,7 @@
  * sees a line, so an indented key is a key and never a "continuation".
  * The second pass applies the blocks in order; it needs a probe's whole
  * section because `plugin =` may come after the plugin's parameters. */
-#include "config.h"
+#include "conf.h"
 
 #include <assert.h>
 #include <ctype.h>

@@ -12,11 +12,11 @@
 #include <snappy-c.h>
 
 #include "test.h"
-#include "expo.h"
+#include "prom_text.h"
 #include "hist.h"
 #include "remote.pb-c.h"
 #include "result.h"
-#include "rwenc.h"
+#include "prom_remote_write.h"
 
 typedef Prometheus__TimeSeries Series;
 

@@ -3,7 +3,7 @@
  * Built in two steps: the series are collected first as flat, owned label
  * lists (the exposition visitor hands out short-lived strings), sorted,
  * then pointed at by protobuf-c messages, packed and compressed. */
-#include "rwenc.h"
+#include "prom_remote_write.h"
 
 #include <errno.h>
 #include <math.h>
@@ -12,7 +12,7 @@
 
 #include <snappy-c.h>
 
-#include "expo.h"
+#include "prom_text.h"
 #include "remote.pb-c.h"
 #include "strutil.h"
 

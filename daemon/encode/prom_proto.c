@@ -3,7 +3,7 @@
  * protobuf-c messages point at their parts, so each family is built from a
  * short-lived set of arrays that borrow the strings of the result, packed,
  * appended to the output and freed before the next family. */
-#include "pbexpo.h"
+#include "prom_proto.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,12 +1,12 @@
 /* format.c — see format.h. */
-#include "format.h"
+#include "report_format.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "expo.h"
+#include "prom_text.h"
 #include "priority.h"
 #include "parse.h"
 #include "strutil.h"

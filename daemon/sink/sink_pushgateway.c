@@ -17,10 +17,10 @@
 #include <unistd.h>
 
 
-#include "expo.h"
+#include "prom_text.h"
 #include "httpc.h"
 #include "log.h"
-#include "pbexpo.h"
+#include "prom_proto.h"
 #include "secret.h"
 #include "sink_latest.h"
 #include "sinkconf.h"

@@ -23,7 +23,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "context.h"
-#include "format.h"
+#include "report_format.h"
 #include "log.h"
 #include "scheduler.h"
 #include "sink.h"

@@ -12,7 +12,7 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "format.h"
+#include "report_format.h"
 #include "history.h"
 #include "history_plot.h"
 #include "log.h"

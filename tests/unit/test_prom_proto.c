@@ -9,7 +9,7 @@
 #include "test.h"
 #include "hist.h"
 #include "metrics.pb-c.h"
-#include "pbexpo.h"
+#include "prom_proto.h"
 #include "result.h"
 
 typedef Io__Prometheus__Client__MetricFamily PbFamily;

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "atomicfile.h"
-#include "expo.h"
+#include "prom_text.h"
 #include "log.h"
 #include "selfstats.h"
 #include "statefile.h"

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format.h"
+#include "report_format.h"
 #include "parse.h"
 #include "priority.h"
 #include "strutil.h"

@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 
-#include "config.h"
+#include "conf.h"
 #include "loader.h"
 #include "runner.h"
 

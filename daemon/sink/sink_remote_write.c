@@ -21,7 +21,7 @@
 
 #include "httpc.h"
 #include "log.h"
-#include "rwenc.h"
+#include "prom_remote_write.h"
 #include "secret.h"
 #include "selfstats.h"
 #include "sink_latest.h"

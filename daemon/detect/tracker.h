@@ -17,7 +17,7 @@
 
 #include <stdbool.h>
 
-#include "config.h"
+#include "conf.h"
 #include "context.h"
 #include "detector.h"
 #include "result.h"

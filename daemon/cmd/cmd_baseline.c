@@ -15,7 +15,7 @@
 #include "baseline_store.h"
 #include "cli.h"
 #include "commands.h"
-#include "format.h"
+#include "report_format.h"
 #include "log.h"
 #include "series_file.h"
 #include "timeutil.h"

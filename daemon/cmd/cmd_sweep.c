@@ -9,8 +9,8 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "expo.h"
-#include "format.h"
+#include "prom_text.h"
+#include "report_format.h"
 #include "log.h"
 #include "parse.h"
 #include "priority.h"

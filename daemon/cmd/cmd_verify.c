@@ -22,7 +22,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "context.h"
-#include "format.h"
+#include "report_format.h"
 #include "busy.h"
 #include "log.h"
 #include "parse.h"

@@ -26,7 +26,7 @@
 #include "baseline_store.h"
 #include "cli.h"
 #include "commands.h"
-#include "format.h"
+#include "report_format.h"
 #include "log.h"
 #include "parse.h"
 #include "sink.h"

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "test.h"
-#include "expo.h"
+#include "prom_text.h"
 #include "hist.h"
 #include "result.h"
 

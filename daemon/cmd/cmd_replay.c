@@ -18,7 +18,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "detector.h"
-#include "format.h"
+#include "report_format.h"
 #include "log.h"
 #include "series_file.h"
 #include "tracker.h"
