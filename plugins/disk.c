@@ -30,9 +30,9 @@
 
 #include "common/sbrand.h"
 #include "common/testfile.h"
-#include "hist.h"
-#include "plugin.h"
-#include "timeutil.h"
+#include "util/hist.h"
+#include "core/plugin.h"
+#include "util/timeutil.h"
 
 enum { P_MODE, P_BLOCK_SIZE, P_IODEPTH, P_THREADS, P_DIRECT, P_RWMIX,
        P_FSYNC, P_PATH, P_SIZE, P_DURATION, P_REQUESTS, P_RATE };

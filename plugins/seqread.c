@@ -27,8 +27,8 @@
 
 #include "common/blockdev.h"
 #include "common/testfile.h"
-#include "plugin.h"
-#include "timeutil.h"
+#include "core/plugin.h"
+#include "util/timeutil.h"
 
 enum { P_PATH, P_SIZE, P_CACHE_DURATION, P_DISK_DURATION, P_SETTLE };
 

@@ -13,9 +13,9 @@
 #include <errno.h>
 #include <stdint.h>
 
-#include "hist.h"
-#include "plugin.h"
-#include "timeutil.h"
+#include "util/hist.h"
+#include "core/plugin.h"
+#include "util/timeutil.h"
 
 enum { P_WORK, P_EVENTS, P_DURATION, P_COUNT };
 

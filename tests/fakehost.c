@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "params.h"
-#include "timeutil.h"
+#include "core/params.h"
+#include "util/timeutil.h"
 
 static struct fake_metric *add(const struct bw_host *h, enum fake_kind kind,
                                const char *name, const char *const *labels)

@@ -7,8 +7,8 @@
 #ifndef BENCHWATCH_FAKEHOST_H
 #define BENCHWATCH_FAKEHOST_H
 
-#include "hist.h"
-#include "plugin.h"
+#include "util/hist.h"
+#include "core/plugin.h"
 #include "unit/test.h"
 
 enum fake_kind { FAKE_GAUGE, FAKE_COUNTER, FAKE_LATENCY, FAKE_INFO };

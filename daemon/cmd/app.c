@@ -1,5 +1,5 @@
 /* app.c — see app.h. */
-#include "app.h"
+#include "cmd/app.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -7,10 +7,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "sink.h"
-#include "strutil.h"
-#include "tracker.h"
+#include "core/log.h"
+#include "sink/sink.h"
+#include "util/strutil.h"
+#include "detect/tracker.h"
 
 #define DEFAULT_CONFIG SYSCONFDIR "/benchwatch/benchwatch.conf"
 

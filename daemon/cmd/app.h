@@ -9,9 +9,9 @@
 
 #include <stdbool.h>
 
-#include "conf.h"
-#include "loader.h"
-#include "runner.h"
+#include "core/conf.h"
+#include "core/loader.h"
+#include "core/runner.h"
 
 enum {
         EXIT_OK = 0,

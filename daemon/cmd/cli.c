@@ -1,11 +1,11 @@
 /* cli.c — see cli.h. */
-#include "cli.h"
+#include "cmd/cli.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "log.h"
+#include "core/log.h"
 
 static const char *prefix_of(const char *cmd)
 {

@@ -8,7 +8,7 @@
 #include <getopt.h>
 #include <stdbool.h>
 
-#include "app.h"
+#include "cmd/app.h"
 
 /* Removes the common options from a command's arguments (argv[0] is the
  * command; parsing stops at "--"), storing them in app.  Updates *argc.

@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "commands.h"
-#include "tracker.h"
-#include "log.h"
-#include "parse.h"
+#include "cmd/cli.h"
+#include "cmd/commands.h"
+#include "detect/tracker.h"
+#include "core/log.h"
+#include "util/parse.h"
 
 /* One probe (or plugin) to clean up, with its parameters resolved. */
 struct cleanup_target {

@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "commands.h"
-#include "tracker.h"
-#include "log.h"
-#include "parse.h"
+#include "cmd/cli.h"
+#include "cmd/commands.h"
+#include "detect/tracker.h"
+#include "core/log.h"
+#include "util/parse.h"
 
 int cmd_check_config(struct app *app, int argc, char **argv)
 {

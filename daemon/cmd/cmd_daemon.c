@@ -20,16 +20,16 @@
 #include <systemd/sd-daemon.h>
 #include <time.h>
 
-#include "cli.h"
-#include "commands.h"
-#include "context.h"
-#include "report_format.h"
-#include "log.h"
-#include "scheduler.h"
-#include "sink.h"
-#include "statefile.h"
-#include "timeutil.h"
-#include "tracker.h"
+#include "cmd/cli.h"
+#include "cmd/commands.h"
+#include "detect/context.h"
+#include "encode/report_format.h"
+#include "core/log.h"
+#include "core/scheduler.h"
+#include "sink/sink.h"
+#include "sink/statefile.h"
+#include "util/timeutil.h"
+#include "detect/tracker.h"
 
 struct daemon {
         struct app *app;

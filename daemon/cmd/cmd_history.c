@@ -10,15 +10,15 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli.h"
-#include "commands.h"
-#include "report_format.h"
-#include "history.h"
-#include "history_plot.h"
-#include "log.h"
-#include "parse.h"
-#include "timeutil.h"
-#include "tracker.h"
+#include "cmd/cli.h"
+#include "cmd/commands.h"
+#include "encode/report_format.h"
+#include "detect/history.h"
+#include "cmd/history_plot.h"
+#include "core/log.h"
+#include "util/parse.h"
+#include "util/timeutil.h"
+#include "detect/tracker.h"
 
 enum history_format { HF_TABLE, HF_CSV, HF_JSON };
 

@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "commands.h"
-#include "log.h"
-#include "params.h"
+#include "cmd/cli.h"
+#include "cmd/commands.h"
+#include "core/log.h"
+#include "core/params.h"
 
 static void print_param(const struct bw_param_def *d)
 {

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "commands.h"
-#include "log.h"
-#include "sink_pushgateway.h"
+#include "cmd/cli.h"
+#include "cmd/commands.h"
+#include "core/log.h"
+#include "sink/sink_pushgateway.h"
 
 int cmd_push(struct app *app, int argc, char **argv)
 {

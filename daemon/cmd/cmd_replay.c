@@ -15,13 +15,13 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli.h"
-#include "commands.h"
-#include "detector.h"
-#include "report_format.h"
-#include "log.h"
-#include "series_file.h"
-#include "tracker.h"
+#include "cmd/cli.h"
+#include "cmd/commands.h"
+#include "detect/detector.h"
+#include "encode/report_format.h"
+#include "core/log.h"
+#include "detect/series_file.h"
+#include "detect/tracker.h"
 
 struct replay_opts {
         enum output_format fmt;

@@ -9,15 +9,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "commands.h"
-#include "compare.h"
-#include "report_format.h"
-#include "prom_text.h"
-#include "log.h"
-#include "parse.h"
-#include "priority.h"
-#include "precheck.h"
+#include "cmd/cli.h"
+#include "cmd/commands.h"
+#include "cmd/compare.h"
+#include "encode/report_format.h"
+#include "encode/prom_text.h"
+#include "core/log.h"
+#include "util/parse.h"
+#include "core/priority.h"
+#include "core/precheck.h"
 
 static void list_choices(const struct app *app)
 {

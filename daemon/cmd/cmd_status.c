@@ -23,17 +23,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "baseline_store.h"
-#include "cli.h"
-#include "commands.h"
-#include "report_format.h"
-#include "log.h"
-#include "parse.h"
-#include "sink.h"
-#include "statefile.h"
-#include "strutil.h"
-#include "timeutil.h"
-#include "tracker.h"
+#include "detect/baseline_store.h"
+#include "cmd/cli.h"
+#include "cmd/commands.h"
+#include "encode/report_format.h"
+#include "core/log.h"
+#include "util/parse.h"
+#include "sink/sink.h"
+#include "sink/statefile.h"
+#include "util/strutil.h"
+#include "util/timeutil.h"
+#include "detect/tracker.h"
 
 /* One probe's summary over its series. */
 struct probe_status {

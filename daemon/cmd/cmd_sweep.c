@@ -7,15 +7,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "commands.h"
-#include "prom_text.h"
-#include "report_format.h"
-#include "log.h"
-#include "parse.h"
-#include "priority.h"
-#include "strutil.h"
-#include "sweep.h"
+#include "cmd/cli.h"
+#include "cmd/commands.h"
+#include "encode/prom_text.h"
+#include "encode/report_format.h"
+#include "core/log.h"
+#include "util/parse.h"
+#include "core/priority.h"
+#include "util/strutil.h"
+#include "cmd/sweep.h"
 
 struct sweep_opts {
         enum output_format fmt;

@@ -4,7 +4,7 @@
 #ifndef BENCHWATCH_COMMANDS_H
 #define BENCHWATCH_COMMANDS_H
 
-#include "app.h"
+#include "cmd/app.h"
 
 int cmd_run(struct app *app, int argc, char **argv);
 int cmd_plugins(struct app *app, int argc, char **argv);

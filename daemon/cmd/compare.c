@@ -3,17 +3,17 @@
  * The table is a list of lines (the header's, then one per figure row),
  * each rendered twice by the same function: once to measure the columns
  * (UTF-8 aware: "64.5 µs"), once to print them. */
-#include "compare.h"
+#include "cmd/compare.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_format.h"
-#include "parse.h"
-#include "priority.h"
-#include "strutil.h"
+#include "encode/report_format.h"
+#include "util/parse.h"
+#include "core/priority.h"
+#include "util/strutil.h"
 
 #define MIB 1048576.0
 #define MIN_WIDTH 9

@@ -15,9 +15,9 @@
 
 #include <stdio.h>
 
-#include "params.h"
-#include "plugin.h"
-#include "result.h"
+#include "core/params.h"
+#include "core/plugin.h"
+#include "core/result.h"
 
 struct compare_column {
         const char *name;               /* the probe, as given */

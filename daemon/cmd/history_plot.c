@@ -1,5 +1,5 @@
 /* history_plot.c — see history_plot.h. */
-#include "history_plot.h"
+#include "cmd/history_plot.h"
 
 #include <errno.h>
 #include <math.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "parse.h"
+#include "util/parse.h"
 
 #define W 900
 #define PANEL_H 220

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "history.h"
+#include "detect/history.h"
 
 /* Draw entries e[0..n) (oldest first, any number of series) to f, one
  * panel per series key in order of first appearance.  -EINVAL when there

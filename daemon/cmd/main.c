@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "child.h"
-#include "cli.h"
-#include "commands.h"
-#include "log.h"
+#include "core/child.h"
+#include "cmd/cli.h"
+#include "cmd/commands.h"
+#include "core/log.h"
 
 static const struct {
         const char *name;

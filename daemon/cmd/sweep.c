@@ -1,5 +1,5 @@
 /* sweep.c — see sweep.h. */
-#include "sweep.h"
+#include "cmd/sweep.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "parse.h"
+#include "util/parse.h"
 
 void sweep_point_from_result(struct sweep_point *pt, const struct result *r,
                              const char *throughput, const char *bandwidth,

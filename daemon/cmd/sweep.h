@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "result.h"
+#include "core/result.h"
 
 struct sweep_point {
         const char *level;     /* the parameter's value, as given */

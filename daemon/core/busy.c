@@ -1,5 +1,5 @@
 /* busy.c — is the host busy? (see busy.h). */
-#include "busy.h"
+#include "core/busy.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,11 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fdio.h"
-#include "parse.h"
-#include "result.h"
-#include "strutil.h"
-#include "timeutil.h"
+#include "util/fdio.h"
+#include "util/parse.h"
+#include "core/result.h"
+#include "util/strutil.h"
+#include "util/timeutil.h"
 
 #define PROC_FILE_MAX 512 /* PSI and loadavg files are a line or two */
 

@@ -1,5 +1,5 @@
 /* child.c — see child.h. */
-#include "child.h"
+#include "core/child.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -14,15 +14,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "codec.h"
-#include "fdio.h"
-#include "loader.h"
-#include "params.h"
-#include "parse.h"
-#include "priority.h"
-#include "result.h"
-#include "strutil.h"
-#include "timeutil.h"
+#include "core/codec.h"
+#include "util/fdio.h"
+#include "core/loader.h"
+#include "core/params.h"
+#include "util/parse.h"
+#include "core/priority.h"
+#include "core/result.h"
+#include "util/strutil.h"
+#include "util/timeutil.h"
 
 #define MAX_REQUEST (1u << 20)
 

@@ -1,15 +1,15 @@
 /* codec.c — see codec.h.  Encoding builds the protobuf-c structs pointing
  * into the result (no string copies) and frees only the arrays; decoding
  * copies everything out and validates it. */
-#include "codec.h"
+#include "core/codec.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "run.pb-c.h"
-#include "strutil.h"
+#include "proto/run.pb-c.h"
+#include "util/strutil.h"
 
 /* ---- request ------------------------------------------------------------- */
 

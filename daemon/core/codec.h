@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "result.h"
+#include "core/result.h"
 
 struct run_request {
         char *probe;

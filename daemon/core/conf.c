@@ -10,7 +10,7 @@
  * sees a line, so an indented key is a key and never a "continuation".
  * The second pass applies the blocks in order; it needs a probe's whole
  * section because `plugin =` may come after the plugin's parameters. */
-#include "conf.h"
+#include "core/conf.h"
 
 #include <assert.h>
 #include <ctype.h>
@@ -25,9 +25,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fdio.h"
-#include "precheck.h"
-#include "strutil.h"
+#include "util/fdio.h"
+#include "core/precheck.h"
+#include "util/strutil.h"
 
 #ifndef PLUGINDIR
 #define PLUGINDIR "/usr/local/lib/benchwatch"

@@ -16,8 +16,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "params.h"
-#include "plugin.h"
+#include "core/params.h"
+#include "core/plugin.h"
 
 /* A section type other than [daemon] and [probe NAME], e.g. the options of
  * [pushgateway] as the sinks module defines them. */

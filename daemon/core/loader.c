@@ -1,5 +1,5 @@
 /* loader.c — see loader.h. */
-#include "loader.h"
+#include "core/loader.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "params.h"
-#include "strutil.h"
+#include "core/params.h"
+#include "util/strutil.h"
 
 const char *loader_default_dir(const char *configured)
 {

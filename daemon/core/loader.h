@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "plugin.h"
+#include "core/plugin.h"
 
 struct plugin_registry {
         char *dir;

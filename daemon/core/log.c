@@ -1,5 +1,5 @@
 /* log.c — see log.h. */
-#include "log.h"
+#include "core/log.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -10,7 +10,7 @@
 
 #include <systemd/sd-journal.h>
 
-#include "timeutil.h"
+#include "util/timeutil.h"
 
 static int max_level = LOG_INFO;
 static int use_prefix = -1;

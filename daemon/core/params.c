@@ -1,6 +1,6 @@
 /* params.c — see params.h. */
-#include "params.h"
-#include "strutil.h"
+#include "core/params.h"
+#include "util/strutil.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parse.h"
+#include "util/parse.h"
 
 static size_t param_count(const struct bw_param_def *defs)
 {

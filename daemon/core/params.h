@@ -7,7 +7,7 @@
 #ifndef BENCHWATCH_PARAMS_H
 #define BENCHWATCH_PARAMS_H
 
-#include "plugin.h"
+#include "core/plugin.h"
 
 struct param_set {
         const struct bw_param_def *defs;

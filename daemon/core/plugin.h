@@ -27,7 +27,7 @@
 #define BW_PLUGIN_SYMBOL "benchwatch_plugin"
 #define BW_PLUGIN_HIST_SYMBOL "benchwatch_plugin_hist_size"
 
-#include "hist.h" /* struct bw_hist: part of the ABI, see above */
+#include "util/hist.h" /* struct bw_hist: part of the ABI, see above */
 
 /* Capabilities; `benchwatch plugins` lists them, and the core acts on: */
 enum {

@@ -1,14 +1,14 @@
 /* precheck.c — see precheck.h.  The host handed to `check` records the
  * first failure and ignores figures: a check measures nothing. */
-#include "precheck.h"
+#include "core/precheck.h"
 
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "strutil.h"
-#include "timeutil.h"
+#include "util/strutil.h"
+#include "util/timeutil.h"
 
 static void no_figure(const struct bw_host *h, const char *name,
                       const char *help, const char *const *labels, double v)

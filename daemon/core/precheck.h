@@ -6,7 +6,7 @@
 #ifndef BENCHWATCH_PRECHECK_H
 #define BENCHWATCH_PRECHECK_H
 
-#include "plugin.h"
+#include "core/plugin.h"
 
 /* Runs p->check (if any) on values for probe. Returns 0, or a -errno value
  * with the plugin's reason in *ret_error (malloc'd; NULL when out of

@@ -1,5 +1,5 @@
 /* priority.c — see priority.h. */
-#include "priority.h"
+#include "core/priority.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -9,8 +9,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "parse.h"
-#include "result.h"
+#include "util/parse.h"
+#include "core/result.h"
 
 #define IOPRIO_CLASS_SHIFT 13
 #define IOPRIO_WHO_PROCESS 1

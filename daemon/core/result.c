@@ -1,5 +1,5 @@
 /* result.c — see result.h. */
-#include "result.h"
+#include "core/result.h"
 
 #include <errno.h>
 #include <stdlib.h>

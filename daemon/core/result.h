@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "hist.h"
+#include "util/hist.h"
 
 enum metric_type { METRIC_GAUGE, METRIC_COUNTER, METRIC_SUMMARY };
 

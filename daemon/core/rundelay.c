@@ -1,5 +1,5 @@
 /* rundelay.c — see rundelay.h. */
-#include "rundelay.h"
+#include "core/rundelay.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fdio.h"
-#include "strutil.h"
+#include "util/fdio.h"
+#include "util/strutil.h"
 
 struct thread_delay {
         long tid;

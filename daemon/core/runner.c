@@ -1,5 +1,5 @@
 /* runner.c — see runner.h. */
-#include "runner.h"
+#include "core/runner.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,12 +13,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "child.h"
-#include "codec.h"
-#include "fdio.h"
-#include "rundelay.h"
-#include "strutil.h"
-#include "timeutil.h"
+#include "core/child.h"
+#include "core/codec.h"
+#include "util/fdio.h"
+#include "core/rundelay.h"
+#include "util/strutil.h"
+#include "util/timeutil.h"
 
 #define MAX_RESULT (64u << 20)
 

@@ -15,9 +15,9 @@
 #include <stdbool.h>
 #include <systemd/sd-event.h>
 
-#include "params.h"
-#include "result.h"
-#include "yield.h"
+#include "core/params.h"
+#include "core/result.h"
+#include "core/yield.h"
 
 struct run_spec {
         const char *probe;

@@ -13,7 +13,7 @@
  * that stays busy (a CPU-bound service that leaves PSI low because it has
  * no more threads than CPUs) no probe process is started only to be
  * stopped half a second later, again and again. */
-#include "scheduler.h"
+#include "core/scheduler.h"
 
 #include <errno.h>
 #include <math.h>
@@ -23,12 +23,12 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-#include "busy.h"
-#include "log.h"
-#include "parse.h"
-#include "strutil.h"
-#include "timeutil.h"
-#include "yield.h"
+#include "core/busy.h"
+#include "core/log.h"
+#include "util/parse.h"
+#include "util/strutil.h"
+#include "util/timeutil.h"
+#include "core/yield.h"
 
 #define STOP_GRACE 3.0          /* SIGTERM .. SIGKILL of a run on stop */
 #define STALL_SLACK 30.0        /* how late is "not making progress" */

@@ -23,8 +23,8 @@
 #include <stdbool.h>
 #include <systemd/sd-event.h>
 
-#include "app.h"
-#include "result.h"
+#include "cmd/app.h"
+#include "core/result.h"
 
 struct sched;
 

@@ -31,7 +31,7 @@
  *
  * A sample is over a limit for one resource; YIELD_SAMPLES in a row (half
  * a second) decide, so one burst (a cron job's start) does not. */
-#include "yield.h"
+#include "core/yield.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -42,9 +42,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fdio.h"
-#include "strutil.h"
-#include "timeutil.h"
+#include "util/fdio.h"
+#include "util/strutil.h"
+#include "util/timeutil.h"
 
 #define STAT_MAX 4096            /* the "cpu" line is first in /proc/stat */
 #define DISKSTATS_MAX (64 << 10)

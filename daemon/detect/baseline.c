@@ -1,7 +1,7 @@
 /* baseline.c — see baseline.h.  Series keys (built from results, parsed
  * back for the store), the series of a probe, the verdicts and the
  * families they become.  The file is baseline_store.c's business. */
-#include "baseline.h"
+#include "detect/baseline.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -11,8 +11,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "parse.h"
-#include "strutil.h"
+#include "util/parse.h"
+#include "util/strutil.h"
 
 #define PROBE_NAME_MAX 200
 

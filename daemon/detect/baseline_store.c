@@ -1,5 +1,5 @@
 /* baseline_store.c — see baseline_store.h. */
-#include "baseline_store.h"
+#include "detect/baseline_store.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -14,10 +14,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "atomicfile.h"
-#include "fdio.h"
-#include "parse.h"
-#include "strutil.h"
+#include "util/atomicfile.h"
+#include "util/fdio.h"
+#include "util/parse.h"
+#include "util/strutil.h"
 
 /* Far more than any baseline benchwatch writes: a bigger file is not ours. */
 #define FILE_MAX (16u << 20)

@@ -45,7 +45,7 @@
 #ifndef BENCHWATCH_BASELINE_STORE_H
 #define BENCHWATCH_BASELINE_STORE_H
 
-#include "baseline.h"
+#include "detect/baseline.h"
 
 #define BASELINE_FORMAT_VERSION 3
 

@@ -1,5 +1,5 @@
 /* context.c — see context.h. */
-#include "context.h"
+#include "detect/context.h"
 
 #include <errno.h>
 #include <sys/types.h>
@@ -10,9 +10,9 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "fdio.h"
-#include "strutil.h"
-#include "timeutil.h"
+#include "util/fdio.h"
+#include "util/strutil.h"
+#include "util/timeutil.h"
 
 #ifndef BENCHWATCH_REVISION
 #define BENCHWATCH_REVISION "unknown"

@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "result.h"
+#include "core/result.h"
 
 /* A context: name/value items sorted by name, each name once. */
 struct context {

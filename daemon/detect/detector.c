@@ -1,5 +1,5 @@
 /* detector.c — see detector.h. */
-#include "detector.h"
+#include "detect/detector.h"
 
 #include <assert.h>
 #include <errno.h>

@@ -1,7 +1,7 @@
 /* history.c — see history.h.  Numbers are written with printf and read
  * with parse_double(): benchwatch never calls setlocale(3), so both are
  * in the C locale. */
-#include "history.h"
+#include "detect/history.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,11 +13,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "atomicfile.h"
-#include "baseline.h"
-#include "fdio.h"
-#include "parse.h"
-#include "strutil.h"
+#include "util/atomicfile.h"
+#include "detect/baseline.h"
+#include "util/fdio.h"
+#include "util/parse.h"
+#include "util/strutil.h"
 
 #define HEADER "benchwatch-history 1\n"
 #define HEADER_LEN (sizeof(HEADER) - 1)

@@ -1,5 +1,5 @@
 /* series_file.c — see series_file.h. */
-#include "series_file.h"
+#include "detect/series_file.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "parse.h"
-#include "strutil.h"
+#include "util/parse.h"
+#include "util/strutil.h"
 
 static char *trim(char *s)
 {

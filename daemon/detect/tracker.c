@@ -1,17 +1,17 @@
 /* tracker.c — see tracker.h. */
-#include "tracker.h"
+#include "detect/tracker.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "baseline.h"
-#include "baseline_store.h"
-#include "history.h"
-#include "log.h"
-#include "parse.h"
-#include "strutil.h"
+#include "detect/baseline.h"
+#include "detect/baseline_store.h"
+#include "detect/history.h"
+#include "core/log.h"
+#include "util/parse.h"
+#include "util/strutil.h"
 
 enum {
         T_MIN_RUNS, T_REFERENCE_RUNS, T_RECENT_RUNS, T_THRESHOLD, T_ALLOWANCE, T_ALARM, T_CLAMP,

@@ -17,10 +17,10 @@
 
 #include <stdbool.h>
 
-#include "conf.h"
-#include "context.h"
-#include "detector.h"
-#include "result.h"
+#include "core/conf.h"
+#include "detect/context.h"
+#include "detect/detector.h"
+#include "core/result.h"
 
 /* The [regression] section's options. */
 extern const struct bw_param_def tracker_options[];

@@ -3,14 +3,14 @@
  * protobuf-c messages point at their parts, so each family is built from a
  * short-lived set of arrays that borrow the strings of the result, packed,
  * appended to the output and freed before the next family. */
-#include "prom_proto.h"
+#include "encode/prom_proto.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "metrics.pb-c.h"
+#include "proto/metrics.pb-c.h"
 
 typedef Io__Prometheus__Client__MetricFamily PbFamily;
 typedef Io__Prometheus__Client__Metric PbMetric;

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "result.h"
+#include "core/result.h"
 
 #define PBEXPO_CONTENT_TYPE \
         "application/vnd.google.protobuf; " \

@@ -3,7 +3,7 @@
  * Built in two steps: the series are collected first as flat, owned label
  * lists (the exposition visitor hands out short-lived strings), sorted,
  * then pointed at by protobuf-c messages, packed and compressed. */
-#include "prom_remote_write.h"
+#include "encode/prom_remote_write.h"
 
 #include <errno.h>
 #include <math.h>
@@ -12,9 +12,9 @@
 
 #include <snappy-c.h>
 
-#include "prom_text.h"
-#include "remote.pb-c.h"
-#include "strutil.h"
+#include "encode/prom_text.h"
+#include "proto/remote.pb-c.h"
+#include "util/strutil.h"
 
 struct rw_series {
         struct label *labels; /* owned strings, sorted by name */

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "result.h"
+#include "core/result.h"
 
 struct rwenc_target {
         const char *job, *instance;

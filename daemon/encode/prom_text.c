@@ -3,7 +3,7 @@
  * Written straight to a stdio stream: the textfile sink, the Pushgateway
  * sink (text mode) and the CLI all need the same bytes, and a stream lets
  * each of them choose a file, a pipe or a memory buffer. */
-#include "prom_text.h"
+#include "encode/prom_text.h"
 
 #include <errno.h>
 #include <math.h>

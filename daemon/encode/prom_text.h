@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "result.h"
+#include "core/result.h"
 
 /* One series of the exposition, as the visitor below hands it out: the
  * sample `name``suffix` with labels probe="<probe>" (when probe is not

@@ -1,15 +1,15 @@
 /* format.c — see format.h. */
-#include "report_format.h"
+#include "encode/report_format.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "prom_text.h"
-#include "priority.h"
-#include "parse.h"
-#include "strutil.h"
+#include "encode/prom_text.h"
+#include "core/priority.h"
+#include "util/parse.h"
+#include "util/strutil.h"
 
 int format_parse(const char *s, enum output_format *ret)
 {

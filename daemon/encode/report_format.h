@@ -9,8 +9,8 @@
 
 #include <stdio.h>
 
-#include "plugin.h"
-#include "result.h"
+#include "core/plugin.h"
+#include "core/result.h"
 
 enum output_format { FORMAT_TABLE, FORMAT_PROMETHEUS, FORMAT_JSON };
 

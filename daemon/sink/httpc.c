@@ -1,5 +1,5 @@
 /* httpc.c — see httpc.h. */
-#include "httpc.h"
+#include "sink/httpc.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "strutil.h"
+#include "util/strutil.h"
 
 #define ANSWER_DEFAULT 512
 /* the SONAME of the libcurl benchwatch is built against (Debian: libcurl4) */

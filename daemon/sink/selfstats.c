@@ -1,6 +1,6 @@
 /* selfstats.c — see selfstats.h.  One result under one mutex: the figures
  * are few and change once per request at most. */
-#include "selfstats.h"
+#include "sink/selfstats.h"
 
 #include <errno.h>
 #include <pthread.h>

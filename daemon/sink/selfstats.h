@@ -8,7 +8,7 @@
 #ifndef BENCHWATCH_SELFSTATS_H
 #define BENCHWATCH_SELFSTATS_H
 
-#include "result.h"
+#include "core/result.h"
 
 /* Add delta to (METRIC_COUNTER) or set (METRIC_GAUGE) the unlabelled
  * figure `name`, created at 0 on first use.  0, -EINVAL (another type

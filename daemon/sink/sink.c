@@ -1,5 +1,5 @@
 /* sink.c — the sink registry and the fan-out (see sink.h). */
-#include "sink.h"
+#include "sink/sink.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sink_journal.h"
-#include "sink_pushgateway.h"
-#include "sink_remote_write.h"
-#include "sink_textfile.h"
+#include "sink/sink_journal.h"
+#include "sink/sink_pushgateway.h"
+#include "sink/sink_remote_write.h"
+#include "sink/sink_textfile.h"
 
 const struct sink_type *const sink_types[] = {
         &sink_pushgateway_type,

@@ -18,8 +18,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "params.h"
-#include "result.h"
+#include "core/params.h"
+#include "core/result.h"
 
 struct sink {
         const char *name; /* the section: "pushgateway" */

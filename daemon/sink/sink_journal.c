@@ -6,7 +6,7 @@
  * both audiences served.  Both are datagrams to a local daemon: cheap, so
  * this sink publishes in the caller's thread; a full syslog socket drops
  * the line (MSG_DONTWAIT) rather than stall the scheduler. */
-#include "sink_journal.h"
+#include "sink/sink_journal.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -23,7 +23,7 @@
 
 #include <systemd/sd-journal.h>
 
-#include "log.h"
+#include "core/log.h"
 
 #define JOURNAL_SOCKET "/run/systemd/journal/socket"
 #define FIELD_NAME_MAX 64 /* journald ignores longer field names */

@@ -12,7 +12,7 @@
 #ifndef BENCHWATCH_SINK_JOURNAL_H
 #define BENCHWATCH_SINK_JOURNAL_H
 
-#include "sink.h"
+#include "sink/sink.h"
 
 extern const struct sink_type sink_journal_type;
 extern const struct sink_type sink_syslog_type;

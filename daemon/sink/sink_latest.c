@@ -1,6 +1,6 @@
 /* sink_latest.c — the latest result of every probe, for the sinks that
  * deliver from a worker thread of their own (see sink_latest.h). */
-#include "sink_latest.h"
+#include "sink/sink_latest.h"
 
 #include <errno.h>
 #include <math.h>

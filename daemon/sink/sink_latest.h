@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "result.h"
+#include "core/result.h"
 
 struct sink_latest {
         pthread_mutex_t lock;

@@ -8,7 +8,7 @@
  * ten minutes), and the first successful push makes every probe that failed
  * on the way to the gateway try again at once, so the latest result of
  * every probe arrives as soon as the gateway is back. */
-#include "sink_pushgateway.h"
+#include "sink/sink_pushgateway.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -17,15 +17,15 @@
 #include <unistd.h>
 
 
-#include "prom_text.h"
-#include "httpc.h"
-#include "log.h"
-#include "prom_proto.h"
-#include "secret.h"
-#include "sink_latest.h"
-#include "sinkconf.h"
-#include "statefile.h"
-#include "timeutil.h"
+#include "encode/prom_text.h"
+#include "sink/httpc.h"
+#include "core/log.h"
+#include "encode/prom_proto.h"
+#include "util/secret.h"
+#include "sink/sink_latest.h"
+#include "sink/sinkconf.h"
+#include "sink/statefile.h"
+#include "util/timeutil.h"
 
 static const char *const format_names[] = { "protobuf", "text", NULL };
 

@@ -5,7 +5,7 @@
 #ifndef BENCHWATCH_SINK_PUSHGATEWAY_H
 #define BENCHWATCH_SINK_PUSHGATEWAY_H
 
-#include "sink.h"
+#include "sink/sink.h"
 
 extern const struct sink_type sink_pushgateway_type;
 

@@ -10,7 +10,7 @@
  * the start of the receiver's answer, since sending it again would be
  * refused again.  At stop, one last round bounded by `timeout`; whatever
  * is still unsent stays spooled for the next start. */
-#include "sink_remote_write.h"
+#include "sink/sink_remote_write.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -19,17 +19,17 @@
 #include <string.h>
 
 
-#include "httpc.h"
-#include "log.h"
-#include "prom_remote_write.h"
-#include "secret.h"
-#include "selfstats.h"
-#include "sink_latest.h"
-#include "sinkconf.h"
-#include "spool.h"
-#include "statefile.h"
-#include "strutil.h"
-#include "timeutil.h"
+#include "sink/httpc.h"
+#include "core/log.h"
+#include "encode/prom_remote_write.h"
+#include "util/secret.h"
+#include "sink/selfstats.h"
+#include "sink/sink_latest.h"
+#include "sink/sinkconf.h"
+#include "sink/spool.h"
+#include "sink/statefile.h"
+#include "util/strutil.h"
+#include "util/timeutil.h"
 
 #define RELOG_INTERVAL 600.0
 

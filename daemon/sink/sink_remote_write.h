@@ -6,7 +6,7 @@
 #ifndef BENCHWATCH_SINK_REMOTE_WRITE_H
 #define BENCHWATCH_SINK_REMOTE_WRITE_H
 
-#include "sink.h"
+#include "sink/sink.h"
 
 extern const struct sink_type sink_remote_write_type;
 

@@ -5,7 +5,7 @@
  * file, so it is replaced atomically; the write happens on the sink's own
  * thread because fsync on a busy disk can take long, and the scheduler must
  * not wait for it.  A failed write is retried with backoff, logged once. */
-#include "sink_textfile.h"
+#include "sink/sink_textfile.h"
 
 #include <errno.h>
 #include <libgen.h>
@@ -13,14 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "atomicfile.h"
-#include "prom_text.h"
-#include "log.h"
-#include "selfstats.h"
-#include "statefile.h"
-#include "sink_latest.h"
-#include "strutil.h"
-#include "timeutil.h"
+#include "util/atomicfile.h"
+#include "encode/prom_text.h"
+#include "core/log.h"
+#include "sink/selfstats.h"
+#include "sink/statefile.h"
+#include "sink/sink_latest.h"
+#include "util/strutil.h"
+#include "util/timeutil.h"
 
 #define TEXTFILE_DEFAULT_PATH "/var/lib/prometheus/node-exporter/benchwatch.prom"
 

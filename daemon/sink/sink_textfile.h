@@ -3,7 +3,7 @@
 #ifndef BENCHWATCH_SINK_TEXTFILE_H
 #define BENCHWATCH_SINK_TEXTFILE_H
 
-#include "sink.h"
+#include "sink/sink.h"
 
 extern const struct sink_type sink_textfile_type;
 

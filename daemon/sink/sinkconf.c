@@ -1,5 +1,5 @@
 /* sinkconf.c — see sinkconf.h. */
-#include "sinkconf.h"
+#include "sink/sinkconf.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "secret.h"
-#include "strutil.h"
+#include "util/secret.h"
+#include "util/strutil.h"
 
 char *sink_errorf(const char *fmt, ...)
 {

@@ -1,7 +1,7 @@
 /* spool.c — see spool.h.  The spool's index (sequence, size, and the data
  * of runs that are not on disk) lives in memory; the directory is read
  * only once, at open. */
-#include "spool.h"
+#include "sink/spool.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -14,9 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "atomicfile.h"
-#include "fdio.h"
-#include "strutil.h"
+#include "util/atomicfile.h"
+#include "util/fdio.h"
+#include "util/strutil.h"
 
 #define SEQ_DIGITS 20
 #define SUFFIX ".rw"

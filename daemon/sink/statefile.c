@@ -1,7 +1,7 @@
 /* statefile.c — see statefile.h.  The writer builds the whole file in
  * memory and hands it to write_file_atomic(); the reader takes exactly the
  * lines it knows and refuses a file without the header. */
-#include "statefile.h"
+#include "sink/statefile.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "atomicfile.h"
-#include "parse.h"
-#include "strutil.h"
-#include "timeutil.h"
+#include "util/atomicfile.h"
+#include "util/parse.h"
+#include "util/strutil.h"
+#include "util/timeutil.h"
 
 static char *path_of(const char *state_dir)
 {

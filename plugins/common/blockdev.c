@@ -12,7 +12,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "fdio.h"
+#include "util/fdio.h"
 
 #define MAX_DEPTH 8  /* loop on dm on md on ...: more is a cycle */
 #define MAX_SLAVES 64

@@ -24,10 +24,10 @@
 #include <curl/curl.h>
 #include <sys/resource.h>
 
-#include "hist.h"
+#include "util/hist.h"
 #include "http.h"
-#include "plugin.h"
-#include "timeutil.h"
+#include "core/plugin.h"
+#include "util/timeutil.h"
 
 static const char *const methods[] = {
         "GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", NULL,

@@ -12,7 +12,7 @@
 #include <curl/curl.h>
 
 #include "http.h"
-#include "timeutil.h"
+#include "util/timeutil.h"
 
 struct slot {
         CURL *e;

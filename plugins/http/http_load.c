@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "timeutil.h"
+#include "util/timeutil.h"
 
 const char *const http_fail_names[HTTP_FAIL_MAX] = {
         [HTTP_FAIL_CONNECT] = "connect", [HTTP_FAIL_RECEIVE] = "receive",

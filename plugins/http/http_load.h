@@ -12,8 +12,8 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include "hist.h"
-#include "plugin.h"
+#include "util/hist.h"
+#include "core/plugin.h"
 
 /* Why a request failed; ab's "Failed requests" breakdown plus timeouts and
  * unexpected status codes. */

@@ -25,7 +25,7 @@
 
 #include "http.h"
 #include "http_parse.h"
-#include "timeutil.h"
+#include "util/timeutil.h"
 
 #define READ_BUF (64 * 1024)
 #define RETRY_NS (10 * 1000000ull) /* wait after a failed connect */

@@ -33,9 +33,9 @@
 #include "common/sbrand.h"
 #include "memory_dram.h"
 #include "memory_latency.h"
-#include "parse.h"
-#include "plugin.h"
-#include "timeutil.h"
+#include "util/parse.h"
+#include "core/plugin.h"
+#include "util/timeutil.h"
 
 enum { P_MODE, P_BLOCK_SIZE, P_TOTAL_SIZE, P_OPER, P_ACCESS, P_SCOPE,
        P_SIZE, P_STRIDE, P_THREADS, P_DURATION, P_COUNT };

@@ -16,8 +16,8 @@
 #endif
 
 #include "common/sbloop.h"
-#include "fdio.h"
-#include "timeutil.h"
+#include "util/fdio.h"
+#include "util/timeutil.h"
 
 /* ---- dram mode: sizing against the last-level cache ----------------------- */
 

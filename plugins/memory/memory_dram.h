@@ -12,7 +12,7 @@
 
 #include <stdint.h>
 
-#include "plugin.h"
+#include "core/plugin.h"
 
 #define MIB (UINT64_C(1) << 20)
 

@@ -30,8 +30,8 @@
 #include <time.h>
 
 #include "common/sbrand.h"
-#include "parse.h"
-#include "timeutil.h"
+#include "util/parse.h"
+#include "util/timeutil.h"
 
 #define MIB (UINT64_C(1) << 20)
 #define LAT_MIN_BYTES (64 * MIB)

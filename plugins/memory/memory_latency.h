@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "plugin.h"
+#include "core/plugin.h"
 
 struct memory_latency_spec {
         uint64_t size;      /* bytes of the buffer chased through, > 0 */

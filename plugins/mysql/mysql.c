@@ -25,10 +25,10 @@
 #include <syslog.h>
 #include <time.h>
 
-#include "hist.h"
+#include "util/hist.h"
 #include "mysql_db.h"
-#include "secret.h"
-#include "timeutil.h"
+#include "util/secret.h"
+#include "util/timeutil.h"
 
 /* ---- parameters ------------------------------------------------------- */
 

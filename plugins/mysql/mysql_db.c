@@ -17,7 +17,7 @@
 #include <mysqld_error.h>
 
 #include "mysql_db.h"
-#include "secret.h"
+#include "util/secret.h"
 
 #define COMMENT_PREFIX "benchwatch"
 

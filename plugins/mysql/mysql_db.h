@@ -14,8 +14,8 @@
 #include <mysql.h>
 
 #include "common/sbrand.h"
-#include "plugin.h"
-#include "timeutil.h"
+#include "core/plugin.h"
+#include "util/timeutil.h"
 
 enum mix { MIX_READ_WRITE, MIX_READ_ONLY, MIX_POINT_SELECT };
 enum rand_type { RAND_SPECIAL, RAND_UNIFORM, RAND_GAUSSIAN, RAND_PARETO };

@@ -14,10 +14,7 @@ SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 	-fno-omit-frame-pointer
 CFLAGS = -g -O1 $(SAN) -fsanitize=fuzzer-no-link -Wall -Wno-unused-parameter \
 	-Werror=implicit-function-declaration
-CPPFLAGS = -include $(B)/config.h -I$(S)/daemon -I$(S)/daemon/util \
-	-I$(S)/daemon/core -I$(S)/daemon/encode -I$(S)/daemon/detect \
-	-I$(S)/daemon/sink -I$(S)/daemon/cmd \
-	-I$(S)/plugins -I$(B)/daemon/proto \
+CPPFLAGS = -include $(B)/config.h -I$(S)/daemon -I$(B)/daemon -I$(S)/plugins \
 	-DPLUGINDIR=\"/nonexistent\" -DSYSCONFDIR=\"/etc\" \
 	-DLOCALSTATEDIR=\"/var\" $(shell pkg-config --cflags $(PKGS))
 LIBS = $(shell pkg-config --libs $(PKGS)) -lsnappy -lm -ldl -pthread

@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "detector.h"
-#include "series_file.h"
+#include "detect/detector.h"
+#include "detect/series_file.h"
 
 #include "fuzz.h"
 

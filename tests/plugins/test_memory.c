@@ -18,7 +18,7 @@
 #include "../fakehost.h"
 #include "memory/memory_dram.h"
 #include "memory/memory_latency.h"
-#include "params.h"
+#include "core/params.h"
 
 extern const struct bw_plugin benchwatch_plugin;
 void memory_block_once(unsigned oper, unsigned access, uint64_t *buf,

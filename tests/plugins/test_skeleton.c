@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "../fakehost.h"
-#include "loader.h"
+#include "core/loader.h"
 
 extern const struct bw_plugin benchwatch_plugin;
 #define P (&benchwatch_plugin)

@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "plugin.h"
+#include "core/plugin.h"
 
 enum { P_ACTION, P_VALUE, P_SLEEP };
 static const char *const actions[] = { "ok", "crash", "hang", "garbage", "fail",

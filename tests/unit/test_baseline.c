@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "baseline.h"
-#include "baseline_store.h"
+#include "detect/baseline.h"
+#include "detect/baseline_store.h"
 
 
 

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "busy.h"
+#include "core/busy.h"
 #include "test.h"
 
 static char dir[] = "/tmp/test_load.XXXXXX";

@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "compare.h"
-#include "parse.h"
+#include "cmd/compare.h"
+#include "util/parse.h"
 #include "test.h"
 
 static const char *const modes[] = { "randread", "randrw", NULL };

@@ -15,9 +15,9 @@
 #include <unistd.h>
 
 #include "core/conf.h"
-#include "strutil.h"
+#include "util/strutil.h"
 #include "test.h"
-#include "tracker.h"
+#include "detect/tracker.h"
 
 #ifndef TOP_SRCDIR
 #define TOP_SRCDIR "."

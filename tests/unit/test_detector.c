@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "test.h"
-#include "detector.h"
+#include "detect/detector.h"
 
 /* splitmix64 and Box-Muller: deterministic gaussian noise. */
 static uint64_t rng_state;

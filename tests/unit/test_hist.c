@@ -3,7 +3,7 @@
  * across threads, and the edges (empty, one sample, huge values). */
 #include <stdint.h>
 
-#include "hist.h"
+#include "util/hist.h"
 #include "test.h"
 
 static uint64_t rng = 88172645463325252ull;

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "loader.h"
-#include "precheck.h"
+#include "core/loader.h"
+#include "core/precheck.h"
 #include "test.h"
 
 static int run_nothing(const struct bw_run *run, const struct bw_host *h)

@@ -4,7 +4,7 @@
  * `applies` is malformed. */
 #include <errno.h>
 
-#include "params.h"
+#include "core/params.h"
 #include "test.h"
 
 static const char *const modes[] = { "read", "write", NULL };

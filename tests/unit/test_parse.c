@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <locale.h>
 
-#include "parse.h"
+#include "util/parse.h"
 #include "test.h"
 
 static double dur(const char *s)

@@ -7,10 +7,10 @@
 #include <string.h>
 
 #include "test.h"
-#include "hist.h"
-#include "metrics.pb-c.h"
-#include "prom_proto.h"
-#include "result.h"
+#include "util/hist.h"
+#include "proto/metrics.pb-c.h"
+#include "encode/prom_proto.h"
+#include "core/result.h"
 
 typedef Io__Prometheus__Client__MetricFamily PbFamily;
 

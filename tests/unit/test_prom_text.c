@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "test.h"
-#include "prom_text.h"
-#include "hist.h"
-#include "result.h"
+#include "encode/prom_text.h"
+#include "util/hist.h"
+#include "core/result.h"
 
 
 

@@ -13,10 +13,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "app.h"
-#include "scheduler.h"
+#include "cmd/app.h"
+#include "core/scheduler.h"
 #include "test.h"
-#include "timeutil.h"
+#include "util/timeutil.h"
 
 struct event {
         char probe[32];

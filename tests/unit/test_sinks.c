@@ -23,14 +23,14 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "prom_text.h"
-#include "hist.h"
-#include "result.h"
-#include "sink.h"
-#include "sink_journal.h"
-#include "sink_pushgateway.h"
-#include "sink_textfile.h"
-#include "timeutil.h"
+#include "encode/prom_text.h"
+#include "util/hist.h"
+#include "core/result.h"
+#include "sink/sink.h"
+#include "sink/sink_journal.h"
+#include "sink/sink_pushgateway.h"
+#include "sink/sink_textfile.h"
+#include "util/timeutil.h"
 
 
 

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "baseline.h"
+#include "detect/baseline.h"
 #include "test.h"
-#include "tracker.h"
+#include "detect/tracker.h"
 
 struct run_figures {
         double steal, run_delay, others_cpu; /* < 0: absent */
