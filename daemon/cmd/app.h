@@ -36,7 +36,8 @@ int app_load_config(struct app *app, struct config **ret, char **ret_error);
 
 const struct bw_param_value *app_daemon_option(const struct app *app,
                                                const char *name);
-/* A run spec for a probe with the daemon's directories and priorities. */
+/* The app's shorthands for runspec.h: a run spec for a probe with the
+ * daemon's directories and priorities. */
 void app_run_spec(const struct app *app, const char *probe,
                   const struct bw_plugin *plugin, const struct param_set *ps,
                   double timeout, struct run_spec *ret);

@@ -7,6 +7,7 @@
 
 #include "cmd/cli.h"
 #include "cmd/commands.h"
+#include "cmd/run_args.h"
 #include "detect/tracker.h"
 #include "core/log.h"
 #include "util/parse.h"

@@ -264,7 +264,7 @@ static int reload_config(struct daemon *d, char **ret_why)
                 r = make_sinks(cfg, &sinks, ret_why);
         if (r >= 0) {
                 d->app->cfg = cfg;
-                r = sched_reload(d->sched);
+                r = sched_reload(d->sched, cfg);
         }
         if (r < 0) {
                 d->app->cfg = old;
@@ -385,7 +385,7 @@ static int run(struct daemon *d)
         };
         int r = setup_loop(d);
         if (r >= 0)
-                r = sched_new(d->event, d->app, &cb, d, &d->sched);
+                r = sched_new(d->event, d->app->cfg, d->app->reg, &cb, d, &d->sched);
         if (r >= 0)
                 r = setup_watchdog(d);
         if (r >= 0 && d->first_pass)

@@ -9,6 +9,7 @@
 
 #include "cmd/cli.h"
 #include "cmd/commands.h"
+#include "cmd/run_args.h"
 #include "encode/prom_text.h"
 #include "encode/report_format.h"
 #include "core/log.h"

@@ -25,6 +25,7 @@
 
 #include "core/busy.h"
 #include "core/log.h"
+#include "core/runspec.h"
 #include "util/parse.h"
 #include "util/strutil.h"
 #include "util/timeutil.h"
@@ -61,7 +62,8 @@ struct slot {
 struct sched {
         sd_event *event;
         sd_event_source *timer;
-        const struct app *app;
+        const struct config *cfg;       /* the running configuration */
+        const struct plugin_registry *reg;
         struct sched_callbacks cb;
         void *userdata;
         struct slot *slots;
@@ -98,7 +100,7 @@ static double random_unit(void)
 
 static double daemon_opt(const struct sched *s, int i)
 {
-        return s->app->cfg->daemon->values[i].d;
+        return s->cfg->daemon->values[i].d;
 }
 
 /* Each wait is lengthened by 0..splay x interval. */
@@ -337,7 +339,7 @@ static void on_done(struct runner *rn, struct result *res, void *userdata)
 
 static void start(struct sched *s, struct slot *slot)
 {
-        const struct probe_cfg *pc = config_find_probe(s->app->cfg, slot->name);
+        const struct probe_cfg *pc = config_find_probe(s->cfg, slot->name);
         struct run_spec spec;
         double now = now_mono();
         slot->next = now + slot->interval + splay_of(s, slot->interval);
@@ -351,11 +353,12 @@ static void start(struct sched *s, struct slot *slot)
                 clear_running(s);
                 return;
         }
-        app_run_spec(s->app, s->running_name, pc->plugin, s->running_params, pc->timeout, &spec);
-        app_yield_limits(s->app, false, &s->yield);
+        runspec_fill(s->cfg, s->reg->dir, s->running_name, pc->plugin, s->running_params,
+                     pc->timeout, &spec);
+        runspec_yield_limits(s->cfg, false, &s->yield);
         spec.yield = &s->yield;
         load_snapshot_take(&s->run_load);
-        int r = app_ensure_dir(spec.cache_dir);
+        int r = runspec_ensure_dir(spec.cache_dir);
         if (r >= 0)
                 r = runner_start(s->event, &spec, on_done, s, &s->running);
         if (r < 0) {
@@ -399,7 +402,7 @@ static int on_look(sd_event_source *src, uint64_t usec, void *userdata)
         end_look(s);
         /* a reload meanwhile may have removed or rescheduled the probe */
         if (slot && slot->next <= now_mono() + 0.001) {
-                const struct probe_cfg *pc = config_find_probe(s->app->cfg, slot->name);
+                const struct probe_cfg *pc = config_find_probe(s->cfg, slot->name);
                 if (r > 0)
                         defer(s, slot, pc->plugin->name, reason, why, false);
                 else
@@ -417,7 +420,7 @@ static int on_look(sd_event_source *src, uint64_t usec, void *userdata)
 static int begin_look(struct sched *s, const struct slot *slot, const struct probe_cfg *pc)
 {
         struct yield_limits lim;
-        app_yield_limits(s->app, false, &lim);
+        runspec_yield_limits(s->cfg, false, &lim);
         if (!yield_limits_any(&lim))
                 return -ENOENT;
         bool disk_io = pc->plugin->caps & BW_CAP_DISK_IO;
@@ -437,7 +440,7 @@ static int begin_look(struct sched *s, const struct slot *slot, const struct pro
 /* The due slot runs unless the host is busy now or in the look. */
 static void run_or_defer(struct sched *s, struct slot *slot)
 {
-        const struct probe_cfg *pc = config_find_probe(s->app->cfg, slot->name);
+        const struct probe_cfg *pc = config_find_probe(s->cfg, slot->name);
         const struct load_limits lim = {
                 .max_load = daemon_opt(s, CFG_D_MAX_LOAD),
                 .max_psi_cpu = daemon_opt(s, CFG_D_MAX_PSI_CPU),
@@ -561,9 +564,10 @@ static void log_removed(struct sched *s, const struct slot *slots, size_t n)
         }
 }
 
-int sched_reload(struct sched *s)
+int sched_reload(struct sched *s, const struct config *cfg)
 {
-        const struct config *cfg = s->app->cfg;
+        const struct config *old = s->cfg;
+        s->cfg = cfg;   /* make_slot's splay is the new configuration's */
         struct slot *slots = calloc(cfg->n_probes + 1, sizeof(*slots));
         size_t n = 0;
         int r = slots ? 0 : -ENOMEM;
@@ -578,6 +582,7 @@ int sched_reload(struct sched *s)
                 for (size_t k = 0; slots && k < n; k++)
                         slot_clear(&slots[k]);
                 free(slots);
+                s->cfg = old;
                 return r;
         }
         log_removed(s, slots, n);
@@ -592,14 +597,14 @@ int sched_reload(struct sched *s)
 
 /* ---- the rest ---------------------------------------------------------------------- */
 
-int sched_new(sd_event *e, const struct app *app, const struct sched_callbacks *cb,
-              void *userdata, struct sched **ret)
+int sched_new(sd_event *e, const struct config *cfg, const struct plugin_registry *reg,
+              const struct sched_callbacks *cb, void *userdata, struct sched **ret)
 {
         struct sched *s = calloc(1, sizeof(*s));
         if (!s)
                 return -ENOMEM;
         s->event = sd_event_ref(e);
-        s->app = app;
+        s->reg = reg;
         s->cb = *cb;
         s->userdata = userdata;
         int r = sd_event_add_time(e, &s->timer, CLOCK_MONOTONIC, 0, 0, on_timer, s);
@@ -611,7 +616,7 @@ int sched_new(sd_event *e, const struct app *app, const struct sched_callbacks *
         if (r >= 0)
                 r = sd_event_source_set_enabled(s->look_timer, SD_EVENT_OFF);
         if (r >= 0)
-                r = sched_reload(s);
+                r = sched_reload(s, cfg);
         if (r < 0) {
                 sched_free(s);
                 return r;

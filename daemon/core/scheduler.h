@@ -23,7 +23,8 @@
 #include <stdbool.h>
 #include <systemd/sd-event.h>
 
-#include "cmd/app.h"
+#include "core/conf.h"
+#include "core/loader.h"
 #include "core/result.h"
 
 struct sched;
@@ -44,13 +45,16 @@ struct sched_callbacks {
         void (*changed)(void *userdata);
 };
 
-int sched_new(sd_event *e, const struct app *app,
-              const struct sched_callbacks *cb, void *userdata,
-              struct sched **ret);
-/* Re-read app->cfg (after a reload): new probes are scheduled with splay,
- * removed ones dropped, changed ones rescheduled, unchanged ones keep their
- * next time.  A run in progress finishes with the settings it started with. */
-int sched_reload(struct sched *s);
+/* Schedules cfg's enabled probes, run with the plugins of reg (its
+ * directory); both are the caller's and outlive the scheduler (cfg until
+ * the next sched_reload). */
+int sched_new(sd_event *e, const struct config *cfg, const struct plugin_registry *reg,
+              const struct sched_callbacks *cb, void *userdata, struct sched **ret);
+/* Take cfg (after a reload): new probes are scheduled with splay, removed
+ * ones dropped, changed ones rescheduled, unchanged ones keep their next
+ * time.  A run in progress finishes with the settings it started with.  On
+ * failure the scheduler goes on with the configuration it had. */
+int sched_reload(struct sched *s, const struct config *cfg);
 /* Run every probe once now, one after the other in the configuration's
  * order, without splay or duty-cycle pause between them, then go on as
  * usual (`daemon --first-pass`: `make demo` shows every probe's first
