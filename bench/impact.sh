@@ -596,7 +596,7 @@ mkdir -p "$W/state" "$W/cache" "$W/www" "$W/slices" "$W/nginx-tmp"
 # lands in state_dir.
 DCONF=()
 if [ -n "${CPU_POLICY:-}" ]; then
-        # the built-in configuration's probes (daemon/config.c), and the policy
+        # the built-in configuration's probes (daemon/core/conf.c), and the policy
         DCONF=(-c "$W/daemon.conf")
         cat > "$W/daemon.conf" <<EOF
 [daemon]

@@ -1,4 +1,4 @@
-/* config.c — see config.h.
+/* conf.c — see conf.h.
  *
  * Each file is read in two passes. The first turns text into blocks (a
  * section header and its key/value entries, with line numbers): our own line

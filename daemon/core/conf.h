@@ -1,4 +1,4 @@
-/* config.h — the configuration: an INI file plus its drop-in directory.
+/* conf.h — the configuration: an INI file plus its drop-in directory.
  *
  * The daemon, `check-config` and `run PROBE` all need the same validated
  * view of /etc/benchwatch/benchwatch.conf and conf.d/NAME.conf, so this module

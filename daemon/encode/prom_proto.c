@@ -1,4 +1,4 @@
-/* pbexpo.c — delimited protobuf MetricFamily messages (see pbexpo.h).
+/* prom_proto.c — delimited protobuf MetricFamily messages (see prom_proto.h).
  *
  * protobuf-c messages point at their parts, so each family is built from a
  * short-lived set of arrays that borrow the strings of the result, packed,
@@ -62,7 +62,7 @@ static int fill_labels(struct pb_sample *p, const char *probe,
         }
         for (size_t i = 0; i < s->n_labels; i++) {
                 if (!strcmp(s->labels[i].name, "probe"))
-                        continue; /* the run's probe name wins, as in expo.c */
+                        continue; /* the run's probe name wins, as in prom_text.c */
                 io__prometheus__client__label_pair__init(&p->labels[n]);
                 p->labels[n].name = s->labels[i].name;
                 p->labels[n].value = s->labels[i].value;

@@ -1,7 +1,7 @@
-/* pbexpo.h — a result as delimited protobuf io.prometheus.client.MetricFamily
+/* prom_proto.h — a result as delimited protobuf io.prometheus.client.MetricFamily
  * messages, the Pushgateway's preferred input format.
  *
- * Same content as the text exposition (expo.h): probe="<result->probe>"
+ * Same content as the text exposition (prom_text.h): probe="<result->probe>"
  * first on every sample, latency histograms as summaries in seconds with the
  * result_quantiles plus sum and count, no timestamps.  Each family is one
  * message preceded by its length as a varint ("encoding=delimited").

@@ -1,4 +1,4 @@
-/* rwenc.c — see rwenc.h.
+/* prom_remote_write.c — see prom_remote_write.h.
  *
  * Built in two steps: the series are collected first as flat, owned label
  * lists (the exposition visitor hands out short-lived strings), sorted,

@@ -1,4 +1,4 @@
-/* rwenc.h — a run as a Prometheus remote-write 1.0 request: a protobuf
+/* prom_remote_write.h — a run as a Prometheus remote-write 1.0 request: a protobuf
  * prometheus.WriteRequest, compressed in snappy's block format.
  *
  * The series are those of the text exposition (expo_family_series): the

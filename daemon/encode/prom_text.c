@@ -1,4 +1,4 @@
-/* expo.c — the Prometheus text exposition format 0.0.4 (see expo.h).
+/* prom_text.c — the Prometheus text exposition format 0.0.4 (see prom_text.h).
  *
  * Written straight to a stdio stream: the textfile sink, the Pushgateway
  * sink (text mode) and the CLI all need the same bytes, and a stream lets

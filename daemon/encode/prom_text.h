@@ -1,4 +1,4 @@
-/* expo.h — results in the Prometheus text exposition format 0.0.4.
+/* prom_text.h — results in the Prometheus text exposition format 0.0.4.
  *
  * The format node_exporter's textfile collector reads, `benchwatch run
  * --format=prometheus` prints and the Pushgateway accepts as an alternative

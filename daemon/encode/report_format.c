@@ -1,4 +1,4 @@
-/* format.c — see format.h. */
+/* report_format.c — see report_format.h. */
 #include "encode/report_format.h"
 
 #include <errno.h>

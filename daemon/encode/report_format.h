@@ -1,9 +1,9 @@
-/* format.h — a result for people and scripts at the terminal.
+/* report_format.h — a result for people and scripts at the terminal.
  *
  * `table` reads like sysbench's summary (parameters, figures, a latency
  * block per distribution), `json` is for scripts, `prometheus` is the text
- * exposition format (expo.h).  `format_line` is the one-line summary the
- * daemon prints as each result arrives. */
+ * exposition format (prom_text.h).  `format_line` is the one-line summary
+ * the daemon prints as each result arrives. */
 #ifndef BENCHWATCH_FORMAT_H
 #define BENCHWATCH_FORMAT_H
 

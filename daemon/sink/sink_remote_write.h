@@ -1,6 +1,7 @@
 /* sink_remote_write.h — [remote_write]: every run, as a Prometheus
- * remote-write 1.0 request (rwenc.h) with the run's own timestamp, POSTed
- * to Prometheus, Mimir, Thanos or VictoriaMetrics from a worker thread.
+ * remote-write 1.0 request (prom_remote_write.h) with the run's own
+ * timestamp, POSTed to Prometheus, Mimir, Thanos or VictoriaMetrics from a
+ * worker thread.
  * Runs wait in an on-disk spool (spool.h) until the receiver has them, so
  * an outage of hours or a restart of the daemon loses none. */
 #ifndef BENCHWATCH_SINK_REMOTE_WRITE_H

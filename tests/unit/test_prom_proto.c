@@ -1,4 +1,4 @@
-/* test_pbexpo.c — the delimited protobuf encoding, decoded back with the
+/* test_prom_proto.c — the delimited protobuf encoding, decoded back with the
  * generated protobuf-c code and compared value by value. */
 #include <assert.h>
 #include <math.h>

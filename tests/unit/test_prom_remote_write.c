@@ -1,4 +1,4 @@
-/* test_rwenc.c — the remote-write encoding, uncompressed with snappy and
+/* test_prom_remote_write.c — the remote-write encoding, uncompressed with snappy and
  * decoded back with protobuf-c: one series per line of the text
  * exposition of the same result (same names, label sets and values),
  * labels sorted, __name__/job/instance and the extra labels on every

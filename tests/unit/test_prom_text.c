@@ -1,4 +1,4 @@
-/* test_expo.c — the text exposition of hand-built results, byte for byte. */
+/* test_prom_text.c — the text exposition of hand-built results, byte for byte. */
 #include <assert.h>
 #include <math.h>
 #include <stdio.h>
