@@ -30,8 +30,8 @@
 
 #include "common/sbrand.h"
 #include "common/testfile.h"
-#include "util/hist.h"
 #include "core/plugin.h"
+#include "util/hist.h"
 #include "util/timeutil.h"
 
 enum { P_MODE, P_BLOCK_SIZE, P_IODEPTH, P_THREADS, P_DIRECT, P_RWMIX,

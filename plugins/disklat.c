@@ -27,8 +27,8 @@
 
 #include "common/sbrand.h"
 #include "common/testfile.h"
-#include "util/hist.h"
 #include "core/plugin.h"
+#include "util/hist.h"
 #include "util/timeutil.h"
 
 enum { P_BLOCK_SIZE, P_RATE, P_DURATION, P_WARMUP, P_DIRECT, P_PATH, P_SIZE };

@@ -13,8 +13,8 @@
 #include <errno.h>
 #include <stdint.h>
 
-#include "util/hist.h"
 #include "core/plugin.h"
+#include "util/hist.h"
 #include "util/timeutil.h"
 
 enum { P_WORK, P_EVENTS, P_DURATION, P_COUNT };

@@ -7,9 +7,9 @@
 #ifndef BENCHWATCH_FAKEHOST_H
 #define BENCHWATCH_FAKEHOST_H
 
-#include "util/hist.h"
 #include "core/plugin.h"
 #include "unit/test.h"
+#include "util/hist.h"
 
 enum fake_kind { FAKE_GAUGE, FAKE_COUNTER, FAKE_LATENCY, FAKE_INFO };
 

@@ -28,9 +28,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "sink/httpc.h"
 #include "core/result.h"
 #include "encode/prom_remote_write.h"
+#include "sink/httpc.h"
 #include "util/strutil.h"
 
 enum kind { K_KEEP, K_RATE, K_LAT, K_TS };

@@ -8,9 +8,9 @@
 
 #include "core/log.h"
 #include "core/runspec.h"
+#include "detect/tracker.h"
 #include "sink/sink.h"
 #include "util/strutil.h"
-#include "detect/tracker.h"
 
 #define DEFAULT_CONFIG SYSCONFDIR "/benchwatch/benchwatch.conf"
 

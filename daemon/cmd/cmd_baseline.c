@@ -11,15 +11,15 @@
 #include <string.h>
 #include <time.h>
 
-#include "detect/baseline.h"
-#include "detect/baseline_store.h"
 #include "cmd/cli.h"
 #include "cmd/commands.h"
-#include "encode/report_format.h"
 #include "core/log.h"
+#include "detect/baseline.h"
+#include "detect/baseline_store.h"
 #include "detect/series_file.h"
-#include "util/timeutil.h"
 #include "detect/tracker.h"
+#include "encode/report_format.h"
+#include "util/timeutil.h"
 
 static void show_series(const struct baseline *b, const struct baseline_series *s,
                         const struct tracker_settings *ts)

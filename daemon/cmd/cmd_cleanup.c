@@ -8,8 +8,8 @@
 #include "cmd/cli.h"
 #include "cmd/commands.h"
 #include "cmd/run_args.h"
-#include "detect/tracker.h"
 #include "core/log.h"
+#include "detect/tracker.h"
 #include "util/parse.h"
 
 /* One probe (or plugin) to clean up, with its parameters resolved. */

@@ -6,8 +6,8 @@
 
 #include "cmd/cli.h"
 #include "cmd/commands.h"
-#include "detect/tracker.h"
 #include "core/log.h"
+#include "detect/tracker.h"
 #include "util/parse.h"
 
 int cmd_check_config(struct app *app, int argc, char **argv)

@@ -22,14 +22,14 @@
 
 #include "cmd/cli.h"
 #include "cmd/commands.h"
-#include "detect/context.h"
-#include "encode/report_format.h"
 #include "core/log.h"
 #include "core/scheduler.h"
+#include "detect/context.h"
+#include "detect/tracker.h"
+#include "encode/report_format.h"
 #include "sink/sink.h"
 #include "sink/statefile.h"
 #include "util/timeutil.h"
-#include "detect/tracker.h"
 
 struct daemon {
         struct app *app;

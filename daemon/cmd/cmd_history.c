@@ -12,13 +12,13 @@
 
 #include "cmd/cli.h"
 #include "cmd/commands.h"
-#include "encode/report_format.h"
-#include "detect/history.h"
 #include "cmd/history_plot.h"
 #include "core/log.h"
+#include "detect/history.h"
+#include "detect/tracker.h"
+#include "encode/report_format.h"
 #include "util/parse.h"
 #include "util/timeutil.h"
-#include "detect/tracker.h"
 
 enum history_format { HF_TABLE, HF_CSV, HF_JSON };
 

@@ -17,11 +17,11 @@
 
 #include "cmd/cli.h"
 #include "cmd/commands.h"
-#include "detect/detector.h"
-#include "encode/report_format.h"
 #include "core/log.h"
+#include "detect/detector.h"
 #include "detect/series_file.h"
 #include "detect/tracker.h"
+#include "encode/report_format.h"
 
 struct replay_opts {
         enum output_format fmt;

@@ -12,11 +12,11 @@
 #include "cmd/cli.h"
 #include "cmd/commands.h"
 #include "cmd/compare.h"
-#include "encode/report_format.h"
-#include "encode/prom_text.h"
-#include "core/log.h"
-#include "util/parse.h"
 #include "cmd/run_args.h"
+#include "core/log.h"
+#include "encode/prom_text.h"
+#include "encode/report_format.h"
+#include "util/parse.h"
 
 static void run_usage(FILE *f)
 {

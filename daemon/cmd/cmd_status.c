@@ -23,17 +23,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "detect/baseline_store.h"
 #include "cmd/cli.h"
 #include "cmd/commands.h"
-#include "encode/report_format.h"
 #include "core/log.h"
-#include "util/parse.h"
+#include "detect/baseline_store.h"
+#include "detect/tracker.h"
+#include "encode/report_format.h"
 #include "sink/sink.h"
 #include "sink/statefile.h"
+#include "util/parse.h"
 #include "util/strutil.h"
 #include "util/timeutil.h"
-#include "detect/tracker.h"
 
 /* One probe's summary over its series. */
 struct probe_status {

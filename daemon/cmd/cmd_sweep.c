@@ -10,13 +10,13 @@
 #include "cmd/cli.h"
 #include "cmd/commands.h"
 #include "cmd/run_args.h"
+#include "cmd/sweep.h"
+#include "core/log.h"
+#include "core/priority.h"
 #include "encode/prom_text.h"
 #include "encode/report_format.h"
-#include "core/log.h"
 #include "util/parse.h"
-#include "core/priority.h"
 #include "util/strutil.h"
-#include "cmd/sweep.h"
 
 struct sweep_opts {
         enum output_format fmt;

@@ -17,16 +17,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "detect/baseline.h"
-#include "detect/baseline_store.h"
 #include "cmd/cli.h"
 #include "cmd/commands.h"
-#include "detect/context.h"
-#include "encode/report_format.h"
 #include "core/busy.h"
 #include "core/log.h"
-#include "util/parse.h"
+#include "detect/baseline.h"
+#include "detect/baseline_store.h"
+#include "detect/context.h"
 #include "detect/tracker.h"
+#include "encode/report_format.h"
+#include "util/parse.h"
 
 static bool selected(const char *probe, char **names, size_t n)
 {

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/priority.h"
 #include "encode/report_format.h"
 #include "util/parse.h"
-#include "core/priority.h"
 #include "util/strutil.h"
 
 #define MIB 1048576.0

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/child.h"
 #include "cmd/cli.h"
 #include "cmd/commands.h"
+#include "core/child.h"
 #include "core/log.h"
 
 static const struct {

@@ -10,9 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/result.h"
 #include "util/fdio.h"
 #include "util/parse.h"
-#include "core/result.h"
 #include "util/strutil.h"
 #include "util/timeutil.h"
 

@@ -15,12 +15,12 @@
 #include <unistd.h>
 
 #include "core/codec.h"
-#include "util/fdio.h"
 #include "core/loader.h"
 #include "core/params.h"
-#include "util/parse.h"
 #include "core/priority.h"
 #include "core/result.h"
+#include "util/fdio.h"
+#include "util/parse.h"
 #include "util/strutil.h"
 #include "util/timeutil.h"
 

@@ -25,8 +25,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "util/fdio.h"
 #include "core/precheck.h"
+#include "util/fdio.h"
 #include "util/strutil.h"
 
 #ifndef PLUGINDIR

@@ -15,8 +15,8 @@
 
 #include "core/child.h"
 #include "core/codec.h"
-#include "util/fdio.h"
 #include "core/rundelay.h"
+#include "util/fdio.h"
 #include "util/strutil.h"
 #include "util/timeutil.h"
 

@@ -26,10 +26,10 @@
 #include "core/busy.h"
 #include "core/log.h"
 #include "core/runspec.h"
+#include "core/yield.h"
 #include "util/parse.h"
 #include "util/strutil.h"
 #include "util/timeutil.h"
-#include "core/yield.h"
 
 #define STOP_GRACE 3.0          /* SIGTERM .. SIGKILL of a run on stop */
 #define STALL_SLACK 30.0        /* how late is "not making progress" */

@@ -38,9 +38,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "core/result.h"
 #include "detect/context.h"
 #include "detect/detector.h"
-#include "core/result.h"
 
 struct baseline_series {
         char *key;            /* canonical, see above */

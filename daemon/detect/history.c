@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "util/atomicfile.h"
 #include "detect/baseline.h"
+#include "util/atomicfile.h"
 #include "util/fdio.h"
 #include "util/parse.h"
 #include "util/strutil.h"

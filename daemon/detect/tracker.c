@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/log.h"
 #include "detect/baseline.h"
 #include "detect/baseline_store.h"
 #include "detect/history.h"
-#include "core/log.h"
 #include "util/parse.h"
 #include "util/strutil.h"
 

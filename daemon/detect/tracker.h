@@ -18,9 +18,9 @@
 #include <stdbool.h>
 
 #include "core/conf.h"
+#include "core/result.h"
 #include "detect/context.h"
 #include "detect/detector.h"
-#include "core/result.h"
 
 /* The [regression] section's options. */
 extern const struct bw_param_def tracker_options[];

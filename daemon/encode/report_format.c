@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "encode/prom_text.h"
 #include "core/priority.h"
+#include "encode/prom_text.h"
 #include "util/parse.h"
 #include "util/strutil.h"
 

@@ -17,14 +17,14 @@
 #include <unistd.h>
 
 
-#include "encode/prom_text.h"
-#include "sink/httpc.h"
 #include "core/log.h"
 #include "encode/prom_proto.h"
-#include "util/secret.h"
+#include "encode/prom_text.h"
+#include "sink/httpc.h"
 #include "sink/sink_latest.h"
 #include "sink/sinkconf.h"
 #include "sink/statefile.h"
+#include "util/secret.h"
 #include "util/timeutil.h"
 
 static const char *const format_names[] = { "protobuf", "text", NULL };

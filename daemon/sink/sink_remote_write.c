@@ -19,15 +19,15 @@
 #include <string.h>
 
 
-#include "sink/httpc.h"
 #include "core/log.h"
 #include "encode/prom_remote_write.h"
-#include "util/secret.h"
+#include "sink/httpc.h"
 #include "sink/selfstats.h"
 #include "sink/sink_latest.h"
 #include "sink/sinkconf.h"
 #include "sink/spool.h"
 #include "sink/statefile.h"
+#include "util/secret.h"
 #include "util/strutil.h"
 #include "util/timeutil.h"
 

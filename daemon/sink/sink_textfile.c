@@ -13,12 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/atomicfile.h"
-#include "encode/prom_text.h"
 #include "core/log.h"
+#include "encode/prom_text.h"
 #include "sink/selfstats.h"
-#include "sink/statefile.h"
 #include "sink/sink_latest.h"
+#include "sink/statefile.h"
+#include "util/atomicfile.h"
 #include "util/strutil.h"
 #include "util/timeutil.h"
 

@@ -24,9 +24,9 @@
 #include <curl/curl.h>
 #include <sys/resource.h>
 
-#include "util/hist.h"
-#include "http.h"
 #include "core/plugin.h"
+#include "http.h"
+#include "util/hist.h"
 #include "util/timeutil.h"
 
 static const char *const methods[] = {

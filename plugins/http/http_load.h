@@ -12,8 +12,8 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include "util/hist.h"
 #include "core/plugin.h"
+#include "util/hist.h"
 
 /* Why a request failed; ab's "Failed requests" breakdown plus timeouts and
  * unexpected status codes. */

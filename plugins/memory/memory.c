@@ -31,10 +31,10 @@
 
 #include "common/sbloop.h"
 #include "common/sbrand.h"
+#include "core/plugin.h"
 #include "memory_dram.h"
 #include "memory_latency.h"
 #include "util/parse.h"
-#include "core/plugin.h"
 #include "util/timeutil.h"
 
 enum { P_MODE, P_BLOCK_SIZE, P_TOTAL_SIZE, P_OPER, P_ACCESS, P_SCOPE,

@@ -25,8 +25,8 @@
 #include <syslog.h>
 #include <time.h>
 
-#include "util/hist.h"
 #include "mysql_db.h"
+#include "util/hist.h"
 #include "util/secret.h"
 #include "util/timeutil.h"
 

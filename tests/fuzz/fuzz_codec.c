@@ -18,12 +18,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/codec.h"
 #include "detect/baseline.h"
 #include "detect/baseline_store.h"
-#include "core/codec.h"
+#include "encode/prom_proto.h"
 #include "encode/prom_text.h"
 #include "encode/report_format.h"
-#include "encode/prom_proto.h"
 
 #include "fuzz.h"
 

@@ -16,9 +16,9 @@
 #include <unistd.h>
 
 #include "../fakehost.h"
+#include "core/params.h"
 #include "memory/memory_dram.h"
 #include "memory/memory_latency.h"
-#include "core/params.h"
 
 extern const struct bw_plugin benchwatch_plugin;
 void memory_block_once(unsigned oper, unsigned access, uint64_t *buf,

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 
 #include "cmd/compare.h"
-#include "util/parse.h"
 #include "test.h"
+#include "util/parse.h"
 
 static const char *const modes[] = { "randread", "randrw", NULL };
 static const struct bw_param_def disk_params[] = {

@@ -15,9 +15,9 @@
 #include <unistd.h>
 
 #include "core/conf.h"
-#include "util/strutil.h"
-#include "test.h"
 #include "detect/tracker.h"
+#include "test.h"
+#include "util/strutil.h"
 
 #ifndef TOP_SRCDIR
 #define TOP_SRCDIR "."

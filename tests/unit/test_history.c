@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "detect/history.h"
 #include "cmd/history_plot.h"
+#include "detect/history.h"
 
 static char dir[] = "/tmp/test_history.XXXXXX";
 

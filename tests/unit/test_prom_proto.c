@@ -7,10 +7,10 @@
 #include <string.h>
 
 #include "test.h"
-#include "util/hist.h"
-#include "proto/metrics.pb-c.h"
-#include "encode/prom_proto.h"
 #include "core/result.h"
+#include "encode/prom_proto.h"
+#include "proto/metrics.pb-c.h"
+#include "util/hist.h"
 
 typedef Io__Prometheus__Client__MetricFamily PbFamily;
 

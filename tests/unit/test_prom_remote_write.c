@@ -12,11 +12,11 @@
 #include <snappy-c.h>
 
 #include "test.h"
-#include "encode/prom_text.h"
-#include "util/hist.h"
-#include "proto/remote.pb-c.h"
 #include "core/result.h"
 #include "encode/prom_remote_write.h"
+#include "encode/prom_text.h"
+#include "proto/remote.pb-c.h"
+#include "util/hist.h"
 
 typedef Prometheus__TimeSeries Series;
 

@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "test.h"
+#include "core/result.h"
 #include "encode/prom_text.h"
 #include "util/hist.h"
-#include "core/result.h"
 
 
 

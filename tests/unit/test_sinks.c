@@ -23,13 +23,13 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "encode/prom_text.h"
-#include "util/hist.h"
 #include "core/result.h"
+#include "encode/prom_text.h"
 #include "sink/sink.h"
 #include "sink/sink_journal.h"
 #include "sink/sink_pushgateway.h"
 #include "sink/sink_textfile.h"
+#include "util/hist.h"
 #include "util/timeutil.h"
 
 

@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "detect/baseline.h"
-#include "test.h"
 #include "detect/tracker.h"
+#include "test.h"
 
 struct run_figures {
         double steal, run_delay, others_cpu; /* < 0: absent */
