@@ -86,8 +86,7 @@ rss_mb() { awk -v k="$2:" '$1 == k { printf "%d", $2 / 1024 }' "/proc/$1/status"
 
 echo "== building bench/fleetsim/fleetsim.c against $build/daemon/libbwcore.la"
 "$build/libtool" --mode=link --quiet ${CC:-cc} -O2 -Wall -Wextra -I"$src/daemon" \
-        -I"$build/daemon" \
-        -o "$tmp/fleetsim" "$here/fleetsim/fleetsim.c" "$build/daemon/libbwcore.la" -lm
+        -I"$build/daemon" -o "$tmp/fleetsim" "$here/fleetsim/fleetsim.c" "$build/daemon/libbwcore.la" -lm
 
 record() {
         echo "== recording $RECORD s of a real daemon (built-in probes, 1 s intervals)"
