@@ -47,8 +47,11 @@ if git -C "$src" cat-file -e "$base^{commit}" 2>/dev/null; then
                  bench/detsim/olddet.c bench/detsim/olddet.h; do
                 git -C "$src" show "$base:$f" > "$tmp/base/${f#bench/}" 2>/dev/null || true
         done
+        # olddet.c: a frozen copy older commits' detsim was built with
+        old=()
+        [ -s "$tmp/base/detsim/olddet.c" ] && old=("$tmp/base/detsim/olddet.c")
         if $cc -O2 -w -I"$tmp/base/daemon" -I"$tmp/base/detsim" -o "$tmp/today" \
-                "$tmp/base/detsim/detsim.c" "$tmp/base/detsim/olddet.c" \
+                "$tmp/base/detsim/detsim.c" "${old[@]}" \
                 "$tmp/base/daemon/detector.c" -lm 2>/dev/null; then
                 today="$tmp/today"
         fi

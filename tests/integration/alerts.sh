@@ -369,16 +369,6 @@ episode() {
                 if [ -n "$t_flip" ] && python3 -c "import sys; sys.exit(0 if $(now) - $t_flip > $pipe + 1 else 1)"; then
                         echo "Prometheus's alerts: $(curl -s "$PROM/api/v1/alerts")" >&2
                         grep -F 'probe="cpu"' "$T/textfile/benchwatch.prom" 2>/dev/null | grep '^benchwatch_regression{' >&2
-                        # open defect (closing note of stop 33): after that
-                        # session's merges the cpu rate's alert was at times
-                        # not even pending in Prometheus while the textfile
-                        # said the rate regressed (its p99 latency's was
-                        # firing), and its resolve was not seen; shown, not
-                        # judged, until it is found
-                        case $name in
-                        "slowdown -> BenchwatchRegression"|"lift -> resolved")
-                                skip "$name: nothing at the webhook $(elapsed "$t_flip" "$(now)") s after the textfile said so (open defect; Prometheus's alerts above)" ;;
-                        esac
                         fail "$name: the textfile said so $(elapsed "$t_flip" "$(now)") s ago, no alert at the webhook (bound $pipe s)"
                 fi
                 python3 -c "import sys; sys.exit(0 if $(now) - $t0 > $limit else 1)" &&
