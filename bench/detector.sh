@@ -64,14 +64,17 @@ fi
 base_args=()
 for a in "${args[@]}" "$@"; do base_args+=("$a"); done
 if [ -n "$today" ]; then
+        usage=$("$today" --help 2>&1 || true)
         keep=()
         skip=0
         for a in "${base_args[@]}"; do
                 if [ $skip = 1 ]; then skip=0; continue; fi
-                case $a in --drift|--min|--only) skip=1; continue ;; esac
+                case $a in --*) grep -q -- "$a" <<< "$usage" || { skip=1; continue; } ;; esac
                 keep+=("$a")
         done
-        "$today" --new-only "${keep[@]}" > "$tmp/today.txt" || true
+        # a detsim of the olddet era ran both detectors unless told not to
+        grep -q -- --new-only <<< "$usage" && keep=(--new-only "${keep[@]}")
+        "$today" "${keep[@]}" > "$tmp/today.txt" || true
 fi
 "$tmp/detsim" "${args[@]}" "$@" > "$tmp/new.txt" && rc=0 || rc=$?
 python3 "$here/detsim/side_by_side.py" "$tmp/today.txt" "$tmp/new.txt" "$base"
