@@ -18,7 +18,7 @@
 #               IOPS and tightens by 0.5% of it every run: flagged before 88%?
 #   lat-2x, lat-50, lat-drift
 #               a disklat probe (one 4k read at a time, 50 a second) on a
-#               slow disk on demand (tests/integration/slowdisk: a FUSE file
+#               slow disk on demand (tests/integration/lib/slowdisk: a FUSE file
 #               system that delays every request, BASE_DELAY_US = 1000 to
 #               start with, under a loop device with direct I/O) learns its
 #               reference, then every read takes twice as long (flagged
@@ -64,7 +64,7 @@
 #   disk-step cpu-step disk-drift lat-2x lat-50 lat-drift"), BENCH_DIR
 #   (/var/tmp: the test files need a filesystem with O_DIRECT), KEEP=1
 #   keeps the work directory, SLOWDISK (the fixture's binary, default
-#   tests/integration/slowdisk/slowdisk of the tree), BASE_DELAY_US (1000),
+#   tests/integration/lib/slowdisk/slowdisk of the tree), BASE_DELAY_US (1000),
 #   NEIGHBOURS ("none"; a list of none web25 web50 cpu, commas or spaces;
 #   --neighbour may be repeated), BUILDS (unset: BENCHWATCH alone, named
 #   "this"), REPEAT (1: each scenario x neighbour x build this many times),
@@ -146,7 +146,7 @@ CLEAR_MAX=40    # runs after the lift before giving up on the recovery
 DRIFT_STEP=0.005
 DRIFT_GOAL=0.88 # flagged before the cap reaches this share of the reference
 DRIFT_END=0.76  # and given up at this one
-SLOWDISK=${SLOWDISK:-$(cd "$(dirname "$0")/.." && pwd)/tests/integration/slowdisk/slowdisk}
+SLOWDISK=${SLOWDISK:-$(cd "$(dirname "$0")/.." && pwd)/tests/integration/lib/slowdisk/slowdisk}
 BASE_DELAY_US=${BASE_DELAY_US:-1000}
 LAT_DRIFT_STEP=0.05 # of the reference read time, added every run
 LAT_DRIFT_END=3     # given up when reads take this many times the reference

@@ -5,7 +5,7 @@
 # Each fault benchwatch handles is tested alone elsewhere; the daemons
 # people trust most are also run under many faults together for a long time.
 # This boots the Debian root tests/integration/nspawn.sh boots (cached by
-# it: tests/integration/nspawn_root.sh), installs this build in it, and runs
+# it: tests/integration/lib/nspawn_root.sh), installs this build in it, and runs
 # the installed benchwatch.service there with four probes at short intervals
 # (cpu; disk; http against a host nginx; mysql against a host MariaDB) and
 # every sink on (textfile; remote write to a host Prometheus with its
@@ -70,7 +70,7 @@ case $DURATION in ''|*[!0-9]*) die "usage: faults.sh [SECONDS [SEED]]" ;; esac
 # ---- private directory ($T, from lib.sh), removed (or kept) on exit ------
 NSPAWN="" LOOP="" MONITOR=""
 BENCHWATCH=$top_builddir/benchwatch
-. "$top_srcdir/tests/integration/lib.sh" # T, BW_PIDS, wait_for, add_host_debs
+. "$top_srcdir/tests/integration/lib/lib.sh" # T, BW_PIDS, wait_for, add_host_debs
 stop_container() {
         [ -n "$NSPAWN" ] || return 0
         kill -TERM "$NSPAWN" 2>/dev/null
@@ -93,8 +93,8 @@ cleanup_all() {
         rm -rf "$T"
 }
 trap cleanup_all EXIT
-. "$top_srcdir/tests/integration/nspawn_root.sh"
-. "$top_srcdir/tests/integration/mariadb.sh"
+. "$top_srcdir/tests/integration/lib/nspawn_root.sh"
+. "$top_srcdir/tests/integration/lib/mariadb.sh"
 START=$(date +%s.%N)
 now() { python3 -c "import time; print('%.1f' % (time.time() - $START))"; }
 # a fault's line carries the time it was injected at (AT, taken before)

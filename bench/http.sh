@@ -33,7 +33,7 @@ for t in wrk ab python3 /usr/bin/time; do
 done
 "$BENCHWATCH" plugins http >/dev/null 2>&1 ||
 	{ echo "bench/http.sh: '$BENCHWATCH' has no http plugin (set BENCHWATCH, BENCHWATCH_PLUGIN_DIR)" >&2; exit 1; }
-. "$here/../tests/integration/http_servers.sh"
+. "$here/../tests/integration/lib/http_servers.sh"
 http_servers_start || exit 1
 work=$HTTP_DIR
 # benchwatch at the priority wrk and ab run at (the daemon's default is nice 10)

@@ -42,7 +42,7 @@ mix_for() { case $1 in [Ii]nno[Dd][Bb]|[Rr]ocks[Dd][Bb]|ROCKSDB) echo "$MIX" ;; 
 
 [ -x "$BENCHWATCH" ] || { echo "no benchwatch at $BENCHWATCH (run from the build dir or set BENCHWATCH)" >&2; exit 2; }
 command -v sysbench >/dev/null || { echo "sysbench is not installed" >&2; exit 2; }
-. "$srcdir/tests/integration/mariadb.sh"
+. "$srcdir/tests/integration/lib/mariadb.sh"
 mariadb_start || exit 2
 out=$MARIADB_DIR/bench
 mkdir -p "$out"

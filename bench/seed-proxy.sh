@@ -16,7 +16,7 @@
 #
 # The servers are Debian's nginx, haproxy and squid at their shipped
 # defaults but for ports, paths and what the topology needs
-# (tests/integration/http_servers.sh says which and why).
+# (tests/integration/lib/http_servers.sh says which and why).
 #
 # Usage: bench/seed-proxy.sh [ROUNDS, default 3]
 # Env:   BENCHWATCH (default: benchwatch in PATH), BENCHWATCH_PLUGIN_DIR,
@@ -37,7 +37,7 @@ done
 # 500 clients, each proxy doubling the sockets: more descriptors than the
 # usual 1024
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
-. "$here/../tests/integration/http_servers.sh"
+. "$here/../tests/integration/lib/http_servers.sh"
 http_servers_start || exit 1
 work=$HTTP_DIR
 # benchwatch at the priority ab runs at (the daemon's default is nice 10)

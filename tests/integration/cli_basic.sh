@@ -3,7 +3,7 @@
 # consistent (events = rate x time, an event cap is exact, two threads do
 # more work than one on two cores), output formats agree, and bad input is
 # a clear error with the documented exit code.
-. "$top_srcdir/tests/integration/lib.sh"
+. "$top_srcdir/tests/integration/lib/lib.sh"
 
 bw plugins > "$T/plugins" || fail "plugins"
 for p in cpu threads memory; do grep -q "^$p — " "$T/plugins" || fail "plugins lists no $p"; done

@@ -11,9 +11,9 @@
 # probe reads FAILED in its column, the others still run, exit status 1;
 # probes of two plugins give the union of their rows; one probe keeps the
 # usual report.
-. "$top_srcdir/tests/integration/lib.sh"
+. "$top_srcdir/tests/integration/lib/lib.sh"
 
-. "$top_srcdir/tests/integration/throttled_loop.sh"
+. "$top_srcdir/tests/integration/lib/throttled_loop.sh"
 CAP=200
 mkdir "$CG" || fail "cannot create cgroup $CG"
 echo "$DEV $CAP" > "$CG/blkio.throttle.read_iops_device" || fail "cannot set throttle"

@@ -7,7 +7,7 @@
 # keeps SCHED_OTHER, the policy sysbench is compared at.  The policy is
 # read from the kernel (sched_getscheduler of each task of the child)
 # while the run goes on.
-. "$top_srcdir/tests/integration/lib.sh"
+. "$top_srcdir/tests/integration/lib/lib.sh"
 command -v python3 > /dev/null || skip "no python3"
 
 # policy_of_children PARENT: "pid:policy" for every task of PARENT's

@@ -11,7 +11,7 @@
 # plugin's fakehost test (tests/plugins/test_mysql) against the same server.
 set -u
 
-. "${top_srcdir:-$(dirname "$0")/../..}/tests/integration/mariadb.sh"
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/integration/lib/mariadb.sh"
 mariadb_start || exit 77
 
 fails=0

@@ -16,11 +16,11 @@
 #      run dropped and counted, never retried, the daemon goes on;
 #   6. a receiver that is away and a tiny spool_max_bytes: the spool stays
 #      within its bound and the dropped runs are counted.
-. "${top_srcdir:?}/tests/integration/lib.sh"
+. "${top_srcdir:?}/tests/integration/lib/lib.sh"
 for c in prometheus victoria-metrics python3 curl; do
         command -v $c > /dev/null || skip "$c not installed"
 done
-CHECK="$top_srcdir/tests/integration/remote_write_check.py"
+CHECK="$top_srcdir/tests/integration/lib/remote_write_check.py"
 PROM_PORT=19190
 VM_PORT=18428
 PROM=http://127.0.0.1:$PROM_PORT

@@ -8,7 +8,7 @@
 # auth password, the web server the header), so the test cannot pass by
 # never reading them.  Also: files benchwatch creates are not writable by
 # group or others, and the disk test file is private (0600).
-. "${top_srcdir:?}/tests/integration/lib.sh"
+. "${top_srcdir:?}/tests/integration/lib/lib.sh"
 command -v python3 > /dev/null || skip "python3 not installed"
 
 PGPW="pg-S3cret-$$-pw"

@@ -2,7 +2,7 @@
 # The systemd units as built: `systemd-analyze verify` finds nothing to say
 # about either, and `systemd-analyze security --offline=true` rates the
 # service's exposure 3.0 or lower. Works without systemd as PID 1.
-. "$top_srcdir/tests/integration/lib.sh"
+. "$top_srcdir/tests/integration/lib/lib.sh"
 
 command -v systemd-analyze > /dev/null || skip "systemd-analyze not installed"
 for u in benchwatch.service benchwatch-verify.service; do

@@ -24,7 +24,7 @@
 # ports, paths and what the topology needs; where a default had to change,
 # a comment says why.
 #
-# Usage:  . "$top_srcdir/tests/integration/http_servers.sh"
+# Usage:  . "$top_srcdir/tests/integration/lib/http_servers.sh"
 #         http_servers_start || exit 77
 #         ... http_stop_server b1 ...
 # Caller's EXIT trap: call http_servers_stop (installed here by default).

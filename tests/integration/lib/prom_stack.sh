@@ -94,7 +94,7 @@ EOF
 stack_start() { # TEXTFILE_DIR RULE_FILE...
         HOOK_LOG=$T/webhook.jsonl
         : > "$HOOK_LOG"
-        stack_server webhook python3 "$top_srcdir/tests/integration/webhook.py" \
+        stack_server webhook python3 "$top_srcdir/tests/integration/lib/webhook.py" \
                 "$T/webhook.port" "$HOOK_LOG"
         wait_for 10 test -s "$T/webhook.port" || { echo "webhook.py did not start" >&2; return 1; }
         HOOK_PORT=$(cat "$T/webhook.port")

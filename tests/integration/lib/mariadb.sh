@@ -8,7 +8,7 @@
 # authentication is part of what is tested) and stops the server by its PID
 # when the test exits.
 #
-#   . "$top_srcdir/tests/integration/mariadb.sh"
+#   . "$top_srcdir/tests/integration/lib/mariadb.sh"
 #   mariadb_start || exit 77     # 77: skipped, and why was printed
 #   mariadb_sql "SHOW GLOBAL STATUS LIKE 'Com_commit'"
 #
