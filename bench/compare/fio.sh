@@ -1,5 +1,5 @@
 #!/bin/bash
-# bench/fio.sh — benchwatch's disk and seqread probes side by side with fio,
+# bench/compare/fio.sh — benchwatch's disk and seqread probes side by side with fio,
 # sysbench fileio and hdparm -Tt on the same file and device.
 #
 # The disk plugin claims to reproduce fio (libaio, O_DIRECT) and sysbench
@@ -25,7 +25,7 @@
 # median inside fio/fio's spread is a difference fio cannot tell from itself.
 #
 # Targets: IOPS within 5% of fio, p50 within 10% of fio, CPU/I/O <= fio's.
-# Usage: bench/fio.sh   (env: BENCHWATCH, BENCH_DIR, SIZE, BS, DURATION,
+# Usage: bench/compare/fio.sh   (env: BENCHWATCH, BENCH_DIR, SIZE, BS, DURATION,
 #                        ROUNDS, LEVELS; KEEP=1 keeps the test file;
 #                        CPUS=LIST runs the randread tools under taskset -c LIST)
 set -u
@@ -113,7 +113,7 @@ run_sb() { # SERIES N
                 END { print iops, p50, n, cpu }' "$DIR/out/sb.txt"
 }
 
-. "$here/stats.sh"
+. "$here/../lib/stats.sh"
 
 echo "== preparing: benchwatch test file $FILE ($SIZE), sysbench's file"
 bw run disk "path=$FILE" size="$SIZE" requests=1 > /dev/null || { echo "cannot create $FILE" >&2; exit 1; }

@@ -1,5 +1,5 @@
 #!/bin/bash
-# bench/http.sh — benchwatch's http plugin side by side with wrk and ab on
+# bench/compare/http.sh — benchwatch's http plugin side by side with wrk and ab on
 # the same nginx and haproxy (over two squids), on 127.0.0.1.
 #
 # For each target, concurrency 1, 50 and 500, keep-alive on and off, the
@@ -16,7 +16,7 @@
 # point misses only when benchwatch also lost in significantly many rounds
 # (http_verdict.awk), otherwise it is reported as a tie.
 #
-# Usage: bench/http.sh [SECONDS per run, default 3] [ROUNDS, default 5]
+# Usage: bench/compare/http.sh [SECONDS per run, default 3] [ROUNDS, default 5]
 # Env:   BENCHWATCH (default: benchwatch in PATH), BENCHWATCH_PLUGIN_DIR,
 #        HTTP_NGINX_WORKERS (default 1), CONCURRENCY ("1 50 500"),
 #        TARGETS ("nginx haproxy"), KEEPALIVE ("yes no"), THREADS (1: client
@@ -29,11 +29,11 @@ threads=${THREADS:-1} # client threads of wrk and benchwatch: one, as ab has (an
 here=$(cd "$(dirname "$0")" && pwd)
 BENCHWATCH=${BENCHWATCH:-benchwatch}
 for t in wrk ab python3 /usr/bin/time; do
-	command -v "$t" >/dev/null || { echo "bench/http.sh: needs $t" >&2; exit 1; }
+	command -v "$t" >/dev/null || { echo "bench/compare/http.sh: needs $t" >&2; exit 1; }
 done
 "$BENCHWATCH" plugins http >/dev/null 2>&1 ||
-	{ echo "bench/http.sh: '$BENCHWATCH' has no http plugin (set BENCHWATCH, BENCHWATCH_PLUGIN_DIR)" >&2; exit 1; }
-. "$here/../tests/integration/lib/http_servers.sh"
+	{ echo "bench/compare/http.sh: '$BENCHWATCH' has no http plugin (set BENCHWATCH, BENCHWATCH_PLUGIN_DIR)" >&2; exit 1; }
+. "$here/../../tests/integration/lib/http_servers.sh"
 http_servers_start || exit 1
 work=$HTTP_DIR
 # benchwatch at the priority wrk and ab run at (the daemon's default is nice 10)
@@ -93,7 +93,7 @@ echo "benchwatch http vs wrk vs ab: ${secs}s per run, $rounds rounds, medians (r
 printf '%-8s %4s %3s | %9s %9s %9s | %6s %6s | %6s %6s %6s | %7s %7s %7s | %5s %5s %5s | %5s %5s %5s | %s\n' \
 	target conc ka bw_rps wrk_rps ab_rps bw/wrk bw/ab p50_bw p50_wrk p50_ab \
 	p99_bw p99_wrk p99_ab cpu_bw cpu_wr cpu_ab cv_bw cv_wrk cv_ab verdict
-. "$here/stats.sh"
+. "$here/../lib/stats.sh"
 worst=ok
 ties=
 for target in ${TARGETS:-nginx haproxy}; do

@@ -1,4 +1,4 @@
-# http_verdict.awk — bench/http.sh's ratios and verdict for one point.
+# http_verdict.awk — bench/compare/http.sh's ratios and verdict for one point.
 #
 # Input: the point's result lines, three per round in run order
 # ("tool rps requests p50 p99 cpu_seconds"); -v cb, ca: CPU microseconds

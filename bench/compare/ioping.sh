@@ -1,5 +1,5 @@
 #!/bin/bash
-# bench/ioping.sh — benchwatch's disklat probe side by side with `ioping -D`,
+# bench/compare/ioping.sh — benchwatch's disklat probe side by side with `ioping -D`,
 # then its cost and noise side by side with the saturating disk probe.
 #
 # The disklat plugin claims to reproduce ioping -D: one 4 KiB O_DIRECT read
@@ -25,7 +25,7 @@
 # and p99 (coefficient of variation over the runs), which sets the smallest
 # latency rise the detector can see in a few runs.
 #
-# Usage: bench/ioping.sh  (env: BENCHWATCH, BENCH_DIR, SIZE, RATE, DURATION,
+# Usage: bench/compare/ioping.sh  (env: BENCHWATCH, BENCH_DIR, SIZE, RATE, DURATION,
 #                          ROUNDS, ROUNDS2, PER_HOUR, PARTS="1 2"; KEEP=1
 #                          keeps the test file)
 set -u
@@ -53,7 +53,7 @@ cleanup() {
         rmdir "$DIR" 2>/dev/null
 }
 trap cleanup EXIT
-. "$here/stats.sh"
+. "$here/../lib/stats.sh"
 
 # p50 of a benchwatch JSON report's latency summary: FIGURE [QUANTILE]
 bw_q() {

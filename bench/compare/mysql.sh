@@ -1,5 +1,5 @@
 #!/bin/bash
-# bench/mysql.sh — benchwatch's mysql probe next to sysbench oltp_read_write.
+# bench/compare/mysql.sh — benchwatch's mysql probe next to sysbench oltp_read_write.
 #
 # The mysql plugin claims to measure what `sysbench oltp_read_write` measures,
 # as fast as sysbench does.  This starts a private MariaDB (the test
@@ -17,7 +17,7 @@
 # with table_engine=E (sysbench's --mysql-storage-engine=E), and both tools
 # run on them.
 #
-# Usage: bench/mysql.sh          (from a build directory, or set BENCHWATCH)
+# Usage: bench/compare/mysql.sh          (from a build directory, or set BENCHWATCH)
 # Environment: THREADS="1 4 16" ROUNDS=7 DURATION=5 TABLES=4
 #              TABLE_SIZE=10000 MIX=read_write (read_only, point_select)
 #              ENGINES="InnoDB Aria" (MyISAM, ROCKSDB where installed)
@@ -27,7 +27,7 @@
 #              sysbench does not ignore either: both tools stop on it.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-srcdir=${top_srcdir:-$here/..}
+srcdir=${top_srcdir:-$here/../..}
 BENCHWATCH=${BENCHWATCH:-$PWD/benchwatch}
 export BENCHWATCH_PLUGIN_DIR=${BENCHWATCH_PLUGIN_DIR:-$(dirname "$BENCHWATCH")/plugins/.libs}
 THREADS=${THREADS:-1 4 16}

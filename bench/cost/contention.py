@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Analysis of bench/contention.sh's runs (see there for what was run).
+"""Analysis of bench/cost/contention.sh's runs (see there for what was run).
 
 usage: contention.py RUNS.tsv
 

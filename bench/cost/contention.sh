@@ -1,5 +1,5 @@
 #!/bin/bash
-# bench/contention.sh — which figure of a CPU-bound probe a co-tenant moves
+# bench/cost/contention.sh — which figure of a CPU-bound probe a co-tenant moves
 # less: the classic rate per wall-clock second, or the same work per second
 # of the probe's own CPU time (issue 28, part 2; baseline.h judges the
 # CPU-time one when a run has both).
@@ -23,21 +23,21 @@
 # process and its child): contention.py turns that into others' share of
 # the CPU (the yield monitor's definition, yield.c) and the steal share.
 #
-# Printed by bench/contention.py: per probe and condition the coefficient
+# Printed by bench/cost/contention.py: per probe and condition the coefficient
 # of variation of each figure with its 90% bootstrap interval, and the
 # median change against quiet; the CPU-time figure's error against others'
 # share; whether stolen time is in the thread CPU time.
 #
-# usage: bench/contention.sh [ROUNDS]   (env: BW, RATE, CONDITIONS, PROBES, PORT, KEEP)
-# The steal check alone: CONDITIONS="quiet io" PROBES=cpu PIN=0 bench/contention.sh 8
+# usage: bench/cost/contention.sh [ROUNDS]   (env: BW, RATE, CONDITIONS, PROBES, PORT, KEEP)
+# The steal check alone: CONDITIONS="quiet io" PROBES=cpu PIN=0 bench/cost/contention.sh 8
 # (PIN=N: probe and neighbour both on CPU N, so the steal the neighbour's
 # I/O makes lands on the vCPU the probe runs on)
 # Run it under `flock /tmp/bw-measure.lock`.
 set -u
 ROUNDS=${1:-${ROUNDS:-6}}
 HERE=$(cd "$(dirname "$0")" && pwd)
-BW=${BW:-$HERE/../benchwatch}
-export BENCHWATCH_PLUGIN_DIR=${BENCHWATCH_PLUGIN_DIR:-$HERE/../plugins/.libs}
+BW=${BW:-$HERE/../../benchwatch}
+export BENCHWATCH_PLUGIN_DIR=${BENCHWATCH_PLUGIN_DIR:-$HERE/../../plugins/.libs}
 CONDITIONS=${CONDITIONS:-quiet cpu20 cpu40 cpu web io}
 PORT=${PORT:-18391}
 PIN=${PIN:-}
@@ -47,9 +47,9 @@ RATE=${RATE:-2000}
 command -v nginx >/dev/null || PATH=$PATH:/usr/sbin
 for t in stress-ng sysbench fio nginx python3; do
         command -v "$t" >/dev/null ||
-                { echo "bench/contention.sh: needs $t (tools/install-deps)" >&2; exit 2; }
+                { echo "bench/cost/contention.sh: needs $t (tools/install-deps)" >&2; exit 2; }
 done
-[ -x "$BW" ] || { echo "bench/contention.sh: no benchwatch at $BW (set BW)" >&2; exit 2; }
+[ -x "$BW" ] || { echo "bench/cost/contention.sh: no benchwatch at $BW (set BW)" >&2; exit 2; }
 
 W=$(mktemp -d /var/tmp/bw-contention.XXXXXX) || exit 1
 pids=""
@@ -91,7 +91,7 @@ EOF
                 (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && return 0
                 sleep 0.05
         done
-        echo "bench/contention.sh: nginx did not come up on port $PORT" >&2
+        echo "bench/cost/contention.sh: nginx did not come up on port $PORT" >&2
         return 1
 }
 
@@ -134,7 +134,7 @@ stat_cpu() { grep '^cpu' /proc/stat | tr '\n' ';'; }
 case " $CONDITIONS " in *" web "*) start_nginx || exit 1 ;; esac
 case " $CONDITIONS " in *" io "*)
         fio --name=lay --filename="$W/fio.dat" --size=256M --rw=write --bs=1M \
-            --direct=1 > /dev/null 2>&1 || { echo "bench/contention.sh: fio failed" >&2; exit 1; } ;;
+            --direct=1 > /dev/null 2>&1 || { echo "bench/cost/contention.sh: fio failed" >&2; exit 1; } ;;
 esac
 
 echo "round	cond	probe	file	stat_before	stat_after	cpu_s" > "$W/runs.tsv"

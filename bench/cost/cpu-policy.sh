@@ -1,6 +1,6 @@
 #!/bin/bash
-# bench/cpu-policy.sh — what a CPU-bound probe's scheduling policy costs a
-# latency-sensitive neighbour, in a few minutes instead of bench/impact.sh's
+# bench/cost/cpu-policy.sh — what a CPU-bound probe's scheduling policy costs a
+# latency-sensitive neighbour, in a few minutes instead of bench/cost/impact.sh's
 # forty.
 #
 # The neighbour stands for a web server's workers: NEIGHBOURS processes
@@ -18,7 +18,7 @@
 # over the rounds and their ratio to "none" in the same round (median and
 # range), and the probe's events/s (its wall-clock figure: what a policy
 # that yields stretches).
-# Usage: bench/cpu-policy.sh  (env: BENCHWATCH, ROUNDS (8), WINDOW (5 s),
+# Usage: bench/cost/cpu-policy.sh  (env: BENCHWATCH, ROUNDS (8), WINDOW (5 s),
 #                             NEIGHBOURS (nproc), PERIOD_US (1000), WORK_US (50))
 set -u
 BENCHWATCH=${BENCHWATCH:-benchwatch}

@@ -1,13 +1,13 @@
 #!/bin/bash
-# What benchwatch costs in memory: the daemon's resident anonymous memory
-# (RssAnon of /proc/PID/status) while it runs the built-in configuration
-# itself (no configuration file; private state and cache directories through
-# systemd's $STATE_DIRECTORY and $CACHE_DIRECTORY), sampled every 30 s for
-# MINUTES, with its growth from the first sample after the first pass of
-# every probe to the last; and the largest resident set (VmHWM) of a probe
-# process (`benchwatch __child`) per built-in probe.  http and mysql need
-# servers and are not measured.
-# Usage: bench/memory.sh [BUILD_DIR [MINUTES]]   (default: ., 3 minutes)
+# bench/cost/footprint.sh — the daemon's own memory footprint: its resident
+# anonymous memory (RssAnon of /proc/PID/status) while it runs the built-in
+# configuration itself (no configuration file; private state and cache
+# directories through systemd's $STATE_DIRECTORY and $CACHE_DIRECTORY),
+# sampled every 30 s for MINUTES, with its growth from the first sample
+# after the first pass of every probe to the last; and the largest resident
+# set (VmHWM) of a probe process (`benchwatch __child`) per built-in probe.
+# http and mysql need servers and are not measured.
+# Usage: bench/cost/footprint.sh [BUILD_DIR [MINUTES]]   (default: ., 3 minutes)
 set -eu
 build=$(cd "${1:-.}" && pwd)
 minutes=${2:-3}
@@ -21,7 +21,7 @@ bw=$build/benchwatch
 mkdir -p "$T/state" "$T/cache"
 "$bw" check-config > "$T/check" || exit 2
 grep -q '<built-in>' "$T/check" ||
-        { echo "bench/memory.sh: a configuration file is installed; this measures the built-in configuration" >&2; exit 2; }
+        { echo "bench/cost/footprint.sh: a configuration file is installed; this measures the built-in configuration" >&2; exit 2; }
 probes=$(awk '$2 == "plugin" { print $1 }' "$T/check")
 kb() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status" 2>/dev/null; }
 

@@ -3,14 +3,14 @@
 # under systemd) and two probes on long intervals, lets them run once, then
 # samples its CPU time (utime+stime of /proc/PID/stat) and resident set
 # (VmRSS, RssAnon, RssFile of /proc/PID/status) every minute.
-# Usage: tools/idle-cost [BUILD_DIR [MINUTES [WATCHDOG_SEC]]]
+# Usage: bench/cost/idle-cost.sh [BUILD_DIR [MINUTES [WATCHDOG_SEC]]]
 #        (default: the current directory, 10 minutes, 30 s = WatchdogSec=1min)
 set -eu
 build=$(cd "${1:-.}" && pwd)
 minutes=${2:-10}
 wd=${3:-30}
 [ -x "$build/benchwatch" ] || { echo "no benchwatch in $build" >&2; exit 2; }
-here=$(cd "$(dirname "$0")/.." && pwd)
+here=$(cd "$(dirname "$0")/../.." && pwd)
 T=$(mktemp -d /tmp/bw-idle.XXXXXX)
 pids=""
 trap 'for p in $pids; do kill $p 2>/dev/null || true; done; wait; rm -rf "$T"' EXIT

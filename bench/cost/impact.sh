@@ -1,5 +1,5 @@
 #!/bin/bash
-# bench/impact.sh — what benchwatch's daemon costs a co-located workload,
+# bench/cost/impact.sh — what benchwatch's daemon costs a co-located workload,
 # measured: "low impact, measured and enforced".
 #
 # Two workloads, one after the other, each in blocks of BLOCK seconds that
@@ -59,10 +59,10 @@
 # from their latency histograms (a build before that: interpolated between
 # each slice's quantiles); cpu's pool sysbench's histograms.
 #
-# Usage: bench/impact.sh [BUILD_DIR [BLOCK_SECONDS [BLOCKS]]]
+# Usage: bench/cost/impact.sh [BUILD_DIR [BLOCK_SECONDS [BLOCKS]]]
 #        (defaults: ., 300 s, 4 blocks per workload = 10 min per condition)
-#        a short trial: bench/impact.sh . 60 4
-#        ANALYZE=DIR bench/impact.sh: the figures again from the raw data
+#        a short trial: bench/cost/impact.sh . 60 4
+#        ANALYZE=DIR bench/cost/impact.sh: the figures again from the raw data
 #        an earlier run kept in DIR (OUT=DIR)
 # Env:   WORKLOADS ("web cpu"), RATE (requests/s; default RATE_FRACTION,
 #        0.25, of the measured capacity), CONC (8 connections), SLICE (1 s),
@@ -560,18 +560,18 @@ PORT=${PORT:-18095}
 SETTLE=${SETTLE:-3}
 RATE_FRACTION=${RATE_FRACTION:-0.25}
 BW=$build/benchwatch
-[ -x "$BW" ] || { echo "bench/impact.sh: no benchwatch in $build" >&2; exit 2; }
+[ -x "$BW" ] || { echo "bench/cost/impact.sh: no benchwatch in $build" >&2; exit 2; }
 [ $((BLOCKS % 2)) -eq 0 ] && [ "$BLOCKS" -ge 2 ] ||
-        { echo "bench/impact.sh: BLOCKS must be even (as many with as without)" >&2; exit 2; }
-[ -n "${EPOCHREALTIME:-}" ] || { echo "bench/impact.sh: needs bash 5 (EPOCHREALTIME)" >&2; exit 2; }
+        { echo "bench/cost/impact.sh: BLOCKS must be even (as many with as without)" >&2; exit 2; }
+[ -n "${EPOCHREALTIME:-}" ] || { echo "bench/cost/impact.sh: needs bash 5 (EPOCHREALTIME)" >&2; exit 2; }
 command -v nginx >/dev/null || PATH=$PATH:/usr/sbin
 for t in python3 pgrep; do
-        command -v $t >/dev/null || { echo "bench/impact.sh: needs $t" >&2; exit 2; }
+        command -v $t >/dev/null || { echo "bench/cost/impact.sh: needs $t" >&2; exit 2; }
 done
 case " $WORKLOADS " in *" web "*) command -v nginx >/dev/null ||
-        { echo "bench/impact.sh: the web workload needs nginx" >&2; exit 2; } ;; esac
+        { echo "bench/cost/impact.sh: the web workload needs nginx" >&2; exit 2; } ;; esac
 case " $WORKLOADS " in *" cpu "*) command -v sysbench >/dev/null ||
-        { echo "bench/impact.sh: the cpu workload needs sysbench" >&2; exit 2; } ;; esac
+        { echo "bench/cost/impact.sh: the cpu workload needs sysbench" >&2; exit 2; } ;; esac
 export BENCHWATCH_PLUGIN_DIR=${BENCHWATCH_PLUGIN_DIR:-$build/plugins/.libs}
 W=$(mktemp -d /var/tmp/bw-impact.XXXXXX)
 pids=""
@@ -631,7 +631,7 @@ fi
 bw_daemon() { STATE_DIRECTORY=$W/state CACHE_DIRECTORY=$W/cache "$BW" "${DCONF[@]}" "$@"; }
 bw_daemon check-config > "$W/check.ours" || exit 2
 [ -n "${CPU_POLICY:-}" ] || grep -q '<built-in>' "$W/check.ours" ||
-        { echo "bench/impact.sh: a configuration file is installed; this measures the built-in configuration" >&2; exit 2; }
+        { echo "bench/cost/impact.sh: a configuration file is installed; this measures the built-in configuration" >&2; exit 2; }
 # the workload's own client: at nice 0, as a real workload runs
 printf '[daemon]\nnice = 0\nstate_dir = %s/cstate\ncache_dir = %s/ccache\n' "$W" "$W" > "$W/client.conf"
 
@@ -675,7 +675,7 @@ EOF
                 (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && return 0
                 sleep 0.05
         done
-        echo "bench/impact.sh: nginx did not come up on port $PORT" >&2
+        echo "bench/cost/impact.sh: nginx did not come up on port $PORT" >&2
         cat "$W/nginx.out" "$W/nginx.error.log" >&2 2>/dev/null
         return 1
 }
@@ -685,7 +685,7 @@ measure_rate() {
         [ -n "${RATE:-}" ] && return 0
         "$BW" -c "$W/client.conf" run http url="$URL" concurrency="$CONC" duration=5s \
             --nice=0 --format=json > "$W/capacity.json" || {
-                echo "bench/impact.sh: capacity run failed" >&2; return 1; }
+                echo "bench/cost/impact.sh: capacity run failed" >&2; return 1; }
         CAPACITY=$(python3 -c '
 import json, sys
 doc = json.load(open(sys.argv[1]))
@@ -778,7 +778,7 @@ daemon_stop() {
             "$(getconf CLK_TCK)" "$busy" | tr ' ' '\t' >> "$W/daemon.tsv"
 }
 
-echo "bench/impact.sh: $(nproc) CPUs, $(uname -r); blocks of ${BLOCK}s, $BLOCKS per workload (ABBA...), slices of ${SLICE}s"
+echo "bench/cost/impact.sh: $(nproc) CPUs, $(uname -r); blocks of ${BLOCK}s, $BLOCKS per workload (ABBA...), slices of ${SLICE}s"
 echo "daemon: $(grep -c ' plugin ' "$W/check.ours") probes of the built-in configuration:"
 grep ' plugin ' "$W/check.ours"
 case " $WORKLOADS " in *" web "*) start_nginx && measure_rate || exit 1 ;; esac

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Which of the disk probe's judged figures the host's steal moves, from
-bench/steal-counted.sh's runs of the `after` daemon (each run's steal from
+bench/cost/steal-counted.sh's runs of the `after` daemon (each run's steal from
 runs.tsv, its figures from `benchwatch history disk --format=csv`).
 
 usage: steal-counted.py RUNS.tsv HISTORY.csv [WHO]

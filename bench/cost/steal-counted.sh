@@ -1,5 +1,5 @@
 #!/bin/bash
-# bench/steal-counted.sh — the share of the built-in disk probe's runs that
+# bench/cost/steal-counted.sh — the share of the built-in disk probe's runs that
 # count towards its reference, under two rules, and the regressions each
 # daemon enters meanwhile (issue 28, part 3).
 #
@@ -18,17 +18,17 @@
 # (the shipped 100 would give no verdict in a run this short): the
 # regressions entered are false alarms (nothing on the host was changed).
 # Each run's figures are taken from the daemon's textfile as it changes;
-# then bench/steal-counted.py sets the after daemon's judged disk figures
+# then bench/cost/steal-counted.py sets the after daemon's judged disk figures
 # (its history) beside each run's steal.
 #
-# usage: bench/steal-counted.sh [BLOCKS] [BLOCK]   (env: BEFORE, AFTER)
+# usage: bench/cost/steal-counted.sh [BLOCKS] [BLOCK]   (env: BEFORE, AFTER)
 # Run it under `flock /tmp/bw-measure.lock`.
 set -u
 BLOCKS=${1:-4}
 BLOCK=${2:-6}
 HERE=$(cd "$(dirname "$0")" && pwd)
-AFTER=${AFTER:-$HERE/../benchwatch}
-AFTER_PLUGINS=${AFTER_PLUGINS:-$HERE/../plugins/.libs}
+AFTER=${AFTER:-$HERE/../../benchwatch}
+AFTER_PLUGINS=${AFTER_PLUGINS:-$HERE/../../plugins/.libs}
 BEFORE=${BEFORE:?set BEFORE to a benchwatch without the change (and BEFORE_PLUGINS)}
 BEFORE_PLUGINS=${BEFORE_PLUGINS:-$(dirname "$BEFORE")/plugins}
 W=$(mktemp -d /var/tmp/bw-steal.XXXXXX) || exit 1

@@ -1,8 +1,8 @@
 #!/bin/bash
-# bench/detector-real.sh — the regression detector judged on this host, with
+# bench/detector/detector-real.sh — the regression detector judged on this host, with
 # the real daemon and real slowdowns.
 #
-# bench/detsim replays synthetic series; this runs `benchwatch daemon` and
+# bench/detector/detsim replays synthetic series; this runs `benchwatch daemon` and
 # slows its probes down for real with cgroup v1 controls the probe processes
 # inherit from the daemon: a blkio read_iops_device throttle on the device
 # holding the test file, and a cpu.cfs_quota_us.  Scenarios:
@@ -44,7 +44,7 @@
 #   web25, web50  nginx (Debian's shipped nginx.conf settings: workers
 #          auto, sendfile, tcp_nopush, gzip, access log; a private prefix,
 #          127.0.0.1:$WEB_PORT) serving a 4 kB static file, driven open loop
-#          (`benchwatch run http rate=`, as bench/impact.sh) at 25% / 50% of
+#          (`benchwatch run http rate=`, as bench/cost/impact.sh) at 25% / 50% of
 #          its capacity, measured once (closed loop, 8 connections, 5 s)
 #          before the first web neighbour starts;
 #   cpu    `sysbench cpu --threads=N` on half the CPUs, without end.
@@ -54,7 +54,7 @@
 # "today" (an older commit's build) stands beside "new".  The web
 # neighbour's client is always the first build's.
 #
-# Usage: bench/detector-real.sh [--runs N] [--ref N] [--clean-ref N]
+# Usage: bench/detector/detector-real.sh [--runs N] [--ref N] [--clean-ref N]
 #            [--duration S] [--disk-duration S] [--neighbour LIST]
 #            [--builds "NAME=DIR ..."] [--repeat N] [--keep] [SCENARIO ...]
 #   env: BENCHWATCH (binary), BENCHWATCH_PLUGIN_DIR, RUNS (300), REF (30 for
@@ -146,7 +146,7 @@ CLEAR_MAX=40    # runs after the lift before giving up on the recovery
 DRIFT_STEP=0.005
 DRIFT_GOAL=0.88 # flagged before the cap reaches this share of the reference
 DRIFT_END=0.76  # and given up at this one
-SLOWDISK=${SLOWDISK:-$(cd "$(dirname "$0")/.." && pwd)/tests/integration/lib/slowdisk/slowdisk}
+SLOWDISK=${SLOWDISK:-$(cd "$(dirname "$0")/../.." && pwd)/tests/integration/lib/slowdisk/slowdisk}
 BASE_DELAY_US=${BASE_DELAY_US:-1000}
 LAT_DRIFT_STEP=0.05 # of the reference read time, added every run
 LAT_DRIFT_END=3     # given up when reads take this many times the reference
@@ -190,7 +190,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
 
 # ---- helpers: the textfile watcher and the summaries are Python programs in
-# bench/detector_real/ (watch.py, clean.py, verify.py, refstat.py, table.py)
+# bench/detector/detector_real/ (watch.py, clean.py, verify.py, refstat.py, table.py)
 PYDIR=$(cd "$(dirname "$0")" && pwd)/detector_real
 
 # median_of COLUMN: median of that column of the tab-separated runs on stdin
@@ -747,7 +747,7 @@ lat_start() {
         step_conf "$DIR" "$(lat_probe_lines)"
         CG_PROCS="" start_daemon "$DIR" lat=$LAT_FAM
         learn $((${DISK_DURATION%.*} + 90)) || { row "$1" "reference" none "pinned" MISSED; return 1; }
-        echo "   $(python3 "$WORK/refstat.py" "$LAT_FAM" "$DIR/state")"
+        echo "   $(python3 "$PYDIR/refstat.py" "$LAT_FAM" "$DIR/state")"
 }
 lat_end() { stop_daemon; slow_down; }
 

@@ -1,8 +1,8 @@
 #!/bin/bash
-# bench/detector.sh — the regression detector judged on many synthetic
+# bench/detector/detector.sh — the regression detector judged on many synthetic
 # series, beside the detector of an earlier commit.
 #
-# Builds bench/detsim/detsim.c against the daemon's own daemon/detector.c
+# Builds bench/detector/detsim/detsim.c against the daemon's own daemon/detector.c
 # (the code the daemon, `verify` and `replay` run), and the same program
 # as it was at BASE (default 8157c2d: the detector before verdicts while
 # learning, the drift test and the careful autocorrelation), feeds both the
@@ -14,7 +14,7 @@
 # met; the AR(1) rows are judged against the same rules handed the true
 # level, noise and correlation (the oracle).
 #
-#   bench/detector.sh [-q] [--base REV] [detsim options: --trials N
+#   bench/detector/detector.sh [-q] [--base REV] [detsim options: --trials N
 #                      --fa-trials N --fa-runs N --seed S --k K --h H
 #                      --clamp C --drift D --ref N --min N --recent N
 #                      --threshold T --only GROUP]
@@ -23,7 +23,7 @@
 # Exit status: 0 every target met, 1 some missed.  Not part of `make check`.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-src=$(cd "$here/.." && pwd)
+src=$(cd "$here/../.." && pwd)
 tmp=$(mktemp -d /tmp/detsim.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 args=(--trials 2000 --fa-trials 500 --fa-runs 10000)
@@ -43,6 +43,7 @@ $cc -O2 -Wall -Wextra -I"$src/daemon" -o "$tmp/detsim" "$here/detsim/detsim.c" \
 today=
 if git -C "$src" cat-file -e "$base^{commit}" 2>/dev/null; then
         mkdir -p "$tmp/base/daemon" "$tmp/base/detsim"
+        # (the base commit's paths, from before bench/ had sub-folders)
         for f in daemon/detector.c daemon/detector.h bench/detsim/detsim.c \
                  bench/detsim/olddet.c bench/detsim/olddet.h; do
                 git -C "$src" show "$base:$f" > "$tmp/base/${f#bench/}" 2>/dev/null || true

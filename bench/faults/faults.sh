@@ -1,5 +1,5 @@
 #!/bin/bash
-# bench/faults.sh — a fault campaign against `benchwatch daemon` under a
+# bench/faults/faults.sh — a fault campaign against `benchwatch daemon` under a
 # real systemd, with invariants checked all along and at the end.
 #
 # Each fault benchwatch handles is tested alone elsewhere; the daemons
@@ -24,13 +24,13 @@
 #   pgw_down     the Pushgateway away for a while
 #   nginx_down, mariadb_down   the probed servers away for a while
 #   reload_good, reload_bad    systemctl reload with a good / broken config
-#   clock_jump   the daemon's wall clock (bench/walljump.c, LD_PRELOAD for
+#   clock_jump   the daemon's wall clock (bench/faults/walljump.c, LD_PRELOAD for
 #                the unit alone; never the machine's) jumps ahead, and back
 #   garbage      bytes of garbage written into a probe's result pipe
 # In a short campaign each kind comes once (in a seeded order) before any
 # repeats; "for a while" is a quarter of the campaign, at most 3 minutes.
 #
-# Checked (bench/faults.py, which also writes the report):
+# Checked (bench/faults/faults.py, which also writes the report):
 #   - continuously (faults.py monitor, 10 times a second, from the host's
 #     /proc): no probe process outlives its daemon by more than 1 s, none
 #     outlives its deadline by more than 1 s; the daemon's RssAnon;
@@ -42,7 +42,7 @@
 #     runs a fault hit are failures; no regression verdict; no watchdog
 #     timeout; after a stop and `benchwatch cleanup`, nothing left behind.
 #
-# Usage: bench/faults.sh [SECONDS [SEED]]    (default 3600 s, seed: random)
+# Usage: bench/faults/faults.sh [SECONDS [SEED]]    (default 3600 s, seed: random)
 #   as root; FAULTS_KEEP=DIR keeps the logs, journal and report in DIR.
 # Exit: 0 every invariant held, 1 one broke (the report says which), 77 the
 # campaign cannot run here (the reason is printed).
@@ -50,7 +50,7 @@ set -u
 DURATION=${1:-3600}
 SEED=${2:-$(( $(od -An -N2 -tu2 /dev/urandom) % 32768 ))}
 HERE=$(cd "$(dirname "$0")" && pwd)
-: "${top_srcdir:=$(cd "$HERE/.." && pwd)}"
+: "${top_srcdir:=$(cd "$HERE/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
 PY="$HERE/faults.py"
 skip() { echo "SKIP: $*" >&2; exit 77; }

@@ -1,5 +1,5 @@
 #!/bin/bash
-# bench/fleet-sim.sh — the cohort rules at fleet scale, on real receivers:
+# bench/fleet/fleet-sim.sh — the cohort rules at fleet scale, on real receivers:
 # 1,000 and 10,000 simulated hosts remote-written into Prometheus and into
 # VictoriaMetrics, the shipped rules evaluated by Prometheus and by vmalert.
 #
@@ -8,8 +8,8 @@
 #    1-second intervals, references pinned after 4 runs so the textfile has
 #    every series a settled host sends) for RECORD seconds; its textfile
 #    gives each host's series and labels, its history files the run-to-run
-#    noise of the runs it counted (bench/fleetsim/fleetsim.c says how).
-# 2. For each size and receiver, bench/fleetsim/fleetsim.c, linked against
+#    noise of the runs it counted (bench/fleet/fleetsim/fleetsim.c says how).
+# 2. For each size and receiver, bench/fleet/fleetsim/fleetsim.c, linked against
 #    the daemon's own remote-write encoder and HTTP client, sends the runs
 #    of every host, one request per run as the daemon does, from one
 #    sender.  Hosts have one of four CPU models and one of three disk
@@ -27,12 +27,12 @@
 #    are evaluated every 5 s (vmalert's chain of recording rules takes about
 #    30 s to reach the alerts, whose `for` is then 180 s).  At the end: precision and recall of the
 #    cohort alerts against the injected hosts and every other alert that
-#    fired (bench/fleetsim/score.py), the rule groups' evaluation time, the
-#    dashboard's queries' time (bench/fleetsim/queries.py), the series held
+#    fired (bench/fleet/fleetsim/score.py), the rule groups' evaluation time, the
+#    dashboard's queries' time (bench/fleet/fleetsim/queries.py), the series held
 #    and the receivers' peak RSS.  A receiver whose RSS passes MAX_RSS_MB
 #    has its sender stopped there: the figures say how far it went.
 #
-#   flock /tmp/bw-measure.lock bench/fleet-sim.sh
+#   flock /tmp/bw-measure.lock bench/fleet/fleet-sim.sh
 #   env: SIZES ("1000 10000"), ENGINES ("prometheus victoria"), SPEEDUP
 #   (10), LIVE (300 s), RECORD (180 s), DISK_SLOW (0.85), MAX_RSS_MB (5120:
 #   the queries after a stop need room below 6 GiB),
@@ -43,7 +43,7 @@
 #   python3, curl (tools/install-deps).  Not part of `make check`.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-src=$(cd "$here/.." && pwd)
+src=$(cd "$here/../.." && pwd)
 build=$(cd "${top_builddir:-$src}" && pwd)
 BENCHWATCH=${BENCHWATCH:-$build/benchwatch}
 export BENCHWATCH_PLUGIN_DIR=${BENCHWATCH_PLUGIN_DIR:-$build/plugins/.libs}
@@ -84,7 +84,7 @@ wait_url() { # URL PID
 }
 rss_mb() { awk -v k="$2:" '$1 == k { printf "%d", $2 / 1024 }' "/proc/$1/status" 2> /dev/null || echo 0; }
 
-echo "== building bench/fleetsim/fleetsim.c against $build/daemon/libbwcore.la"
+echo "== building bench/fleet/fleetsim/fleetsim.c against $build/daemon/libbwcore.la"
 "$build/libtool" --mode=link --quiet ${CC:-cc} -O2 -Wall -Wextra -I"$src/daemon" \
         -I"$src/daemon/util" -I"$build/daemon/proto" -I"$src/daemon/proto" \
         -o "$tmp/fleetsim" "$here/fleetsim/fleetsim.c" "$build/daemon/libbwcore.la" -lm

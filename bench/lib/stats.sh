@@ -1,4 +1,4 @@
-# bench/stats.sh — sourced by the bench scripts: the statistics they print
+# bench/lib/stats.sh — sourced by the bench scripts: the statistics they print
 # over the rounds, of the numbers on stdin, one per line.
 # median: the middle value (the mean of the two middle ones for an even count)
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }

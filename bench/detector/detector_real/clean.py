@@ -1,4 +1,4 @@
-"""bench/detector_real/clean.py — a helper of bench/detector-real.sh.
+"""bench/detector/detector_real/clean.py — a helper of bench/detector/detector-real.sh.
 
 clean.py LOG STDERR REF: the clean scenario's per-probe figures, the runs
 around every regression entered, and "TOTAL <entered> <logged>" last.

@@ -1,4 +1,4 @@
-"""bench/detector_real/http_rate.py — a helper of bench/detector-real.sh.
+"""bench/detector/detector_real/http_rate.py — a helper of bench/detector/detector-real.sh.
 
 http_rate.py JSON: the requests per second of a `benchwatch run http
 --format=json` result (the web neighbour's capacity), as an integer.

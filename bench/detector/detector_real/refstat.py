@@ -1,4 +1,4 @@
-"""bench/detector_real/refstat.py — a helper of bench/detector-real.sh.
+"""bench/detector/detector_real/refstat.py — a helper of bench/detector/detector-real.sh.
 
 refstat.py FAMILY STATE_DIR: what the pinned reference of the main figure implies —
 its noise, lag-1 autocorrelation and how many counted runs a 15% step

@@ -1,4 +1,4 @@
-"""bench/detector_real/table.py — a helper of bench/detector-real.sh.
+"""bench/detector/detector_real/table.py — a helper of bench/detector/detector-real.sh.
 
 table.py TABLE BUILD...: the summary, one row per scenario x neighbour x
 figure, with each build's values side by side (in the order given: "today"

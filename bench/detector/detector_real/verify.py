@@ -1,4 +1,4 @@
-"""bench/detector_real/verify.py — a helper of bench/detector-real.sh.
+"""bench/detector/detector_real/verify.py — a helper of bench/detector/detector-real.sh.
 
 verify.py JSON FAMILY: "status runs change% lo% hi% decided failing-series"
 """

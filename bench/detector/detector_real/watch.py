@@ -1,4 +1,4 @@
-"""bench/detector_real/watch.py — a helper of bench/detector-real.sh.
+"""bench/detector/detector_real/watch.py — a helper of bench/detector/detector-real.sh.
 
 watch.py TEXTFILE SINCE PROBE=FAMILY...: one tab-separated line per new run
 of a probe, on stdout and appended to $LOG:

@@ -3,7 +3,7 @@
  * A detector change is judged by its false-alarm rate and its detection
  * delay under several noise models, not argued: this program feeds the
  * daemon's detector (daemon/detector.c, the same code the daemon and
- * `benchwatch replay` run) and prints one table; bench/detector.sh builds
+ * `benchwatch replay` run) and prints one table; bench/detector/detector.sh builds
  * it twice, against today's tree and against an earlier commit's, and
  * prints the two side by side.
  *

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""side_by_side.py — bench/detector.sh's table: today's detector (a base
+"""side_by_side.py — bench/detector/detector.sh's table: today's detector (a base
 commit's detsim, its "new" column) beside this tree's, row by row.
 
 Usage: side_by_side.py TODAY.txt NEW.txt BASE

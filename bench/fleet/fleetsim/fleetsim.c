@@ -1,6 +1,6 @@
 /* fleetsim.c — a fleet of simulated benchwatch hosts, remote-written by
  * benchwatch's own encoder (daemon/rwenc.c, snappy) and HTTP client
- * (daemon/httpc.c), for bench/fleet-sim.sh.
+ * (daemon/httpc.c), for bench/fleet/fleet-sim.sh.
  *
  * The cohort rules are the fleet's second detector, and only a real
  * receiver with thousands of hosts shows what they cost and whether they

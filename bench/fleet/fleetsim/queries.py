@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""queries.py URL DASHBOARD_JSON INSTANCE [RANGE] — for bench/fleet-sim.sh: the time
+"""queries.py URL DASHBOARD_JSON INSTANCE [RANGE] — for bench/fleet/fleet-sim.sh: the time
 the shipped Grafana dashboard's queries take against a receiver (Prometheus
 or VictoriaMetrics, both answer /api/v1/query_range).
 

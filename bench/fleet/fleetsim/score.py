@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""score.py INJECTED ALERTS_JSON RATIOS_JSON — for bench/fleet-sim.sh: which
+"""score.py INJECTED ALERTS_JSON RATIOS_JSON — for bench/fleet/fleet-sim.sh: which
 hosts the cohort alerts fired for, against the injected ones.
 
 INJECTED: `instance kind` lines (kind disk or cpu) from fleetsim.

@@ -29,6 +29,8 @@
 #         ... http_stop_server b1 ...
 # Caller's EXIT trap: call http_servers_stop (installed here by default).
 
+# the slow and silent servers, beside this file
+HTTP_LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 HTTP_FRONT_PORT=18080
 HTTP_B1_PORT=18081
 HTTP_B2_PORT=18082
@@ -107,32 +109,6 @@ http__start() {
 	"$@" > "$HTTP_DIR/$name.out" 2>&1 9<&- &
 	HTTP_PIDS="$HTTP_PIDS $!"
 	eval "HTTP_PID_$name=$!"
-}
-
-http__python() {
-	cat > "$HTTP_DIR/pyserv.py" <<'EOF'
-import socket, sys, threading, time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-slow_port, silent_port, delay = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
-silent = socket.socket()
-silent.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-silent.bind(("127.0.0.1", silent_port))
-silent.listen(1024)          # the kernel accepts; nobody ever reads
-class Slow(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    def do_GET(self):
-        time.sleep(delay)
-        body = b"slow\n"
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-    def log_message(self, *a):
-        pass
-ThreadingHTTPServer.daemon_threads = True
-ThreadingHTTPServer.request_queue_size = 1024
-ThreadingHTTPServer(("127.0.0.1", slow_port), Slow).serve_forever()
-EOF
 }
 
 http__wait_port() {
@@ -242,7 +218,6 @@ http_servers_start() {
 	http__squid_conf b1 $HTTP_B1_PORT
 	http__squid_conf b2 $HTTP_B2_PORT
 	http__haproxy_conf
-	http__python
 	for n in b1 b2; do
 		squid -k parse -f "$HTTP_DIR/$n.squid.conf" >"$HTTP_DIR/$n.parse" 2>&1 || {
 			cat "$HTTP_DIR/$n.parse"; return 1; }
@@ -253,7 +228,7 @@ http_servers_start() {
 			nginx -p "$HTTP_DIR" -c "$HTTP_DIR/$n.conf" -t; return 1; }
 		http__start $n nginx -p "$HTTP_DIR" -c "$HTTP_DIR/$n.conf"
 	done
-	http__start py python3 "$HTTP_DIR/pyserv.py" $HTTP_SLOW_PORT $HTTP_SILENT_PORT "$HTTP_SLOW_DELAY"
+	http__start py python3 "$HTTP_LIB/slow_silent_http.py" $HTTP_SLOW_PORT $HTTP_SILENT_PORT "$HTTP_SLOW_DELAY"
 	http__start haproxy haproxy -db -f "$HTTP_DIR/haproxy.cfg"
 	for p in $HTTP_FRONT_PORT $HTTP_B1_PORT $HTTP_B2_PORT $HTTP_SLOW_PORT \
 	    $HTTP_SILENT_PORT $HTTP_HAPROXY_PORT $HTTP_TLS_PORT $HTTP_ORIGIN_PORT \

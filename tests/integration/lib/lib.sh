@@ -49,27 +49,5 @@ bw() { "$BENCHWATCH" -c "$T/empty.conf" "$@"; }
 # json FILE PYTHON-EXPR: evaluate EXPR with `r` bound to the parsed file and
 # helpers value(name, **labels), summary(name, **labels).
 json() {
-        python3 - "$1" "$2" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))
-def samples(name, **labels):
-    for m in r.get("metrics", []):
-        if m["name"] == name:
-            for s in m["samples"]:
-                if all(s["labels"].get(k) == v for k, v in labels.items()):
-                    yield s
-def value(name, **labels):
-    for s in samples(name, **labels):
-        return s["value"]
-    raise SystemExit("no sample %s %s" % (name, labels))
-def summary(name, **labels):
-    for s in samples(name, **labels):
-        return s
-    raise SystemExit("no summary %s %s" % (name, labels))
-v = eval(sys.argv[2])
-if v is False:
-    raise SystemExit("false: " + sys.argv[2])
-if v is not True:
-    print(v)
-PY
+        python3 "$top_srcdir/tests/integration/lib/json_eval.py" "$1" "$2"
 }
