@@ -43,10 +43,14 @@ $cc -O2 -Wall -Wextra -I"$src/daemon" -o "$tmp/detsim" "$here/detsim/detsim.c" \
 today=
 if git -C "$src" cat-file -e "$base^{commit}" 2>/dev/null; then
         mkdir -p "$tmp/base/daemon" "$tmp/base/detsim"
-        # (the base commit's paths, from before bench/ had sub-folders)
-        for f in daemon/detector.c daemon/detector.h bench/detsim/detsim.c \
-                 bench/detsim/olddet.c bench/detsim/olddet.h; do
-                git -C "$src" show "$base:$f" > "$tmp/base/${f#bench/}" 2>/dev/null || true
+        # each file wherever the base's tree kept it (bench/detsim/ before
+        # bench/ had sub-folders, bench/detector/detsim/ after; daemon/ or
+        # a folder of it)
+        git -C "$src" ls-tree -r --name-only "$base" > "$tmp/base/tree"
+        for f in daemon/detector.c daemon/detector.h detsim/detsim.c \
+                 detsim/olddet.c detsim/olddet.h; do
+                p=$(grep -m 1 -E "(^|/)${f%%/*}/(.*/)?${f##*/}\$" "$tmp/base/tree") || continue
+                git -C "$src" show "$base:$p" > "$tmp/base/$f" 2>/dev/null || true
         done
         if $cc -O2 -w -I"$tmp/base/daemon" -I"$tmp/base/detsim" -o "$tmp/today" \
                 "$tmp/base/detsim/detsim.c" "$tmp/base/detsim/olddet.c" \
