@@ -135,7 +135,7 @@ static void reference_of(const double *v, size_t n, struct detector_reference *r
          * leaves the runs' common swings in the evidence (false alarms),
          * one too high only costs power, so a correlation the runs show
          * clearly (two errors above 0) is taken 3/8 of an error higher
-         * (bench/detector.sh: at 1/4 the AR(1) false alarms went over 1 in
+         * (bench/detector/detector.sh: at 1/4 the AR(1) false alarms went over 1 in
          * 10,000 runs, at 1/2 the detection fell below 0.9 of the oracle's).  Fewer
          * than RHO_MIN_RUNS runs take only a clear one; a flat series
          * (noise at the floor) has none to speak of. */

@@ -26,10 +26,10 @@
 # children of this test on 127.0.0.1 with private directories under $T and
 # are stopped by PID.  ALERTS_KEEP=DIR keeps a copy of $T (configurations,
 # logs, the webhook's notifications) for a look after the test.
-. "$top_srcdir/tests/integration/lib.sh"
-. "$top_srcdir/tests/integration/prom_stack.sh"
-. "$top_srcdir/tests/integration/mariadb.sh"
-CHECK=$top_srcdir/tests/integration/alerts_check.py
+. "$top_srcdir/tests/integration/lib/lib.sh"
+. "$top_srcdir/tests/integration/lib/prom_stack.sh"
+. "$top_srcdir/tests/integration/lib/mariadb.sh"
+CHECK=$top_srcdir/tests/integration/lib/alerts_check.py
 T0=$(date +%s)
 say() { echo "[$(( $(date +%s) - T0 )) s] $*"; }
 # The CI budget: on a host so busy that the probes' runs keep being

@@ -1,7 +1,7 @@
 #!/bin/bash
 # A disk that really gets slower, and the latency probe that sees it: the
 # slowdisk fixture (a FUSE file system that delays every request, see
-# tests/integration/slowdisk/slowdisk.c) under a loop device with direct
+# tests/integration/lib/slowdisk/slowdisk.c) under a loop device with direct
 # I/O gives a block device whose reads take DELAY longer.  First the
 # disklat probe's p50 must rise by the injected amount (+2 ms per read);
 # then a daemon learns the disk's reference and must flag a doubling of
@@ -13,9 +13,9 @@
 # for a CPU, which would swamp the delay injected (p50 of 1.3 to 5.2 ms at
 # +1 ms, measured), and this test is about the probe and the detector,
 # not about the host's scheduler.
-. "$top_srcdir/tests/integration/lib.sh"
+. "$top_srcdir/tests/integration/lib/lib.sh"
 
-SLOWDISK=${SLOWDISK:-$top_builddir/tests/integration/slowdisk/slowdisk}
+SLOWDISK=${SLOWDISK:-$top_builddir/tests/integration/lib/slowdisk/slowdisk}
 [ -x "$SLOWDISK" ] || skip "no $SLOWDISK (configure found no libfuse3: Debian libfuse3-dev)"
 [ "$(id -u)" = 0 ] || skip "needs root (a loop device)"
 [ -c /dev/fuse ] || skip "no /dev/fuse"

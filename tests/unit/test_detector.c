@@ -8,7 +8,7 @@
  * minimum effect and runs that are not counted must not; accept, import
  * and verify do what `baseline accept|import` and `benchwatch verify`
  * promise.  (The statistical targets over thousands of series are measured
- * by bench/detector.sh, not here.) */
+ * by bench/detector/detector.sh, not here.) */
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
