@@ -1092,7 +1092,7 @@ const char config_builtin_default[] =
 /* A disk's read latency as ioping -D measures it: 500 reads of 4 kB a
  * run, one at a time, 10 ms apart, where the saturating disk plugin read
  * about 50,000 (1.7 GB an hour, and up to a CPU of the host's hypervisor
- * while it ran: bench/ioping.sh); its p50 is as steady from run to run.
+ * while it ran: bench/compare/ioping.sh); its p50 is as steady from run to run.
  * 1 GiB: larger than the caches of disks (64 to 512 MiB on HDDs), so the
  * device itself answers; written once, kept in cache_dir (the file of the
  * disk plugin's probe of the same name, reused). */

@@ -135,7 +135,7 @@ static void reference_of(const double *v, size_t n, struct detector_reference *r
          * leaves the runs' common swings in the evidence (false alarms),
          * one too high only costs power, so a correlation the runs show
          * clearly (two errors above 0) is taken 3/8 of an error higher
-         * (bench/detector.sh: at 1/4 the AR(1) false alarms went over 1 in
+         * (bench/detector/detector.sh: at 1/4 the AR(1) false alarms went over 1 in
          * 10,000 runs, at 1/2 the detection fell below 0.9 of the oracle's).  Fewer
          * than RHO_MIN_RUNS runs take only a clear one; a flat series
          * (noise at the floor) has none to speak of. */
@@ -350,6 +350,20 @@ static bool effect_big_enough(const struct detector *d, const struct detector_co
         return worse > 0 && worse >= margin_of(dir, c->threshold) * (1 - 1e-9);
 }
 
+/* The innovation every run adds while the level stays `worse` (a
+ * worse-positive difference of logs) off the reference: its residual,
+ * scored as a run's is (through a small reference's t quantiles, which
+ * cap a far level near 6), times sqrt((1 - rho) / (1 + rho)), what is
+ * left of a residual that repeats once the previous run's share is
+ * taken out.  The way back is judged in these units, so that a run far
+ * beyond the minimum effect is never scored inside it. */
+static double sustained_innovation(const struct detector *d, enum detector_direction dir,
+                                   double worse)
+{
+        double x = exp(d->rs.log_level + (dir == DETECTOR_HIGHER_IS_BETTER ? -worse : worse));
+        return residual_of(d, dir, x) * sqrt((1 - d->rs.rho) / (1 + d->rs.rho));
+}
+
 /* One counted run of a pinned series, z its worse-positive residual. */
 static enum detector_transition advance(struct detector *d, const struct detector_config *c,
                                         enum detector_direction dir, double z)
@@ -379,8 +393,8 @@ static enum detector_transition advance(struct detector *d, const struct detecto
                         return DETECTOR_STEADY;
                 /* the regressed level, in the innovations' units */
                 double lvl = recent_log_level(d, n ? n : 1) - d->rs.log_level;
-                double size = (dir == DETECTOR_HIGHER_IS_BETTER ? -lvl : lvl) / d->rs.sigma *
-                        sqrt((1 - d->rs.rho) / (1 + d->rs.rho));
+                double size = sustained_innovation(d, dir,
+                                                   dir == DETECTOR_HIGHER_IS_BETTER ? -lvl : lvl);
                 d->shift = clampd(size, 2 * c->allowance + 0.5, c->clamp);
                 d->regression = true;
                 d->clear = 0;
@@ -394,8 +408,7 @@ static enum detector_transition advance(struct detector *d, const struct detecto
          * or the minimum effect, whichever is further, so that a level back
          * inside the minimum effect always clears, even on a reference so
          * steady that the way back is many noise units long */
-        double effect = margin_of(dir, c->threshold) / d->rs.sigma *
-                        sqrt((1 - d->rs.rho) / (1 + d->rs.rho));
+        double effect = sustained_innovation(d, dir, margin_of(dir, c->threshold));
         double bound = fmax(d->shift / 2, effect);
         d->clear = fmax(0, d->clear + clampd(bound - u, -c->clamp, c->clamp));
         if (d->clear < c->alarm)

@@ -36,7 +36,7 @@ struct tracker_settings {
 };
 
 /* max_others_cpu's default: where the CPU-time figures' error beside a
- * co-tenant exceeds their own quiet noise (bench/contention.sh). */
+ * co-tenant exceeds their own quiet noise (bench/cost/contention.sh). */
 #define TRACKER_MAX_OTHERS_CPU "0.50"
 
 /* Settings from the config's [regression] section (defaults when absent

@@ -8,7 +8,7 @@
 set -u
 srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 not installed"; exit 77; }
-check="$srcdir/tests/integration/check_metric_names.py"
+check="$srcdir/tests/integration/lib/check_metric_names.py"
 dash="$srcdir/conf/grafana-dashboard.json"
 rules="$srcdir/conf/benchwatch.rules.yml"
 

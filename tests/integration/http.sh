@@ -1,6 +1,6 @@
 #!/bin/bash
 # http.sh — `benchwatch run http` through the CLI against real nginx,
-# haproxy and squid on 127.0.0.1 (tests/integration/http_servers.sh starts
+# haproxy and squid on 127.0.0.1 (tests/integration/lib/http_servers.sh starts
 # them, in the seed's three topologies over two squids).
 #
 # Checks what a user sees: request counts agree with the servers' access
@@ -12,7 +12,7 @@
 set -u
 : "${BENCHWATCH:?}" "${top_srcdir:?}"
 [ -x "$BENCHWATCH" ] || { echo "SKIP: $BENCHWATCH not built"; exit 77; }
-. "$top_srcdir/tests/integration/http_servers.sh"
+. "$top_srcdir/tests/integration/lib/http_servers.sh"
 http_servers_start || exit $?
 
 fail=0
