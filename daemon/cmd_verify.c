@@ -210,15 +210,15 @@ static int load_reference(const char *state_dir, const struct probe_cfg *pc,
 static struct result *verify_run(struct app *app, const struct probe_cfg *pc)
 {
         struct run_spec spec;
-        struct load_snapshot before, after;
-        struct load_window w;
+        struct busy_snapshot before, after;
+        struct busy_window w;
         app_run_spec(app, pc->name, pc->plugin, pc->params, pc->timeout, &spec);
-        load_snapshot_take(&before);
+        busy_snapshot_take(&before);
         struct result *res = runner_run_sync(&spec);
-        load_snapshot_take(&after);
-        load_window_between(&before, &after, &w);
+        busy_snapshot_take(&after);
+        busy_window_between(&before, &after, &w);
         if (res && res->success)
-                (void)load_window_add_metrics(&w, res);
+                (void)busy_window_add_metrics(&w, res);
         return res;
 }
 
