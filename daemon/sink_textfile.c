@@ -158,11 +158,8 @@ static void textfile_free(struct sink *s)
 
         if (!t)
                 return;
-        if (t->thread_started) {
-                sink_latest_stop(&t->latest);
-                pthread_join(t->thread, NULL);
-                sink_latest_done(&t->latest);
-        }
+        if (t->thread_started)
+                sink_latest_finish(&t->latest, t->thread);
         free(t->path);
         free(t);
 }
@@ -207,12 +204,7 @@ static int textfile_create(const struct param_set *opts,
         t->base.free = textfile_free;
         t->base.seed = textfile_publish;
         t->rl.interval = 600;
-        r = sink_latest_init(&t->latest);
-        if (r >= 0) {
-                r = -pthread_create(&t->thread, NULL, textfile_worker, t);
-                if (r < 0)
-                        sink_latest_done(&t->latest);
-        }
+        r = sink_latest_start(&t->latest, &t->thread, textfile_worker, t);
         if (r < 0) {
                 textfile_free(&t->base);
                 return r;

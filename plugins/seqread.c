@@ -19,13 +19,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/blockdev.h"
 #include "common/testfile.h"
 #include "plugin.h"
 #include "timeutil.h"
@@ -201,20 +199,9 @@ static int seqread_time(const struct bw_run *run, const struct bw_host *h,
 static int seqread_run(const struct bw_run *run, const struct bw_host *h)
 {
         const struct bw_param_value *v = run->values;
-        struct testfile tf = { 0 };
-        char *path = NULL;
-        if (testfile_path(run, "seqread", v[P_PATH].s, &path) < 0)
-                return h->fail(h, -ENOMEM, "out of memory");
-        int r = testfile_prepare(h, path, (uint64_t)v[P_SIZE].i,
-                                 v[P_SIZE].is_set, run->deadline - STOP_MARGIN,
-                                 &tf);
-        if (r == 0) {
-                blockdev_report(h, tf.path);
-                r = seqread_time(run, h, &tf);
-        }
-        testfile_done(&tf);
-        free(path);
-        return r;
+        return testfile_run(run, h, "seqread", v[P_PATH].s, (uint64_t)v[P_SIZE].i,
+                            v[P_SIZE].is_set, run->deadline - STOP_MARGIN,
+                            seqread_time);
 }
 
 static int seqread_check(const struct bw_run *run, const struct bw_host *h)
