@@ -192,13 +192,15 @@ int busy_window_add_metrics(const struct busy_window *w, struct result *res)
         int r = 0;
         if (!isnan(w->steal))
                 r = result_add(res, "benchwatch_probe_steal_ratio",
-                               "Share of the host's CPU time stolen by the hypervisor during the run",
+                               "Share of the host's CPU time stolen by the hypervisor during the "
+                               "run",
                                METRIC_GAUGE, NULL, w->steal, NULL);
         for (int i = 0; i < BUSY_N_PSI && r >= 0; i++) {
                 const char *lv[] = { "resource", busy_psi_names[i], NULL };
                 if (!isnan(w->pressure[i]))
                         r = result_add(res, "benchwatch_probe_pressure_ratio",
-                                       "Share of the run's time in which some task (the probe's own "
+                                       "Share of the run's time in which some task (the probe's "
+                                       "own "
                                        "included) waited for the resource (PSI some)",
                                        METRIC_GAUGE, lv, w->pressure[i], NULL);
         }

@@ -291,7 +291,8 @@ int cmd_run(struct app *app, int argc, char **argv)
                         return EXIT_OK;
                 }
                 if (c == 'f' || c == 't')
-                        log_error("run: invalid --%s value '%s'", c == 'f' ? "format" : "timeout", optarg);
+                        log_error("run: invalid --%s value '%s'", c == 'f' ? "format" : "timeout",
+                                  optarg);
                 run_usage(stderr);
                 return EXIT_USAGE;
         }

@@ -98,7 +98,8 @@ static int pg_config_parse(const struct param_set *o, struct pg_config *c,
         c->text = sink_opt(o, "format")->i == 1;
         sink_conn_parse(o, &c->conn);
         c->username = strdup(sink_opt(o, "username")->s ? sink_opt(o, "username")->s : "");
-        r = c->username ? sink_labels_parse(sink_opt(o, "labels")->s, &c->labels, ret_error) : -ENOMEM;
+        r = c->username ? sink_labels_parse(sink_opt(o, "labels")->s, &c->labels, ret_error)
+                        : -ENOMEM;
         if (r >= 0)
                 r = inst && *inst ? ((c->instance = strdup(inst)) ? 0 : -ENOMEM)
                                   : sink_host_name(&c->instance);

@@ -25,11 +25,15 @@
 #define TEXTFILE_DEFAULT_PATH "/var/lib/prometheus/node-exporter/benchwatch.prom"
 
 static const struct bw_param_def textfile_options[] = {
-        { .name = "enabled", .type = BW_PARAM_BOOL, .default_value = "yes",
+        { .name = "enabled",
+          .type = BW_PARAM_BOOL,
+          .default_value = "yes",
           .help = "write the textfile (the section's presence enables it)" },
-        { .name = "path", .type = BW_PARAM_STRING,
+        { .name = "path",
+          .type = BW_PARAM_STRING,
           .default_value = TEXTFILE_DEFAULT_PATH,
-          .help = "the .prom file node_exporter's textfile collector reads; a relative path is in state_dir" },
+          .help = "the .prom file node_exporter's textfile collector reads; a relative path is in "
+                  "state_dir" },
         { .name = NULL },
 };
 

@@ -462,7 +462,8 @@ static int note_learning(const struct config *cfg, const struct tracker_settings
                 return 0;
         return result_add(res, "benchwatch_baseline_first_verdict_timestamp_seconds",
                           "When the probe's first verdict is due at its interval, while its "
-                          "reference holds fewer than [regression] min_runs counted runs, UNIX time",
+                          "reference holds fewer than [regression] min_runs counted runs, UNIX "
+                          "time",
                           METRIC_GAUGE, NULL, res->started + more * interval, NULL);
 }
 
