@@ -10,7 +10,8 @@
 #include <stddef.h>
 
 #include "httpc.h"
-#include "params.h"
+
+struct param_set;
 
 struct sink_labels {
         char **names, **values;

@@ -22,13 +22,13 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#include "atomicfile.h"
-#include "fdio.h"
 #include "hist.h"
-#include "parse.h"
 #include "plugin.h"
-#include "strutil.h"
 #include "timeutil.h"
+#include "util/atomicfile.h"
+#include "util/fdio.h"
+#include "util/parse.h"
+#include "util/strutil.h"
 
 enum { P_WORK, P_EVENTS, P_DURATION, P_COUNT };
 

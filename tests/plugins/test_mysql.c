@@ -19,7 +19,7 @@
 #include <mysql.h>
 
 #include "../fakehost.h"
-#include "parse.h"
+#include "util/parse.h"
 
 extern const struct bw_plugin benchwatch_plugin;
 static const struct bw_plugin *P = &benchwatch_plugin;

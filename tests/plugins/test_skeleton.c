@@ -15,7 +15,7 @@
 
 #include "../fakehost.h"
 #include "loader.h"
-#include "strutil.h"
+#include "util/strutil.h"
 
 extern const struct bw_plugin benchwatch_plugin;
 #define P (&benchwatch_plugin)
