@@ -138,7 +138,7 @@ static int skeleton_run(const struct bw_run *run, const struct bw_host *h)
         free(path);
         if (r < 0)
                 return r;
-        h->log(h, LOG_DEBUG, "generator state %" PRIu64 " saved", x);
+        h->log(h, LOG_DEBUG, "generator at %" PRIu64 " after %" PRIu64 " events", x, n);
         h->counter(h, "events_total", "Events done", NULL, (double)n);
         h->gauge(h, "events_per_second", "Events per second", NULL,
                  taken > 0 ? (double)n / taken : 0);
