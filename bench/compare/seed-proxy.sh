@@ -30,10 +30,10 @@ seed_conc=${CONCURRENCY:-500}
 here=$(cd "$(dirname "$0")" && pwd)
 BENCHWATCH=${BENCHWATCH:-benchwatch}
 for t in ab python3; do
-	command -v "$t" >/dev/null || { echo "bench/compare/seed-proxy.sh: needs $t" >&2; exit 1; }
+        command -v "$t" >/dev/null || { echo "bench/compare/seed-proxy.sh: needs $t" >&2; exit 1; }
 done
 "$BENCHWATCH" plugins http >/dev/null 2>&1 ||
-	{ echo "bench/compare/seed-proxy.sh: '$BENCHWATCH' has no http plugin (set BENCHWATCH, BENCHWATCH_PLUGIN_DIR)" >&2; exit 1; }
+        { echo "bench/compare/seed-proxy.sh: '$BENCHWATCH' has no http plugin (set BENCHWATCH, BENCHWATCH_PLUGIN_DIR)" >&2; exit 1; }
 # 500 clients, each proxy doubling the sockets: more descriptors than the
 # usual 1024
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
@@ -44,12 +44,12 @@ work=$HTTP_DIR
 printf '[daemon]\nnice = 0\n' > "$work/bench.conf"
 
 run_ab() { # URL OUT
-	ab -i -c "$seed_conc" -n "$seed_requests" "$1" > "$2" 2>&1 || echo "(ab exit $?)" >> "$2"
+        ab -i -c "$seed_conc" -n "$seed_requests" "$1" > "$2" 2>&1 || echo "(ab exit $?)" >> "$2"
 }
 run_bw() { # URL OUT
-	"$BENCHWATCH" -c "$work/bench.conf" run http url="$1" method=HEAD \
-	    concurrency="$seed_conc" requests="$seed_requests" keepalive=no timeout=30s > "$2" 2>&1 ||
-	    echo "(benchwatch exit $?)" >> "$2"
+        "$BENCHWATCH" -c "$work/bench.conf" run http url="$1" method=HEAD \
+            concurrency="$seed_conc" requests="$seed_requests" keepalive=no timeout=30s > "$2" 2>&1 ||
+            echo "(benchwatch exit $?)" >> "$2"
 }
 
 echo "$(nginx -v 2>&1 | sed 's/.*: //'), $(haproxy -v | head -n 1 | cut -d' ' -f1-3)," \
@@ -58,15 +58,15 @@ echo "$(nginx -v 2>&1 | sed 's/.*: //'), $(haproxy -v | head -n 1 | cut -d' ' -f
 echo "ab -i -c $seed_conc -n $seed_requests vs benchwatch run http method=HEAD" \
      "concurrency=$seed_conc requests=$seed_requests keepalive=no, $rounds rounds"
 for topo in $HTTP_TOPOLOGIES; do
-	topo_name=${topo%%:*} url=http://127.0.0.1:${topo##*:}/index.html
-	run_ab "$url" "$work/warm" # the squids' caches, and the page cache
-	for r in $(seq 1 "$rounds"); do
-		if [ $((r % 2)) = 1 ]; then
-			run_ab "$url" "$work/ab.$topo_name.$r"; run_bw "$url" "$work/bw.$topo_name.$r"
-		else
-			run_bw "$url" "$work/bw.$topo_name.$r"; run_ab "$url" "$work/ab.$topo_name.$r"
-		fi
-	done
+        topo_name=${topo%%:*} url=http://127.0.0.1:${topo##*:}/index.html
+        run_ab "$url" "$work/warm" # the squids' caches, and the page cache
+        for r in $(seq 1 "$rounds"); do
+                if [ $((r % 2)) = 1 ]; then
+                        run_ab "$url" "$work/ab.$topo_name.$r"; run_bw "$url" "$work/bw.$topo_name.$r"
+                else
+                        run_bw "$url" "$work/bw.$topo_name.$r"; run_ab "$url" "$work/ab.$topo_name.$r"
+                fi
+        done
 done
 
 python3 "$here/seed-proxy.py" "$work" "$rounds" $HTTP_TOPOLOGIES

@@ -32,7 +32,8 @@ static void show_series(const struct baseline *b, const struct baseline_series *
         if (s->det.regression)
                 snprintf(state, sizeof(state), "REGRESSION");
         else if (!s->det.pinned)
-                snprintf(state, sizeof(state), "learning %u/%u", s->det.n_ref, ts->det.reference_runs);
+                snprintf(state, sizeof(state), "learning %u/%u", s->det.n_ref,
+                         ts->det.reference_runs);
         else
                 snprintf(state, sizeof(state), "ok");
         if (s->det.pinned) {
@@ -231,7 +232,8 @@ static int pick_key(const struct baseline *b, const char *metric, const char **r
                         fprintf(stderr, "  %s\n", b->series[i].key);
         if (!b->n_series)
                 fprintf(stderr, "  (the probe has no baseline yet: give the whole key, e.g. "
-                                "'benchwatch_cpu_events_per_second{max_prime=\"10000\",threads=\"1\"}',"
+                                "'benchwatch_cpu_events_per_second{max_prime=\"10000\",threads="
+                                "\"1\"}',"
                                 " as `benchwatch run PROBE --format=prometheus` names it)\n");
         return EXIT_USAGE;
 }
@@ -264,9 +266,11 @@ static int import_one(const char *state_dir, const char *probe, const char *metr
                         log_error("baseline import: %s has %zu value(s); a reference needs at "
                                   "least %d", file, n, DETECTOR_REF_MIN);
                 else
-                        log_error("baseline import: '%s' %s", key, r == -EDOM ?
-                                  "is not a figure benchwatch tracks (no clear \"worse\")" :
-                                  "is not a series key (metric{label=\"value\",...}, labels sorted)");
+                        log_error("baseline import: '%s' %s", key,
+                                  r == -EDOM ? "is not a figure benchwatch tracks (no clear "
+                                               "\"worse\")"
+                                             : "is not a series key (metric{label=\"value\",...}, "
+                                               "labels sorted)");
                 ex = EXIT_USAGE;
         } else if (v && (ex = save(state_dir, b)) == EXIT_OK) {
                 const struct baseline_series *s = baseline_find(b, key);
@@ -334,8 +338,9 @@ int cmd_baseline(struct app *app, int argc, char **argv)
         if (verb < 0) {
                 bool help = argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"));
                 if (!help)
-                        log_error(argc > 1 ? "baseline: unknown action '%s'" :
-                                  "baseline: say show, reset, accept or import%s", argc > 1 ? argv[1] : "");
+                        log_error(argc > 1 ? "baseline: unknown action '%s'"
+                                           : "baseline: say show, reset, accept or import%s",
+                                  argc > 1 ? argv[1] : "");
                 baseline_usage(help ? stdout : stderr);
                 return help ? EXIT_OK : EXIT_USAGE;
         }
@@ -359,7 +364,8 @@ int cmd_baseline(struct app *app, int argc, char **argv)
         if (verb == 0)
                 ex = baseline_show(state_dir, argv + 2, argc - 2, &ts);
         else if (verb == 1)
-                ex = baseline_reset_cmd(state_dir, argv + 2 + all_flag, argc - 2 - all_flag, all_flag);
+                ex = baseline_reset_cmd(state_dir, argv + 2 + all_flag, argc - 2 - all_flag,
+                                        all_flag);
         else if (verb == 2)
                 for (int i = 2; i < argc; i++) {
                         int r = accept_one(state_dir, argv[i], &ts);

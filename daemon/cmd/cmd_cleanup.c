@@ -52,12 +52,13 @@ int cmd_cleanup(struct app *app, int argc, char **argv)
                 bool help = cli_is_help(argv[i]);
                 if (!help)
                         cli_reject("cleanup", argv[i]);
-                fprintf(help ? stdout : stderr, "Usage: benchwatch cleanup [PROBE [NAME=VALUE ...] ...]\n\n"
-                       "Removes the test files and tables that the configured probes\n"
-                       "(or the named ones, which may also be plugin names) created.\n"
-                       "NAME=VALUE words after a name override its parameters as in\n"
-                       "`benchwatch run`, e.g. `cleanup disk path=/srv/bench.dat` for a\n"
-                       "file that `run disk path=/srv/bench.dat` made.\n");
+                fprintf(help ? stdout : stderr,
+                        "Usage: benchwatch cleanup [PROBE [NAME=VALUE ...] ...]\n\n"
+                        "Removes the test files and tables that the configured probes\n"
+                        "(or the named ones, which may also be plugin names) created.\n"
+                        "NAME=VALUE words after a name override its parameters as in\n"
+                        "`benchwatch run`, e.g. `cleanup disk path=/srv/bench.dat` for a\n"
+                        "file that `run disk path=/srv/bench.dat` made.\n");
                 return help ? EXIT_OK : EXIT_USAGE;
         }
         if (argc > 1 && strchr(argv[1], '=')) {

@@ -372,7 +372,8 @@ static void daemon_usage(FILE *f)
                    "sends each result to the configured sinks. SIGHUP reloads the\n"
                    "configuration (a bad one is reported and the old one kept);\n"
                    "SIGTERM stops the running probe and exits.\n\n"
-                   "  --print        print each result on stdout (default when stdout is a terminal)\n"
+                   "  --print        print each result on stdout (default when stdout is a "
+                   "terminal)\n"
                    "  --first-pass   run every probe once at start, one after the other, without\n"
                    "                 splay or duty-cycle pause (a demonstration), then as usual\n");
 }

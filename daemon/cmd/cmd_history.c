@@ -162,7 +162,8 @@ static void history_usage(FILE *f)
                    "Prints the figures the daemon recorded for PROBE (in state_dir, at most\n"
                    "[daemon] history_size bytes a probe), with the reference and the verdict\n"
                    "of each run; --since 7d keeps the last 7 days; --plot draws them (the\n"
-                   "figure, the reference band of +-[regression] threshold, regressions in red).\n");
+                   "figure, the reference band of +-[regression] threshold, regressions in "
+                   "red).\n");
 }
 
 static int parse_history_args(int argc, char **argv, struct history_opts *o)
@@ -185,20 +186,27 @@ static int parse_history_args(int argc, char **argv, struct history_opts *o)
                         o->metric = optarg;
                 } else if (c == 'p') {
                         o->plot = optarg;
-                } else if (c == 'f' && (!strcmp(optarg, formats[0]) || !strcmp(optarg, formats[1]) ||
-                                        !strcmp(optarg, formats[2]))) {
-                        o->fmt = !strcmp(optarg, "csv") ? HF_CSV : !strcmp(optarg, "json") ? HF_JSON : HF_TABLE;
+                } else if (c == 'f' &&
+                           (!strcmp(optarg, formats[0]) || !strcmp(optarg, formats[1]) ||
+                            !strcmp(optarg, formats[2]))) {
+                        o->fmt = !strcmp(optarg, "csv")    ? HF_CSV
+                                 : !strcmp(optarg, "json") ? HF_JSON
+                                                           : HF_TABLE;
                 } else {
                         if (c == 's')
-                                log_error("history: --since '%s' is not a duration (e.g. 90min, 7d)", optarg);
+                                log_error("history: --since '%s' is not a duration (e.g. 90min, "
+                                          "7d)",
+                                          optarg);
                         else if (c == 'f')
-                                log_error("history: unknown format '%s' (table, csv or json)", optarg);
+                                log_error("history: unknown format '%s' (table, csv or json)",
+                                          optarg);
                         history_usage(c == 'h' ? stdout : stderr);
                         return c == 'h' ? EXIT_OK : EXIT_USAGE;
                 }
         }
         if (argc - optind != 1) {
-                log_error(argc == optind ? "history: which probe?" : "history: one probe at a time");
+                log_error(argc == optind ? "history: which probe?"
+                                         : "history: one probe at a time");
                 history_usage(stderr);
                 return EXIT_USAGE;
         }
@@ -221,7 +229,9 @@ int cmd_history(struct app *app, int argc, char **argv)
         const char *state_dir = app_daemon_option(app, "state_dir")->s;
         int r = history_read(state_dir, o.probe, o.since, &e, &n, &skipped, &first_bad, &why);
         if (r < 0) {
-                log_error("history: %s", r == -EINVAL ? "not a probe name" : why ? why : strerror(-r));
+                log_error("history: %s", r == -EINVAL ? "not a probe name"
+                                         : why        ? why
+                                                      : strerror(-r));
                 free(why);
                 app_done(app);
                 return r == -EINVAL || r == -EBADMSG ? EXIT_USAGE : EXIT_ENV;

@@ -18,12 +18,15 @@ int cmd_push(struct app *app, int argc, char **argv)
                 if (!help)
                         log_error(argc > 1 ? "push: unknown option '%s' (only --delete)" :
                                   "push: say --delete%s", argc > 1 ? argv[1] : "");
-                fprintf(help ? stdout : stderr,
-                        "Usage: benchwatch push --delete [PROBE ...]\n\n"
-                        "Deletes this host's groups (job/benchwatch/instance/<host>/probe/<probe>)\n"
-                        "from the Pushgateway of the [pushgateway] section: of every configured\n"
-                        "probe and the host's own (job/benchwatch/instance/<host>: its info\n"
-                        "metrics), or of the named probes (which need not be configured any more).\n");
+                fprintf(help ? stdout : stderr, "Usage: benchwatch push --delete [PROBE ...]\n\n"
+                                                "Deletes this host's groups "
+                                                "(job/benchwatch/instance/<host>/probe/<probe>)\n"
+                                                "from the Pushgateway of the [pushgateway] "
+                                                "section: of every configured\n"
+                                                "probe and the host's own "
+                                                "(job/benchwatch/instance/<host>: its info\n"
+                                                "metrics), or of the named probes (which need not "
+                                                "be configured any more).\n");
                 return help ? EXIT_OK : EXIT_USAGE;
         }
         for (int i = 2; i < argc; i++)

@@ -119,7 +119,8 @@ static void print_summary(const struct replay_opts *o, const struct tracker_sett
                           size_t n, const struct tally *t)
 {
         if (o->fmt == FORMAT_JSON) {
-                printf("],\"runs\":%zu,\"pinned_at_run\":%zu,\"regressions\":%u,\"recoveries\":%u}\n",
+                printf("],\"runs\":%zu,\"pinned_at_run\":%zu,\"regressions\":%u,\"recoveries\":%u}"
+                       "\n",
                        n, t->pinned_at, t->entered, t->left);
                 return;
         }
@@ -159,7 +160,8 @@ static int parse_replay_args(int argc, char **argv, struct replay_opts *o)
         while ((c = cli_getopt("replay", argc, argv, "h", opts)) != -1) {
                 if (c == 'l')
                         o->dir = DETECTOR_LOWER_IS_BETTER;
-                else if (c == 'f' && format_parse(optarg, &o->fmt) == 0 && o->fmt != FORMAT_PROMETHEUS)
+                else if (c == 'f' && format_parse(optarg, &o->fmt) == 0 &&
+                         o->fmt != FORMAT_PROMETHEUS)
                         continue;
                 else {
                         if (c == 'f')

@@ -88,7 +88,9 @@ static size_t split_probes(const struct app *app, int argc, char **argv, int *re
         return n;
 }
 
-static int write_all(const struct run_opts *ro, struct compare_column *cols, size_t n)
+/* The results on stdout in the chosen format: one probe's report, or the
+ * columns side by side. */
+static int print_results(const struct run_opts *ro, struct compare_column *cols, size_t n)
 {
         if (n == 1)
                 return format_write(stdout, ro->fmt, cols[0].result, cols[0].plugin->report);
@@ -154,7 +156,7 @@ static int run_probes(struct app *app, const struct run_opts *ro, int argc, char
                         ex = EXIT_ENV;
         }
         if (ex == EXIT_OK)
-                ex = write_all(ro, cols, n) < 0 ? EXIT_ENV : EXIT_OK;
+                ex = print_results(ro, cols, n) < 0 ? EXIT_ENV : EXIT_OK;
         for (size_t i = 0; ex == EXIT_OK && i < n; i++)
                 if (!pr[i].result->success)
                         ex = EXIT_FAILED;
@@ -193,7 +195,8 @@ int cmd_run(struct app *app, int argc, char **argv)
                         return EXIT_OK;
                 }
                 if (c == 'f' || c == 't')
-                        log_error("run: invalid --%s value '%s'", c == 'f' ? "format" : "timeout", optarg);
+                        log_error("run: invalid --%s value '%s'", c == 'f' ? "format" : "timeout",
+                                  optarg);
                 run_usage(stderr);
                 return EXIT_USAGE;
         }

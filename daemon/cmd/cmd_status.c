@@ -251,7 +251,8 @@ static size_t sinks_of(const struct status_ctx *c, struct sink_status *ret)
                 const char *path = sink_opt(tf, "path")->s;
                 struct stat st;
                 ret[n] = (struct sink_status){ .name = "textfile" };
-                ret[n].where = *path == '/' ? strdup(path) : str_printf("%s/%s", c->state_dir, path);
+                ret[n].where =
+                        *path == '/' ? strdup(path) : str_printf("%s/%s", c->state_dir, path);
                 if (ret[n].where && stat(ret[n].where, &st) == 0)
                         ret[n].last_write = (double)st.st_mtim.tv_sec + st.st_mtim.tv_nsec / 1e9;
                 ret[n].health = statefile_find_sink(c->sf, "textfile");
@@ -345,7 +346,9 @@ static void json_probe(const struct status_ctx *c, const struct probe_status *p)
                "\"pinned\":%s,", p->held, c->ts.det.reference_runs, c->ts.det.min_runs,
                p->pinned ? "true" : "false");
         json_num("pinned_since", p->pinned ? p->pinned_at : NAN, false);
-        printf("},\"verdict\":\"%s\",", p->regression ? "regression" : p->verdict ? "ok" : "learning");
+        printf("},\"verdict\":\"%s\",", p->regression ? "regression"
+                                        : p->verdict  ? "ok"
+                                                      : "learning");
         json_str("series", p->key, true);
         json_num("change", p->key ? p->change : NAN, true);
         json_num("change_lo", p->key ? p->lo : NAN, true);

@@ -63,7 +63,10 @@ static int parse_opts(int argc, char **argv, struct sweep_opts *o)
                 switch (r ? 0 : c) {
                 case 0: break;
                 case 'f': r = format_parse(optarg, &o->fmt); break;
-                case 'q': r = parse_double(optarg, &o->q); r = r < 0 || o->q <= 0 || o->q > 1 ? -1 : 0; break;
+                case 'q':
+                        r = parse_double(optarg, &o->q);
+                        r = r < 0 || o->q <= 0 || o->q > 1 ? -1 : 0;
+                        break;
                 case 'l': r = parse_duration(optarg, &o->target); break;
                 case 'p': o->plot = optarg; break;
                 case 't': r = parse_duration(optarg, &o->timeout); break;
@@ -73,7 +76,11 @@ static int parse_opts(int argc, char **argv, struct sweep_opts *o)
                 if (r < 0) {
                         if (c != '?')
                                 log_error("sweep: invalid value '%s' for --%s", optarg,
-                                          opts[c == 'f' ? 0 : c == 'q' ? 1 : c == 'l' ? 2 : 4].name);
+                                          opts[c == 'f'   ? 0
+                                               : c == 'q' ? 1
+                                               : c == 'l' ? 2
+                                                          : 4]
+                                                  .name);
                         sweep_usage(stderr);
                         return EXIT_USAGE;
                 }
@@ -290,7 +297,8 @@ static int sweep_all(const struct sweep_run *s, const char *param, char **levels
         }
         if (ex == EXIT_OK || ex == EXIT_FAILED) {
                 int knee = sweep_knee(pts, done, s->o->target);
-                const char *tshort = s->plugin->throughput_metric ? s->plugin->throughput_metric : "throughput";
+                const char *tshort =
+                        s->plugin->throughput_metric ? s->plugin->throughput_metric : "throughput";
                 const struct result *prio = with_priority(results, done);
                 if (s->o->fmt == FORMAT_TABLE && prio)
                         format_priority(stdout, prio);
@@ -355,8 +363,9 @@ int cmd_sweep(struct app *app, int argc, char **argv)
                 s.base = base;
                 if (o.timeout > 0)
                         s.timeout = o.timeout;
-                ex = app_ensure_dir(app_daemon_option(app, "cache_dir")->s) < 0 ? EXIT_ENV
-                                                                                : sweep_all(&s, param, levels);
+                ex = app_ensure_dir(app_daemon_option(app, "cache_dir")->s) < 0
+                             ? EXIT_ENV
+                             : sweep_all(&s, param, levels);
         }
         param_set_free(base);
         for (size_t i = 0; levels[i]; i++)

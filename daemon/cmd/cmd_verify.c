@@ -63,7 +63,9 @@ static void print_json_row(const struct baseline *b, const struct baseline_serie
                 printf(",\"change\":%.6g,\"change_low\":%.6g,\"change_high\":%.6g,"
                        "\"detectable\":%.6g,\"p_worse\":%.4g,\"runs\":%u,\"decided\":\"%s\"",
                        c->change, c->change_lo, c->change_hi, c->detectable, c->p_worse, c->runs,
-                       c->at_bound ? "bound" : c->outcome == DETECTOR_VERIFY_MORE ? "unclear" : "clear");
+                       c->at_bound                          ? "bound"
+                       : c->outcome == DETECTOR_VERIFY_MORE ? "unclear"
+                                                            : "clear");
         printf(",\"verdict\":\"%s\"}", verdict_text(s));
 }
 
@@ -210,15 +212,15 @@ static int load_reference(const char *state_dir, const struct probe_cfg *pc,
 static struct result *verify_run(struct app *app, const struct probe_cfg *pc)
 {
         struct run_spec spec;
-        struct load_snapshot before, after;
-        struct load_window w;
+        struct busy_snapshot before, after;
+        struct busy_window w;
         app_run_spec(app, pc->name, pc->plugin, pc->params, pc->timeout, &spec);
-        load_snapshot_take(&before);
+        busy_snapshot_take(&before);
         struct result *res = runner_run_sync(&spec);
-        load_snapshot_take(&after);
-        load_window_between(&before, &after, &w);
+        busy_snapshot_take(&after);
+        busy_window_between(&before, &after, &w);
         if (res && res->success)
-                (void)load_window_add_metrics(&w, res);
+                (void)busy_window_add_metrics(&w, res);
         return res;
 }
 
@@ -340,7 +342,8 @@ int cmd_verify(struct app *app, int argc, char **argv)
                 return ex;
         for (size_t i = 0; i < n_names; i++)
                 if (!config_find_probe(app->cfg, names[i])) {
-                        log_error("verify: no configured probe '%s' in %s", names[i], app->cfg->source);
+                        log_error("verify: no configured probe '%s' in %s", names[i],
+                                  app->cfg->source);
                         ex = EXIT_USAGE;
                 }
         struct tracker_settings ts;
@@ -366,13 +369,18 @@ int cmd_verify(struct app *app, int argc, char **argv)
                         ex = r;
         }
         if (fmt == FORMAT_JSON)
-                printf("],\"status\":\"%s\"}\n", ex == EXIT_OK ? "pass" : ex == EXIT_FAILED ? "regression" : "error");
+                printf("],\"status\":\"%s\"}\n", ex == EXIT_OK       ? "pass"
+                                                 : ex == EXIT_FAILED ? "regression"
+                                                                     : "error");
         else if (waiting)
                 printf("\nERROR: no verdict possible yet for %zu of %zu probe(s): their "
                        "references are still too short (see above)\n", waiting, checked);
         else
                 printf("\n%s: %zu probe(s) checked\n",
-                       ex == EXIT_OK ? "PASS" : ex == EXIT_FAILED ? "FAIL (regression)" : "ERROR", checked);
+                       ex == EXIT_OK       ? "PASS"
+                       : ex == EXIT_FAILED ? "FAIL (regression)"
+                                           : "ERROR",
+                       checked);
         if (!checked && ex == EXIT_OK) {
                 log_error("verify: no enabled probe to check in %s", app->cfg->source);
                 ex = EXIT_USAGE;

@@ -88,8 +88,10 @@ static void axes(FILE *f, const struct panel *p)
         fputs("</text>\n", f);
         for (int k = 0; k <= 4; k++) {
                 double v = p->y0 + (p->y1 - p->y0) * k / 4, y = py(p, v);
-                fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>\n"
-                           "<text x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%s</text>\n",
+                fprintf(f,
+                        "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>\n"
+                        "<text x=\"%d\" y=\"%.1f\" font-size=\"11\" "
+                        "text-anchor=\"end\">%s</text>\n",
                         ML, y, W - MR, y, ML - 6, y + 4,
                         format_quantity(v, p->seconds, buf, sizeof(buf)));
         }
@@ -105,13 +107,22 @@ static void axes(FILE *f, const struct panel *p)
                             strftime(buf, sizeof(buf), "%Y-%m-%d", &tm);
                 if (!ok)
                         snprintf(buf, sizeof(buf), "?");
-                fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" font-size=\"11\" text-anchor=\"%s\">%s</text>\n",
-                        px(p, t), p->top + PANEL_H - MB + 16, k == 0 ? "start" : k == 4 ? "end" : "middle",
+                fprintf(f,
+                        "<text x=\"%.1f\" y=\"%.0f\" font-size=\"11\" "
+                        "text-anchor=\"%s\">%s</text>\n",
+                        px(p, t), p->top + PANEL_H - MB + 16,
+                        k == 0   ? "start"
+                        : k == 4 ? "end"
+                                 : "middle",
                         buf);
         }
-        fprintf(f, "<text x=\"%d\" y=\"%.0f\" font-size=\"11\" text-anchor=\"end\" fill=\"#666\">UTC</text>\n",
+        fprintf(f,
+                "<text x=\"%d\" y=\"%.0f\" font-size=\"11\" text-anchor=\"end\" "
+                "fill=\"#666\">UTC</text>\n",
                 W - MR, p->top + PANEL_H - MB + 30);
-        fprintf(f, "<rect x=\"%d\" y=\"%.0f\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#999\"/>\n",
+        fprintf(f,
+                "<rect x=\"%d\" y=\"%.0f\" width=\"%d\" height=\"%d\" fill=\"none\" "
+                "stroke=\"#999\"/>\n",
                 ML, p->top + MT, W - ML - MR, PANEL_H - MT - MB);
 }
 
@@ -129,10 +140,12 @@ static void band(FILE *f, const struct panel *p, const struct history_entry *e, 
                 if (start != SIZE_MAX && !same && isfinite(e[start].reference)) {
                         double ref = e[start].reference, x0 = px(p, e[start].t);
                         double x1 = px(p, i < n ? e[i].t : e[last].t);
-                        fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-                                   "fill=\"#2ca02c\" fill-opacity=\"0.15\"/>\n"
-                                   "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#2ca02c\" "
-                                   "stroke-dasharray=\"6 4\"/>\n",
+                        fprintf(f,
+                                "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+                                "fill=\"#2ca02c\" fill-opacity=\"0.15\"/>\n"
+                                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+                                "stroke=\"#2ca02c\" "
+                                "stroke-dasharray=\"6 4\"/>\n",
                                 x0, py(p, ref * (1 + thr)), fmax(x1 - x0, 1),
                                 py(p, ref * (1 - thr)) - py(p, ref * (1 + thr)), x0, py(p, ref), x1,
                                 py(p, ref));
@@ -163,15 +176,22 @@ static void points(FILE *f, const struct panel *p, const struct history_entry *e
 
 static void legend(FILE *f, double y, double thr)
 {
-        fprintf(f, "<g font-size=\"12\"><line x1=\"%d\" y1=\"%.0f\" x2=\"%d\" y2=\"%.0f\" stroke=\"#1f77b4\" stroke-width=\"2\"/>"
-                   "<text x=\"%d\" y=\"%.0f\">figure</text>"
-                   "<rect x=\"%d\" y=\"%.0f\" width=\"24\" height=\"10\" fill=\"#2ca02c\" fill-opacity=\"0.15\" stroke=\"#2ca02c\" stroke-dasharray=\"6 4\"/>"
-                   "<text x=\"%d\" y=\"%.0f\">reference \u00b1%.0f%%</text>"
-                   "<circle cx=\"%d\" cy=\"%.0f\" r=\"4\" fill=\"#d62728\"/><text x=\"%d\" y=\"%.0f\">in regression</text>"
-                   "<circle cx=\"%d\" cy=\"%.0f\" r=\"4\" fill=\"#999999\"/><text x=\"%d\" y=\"%.0f\">learning</text>"
-                   "<circle cx=\"%d\" cy=\"%.0f\" r=\"4\" fill=\"white\" stroke=\"#1f77b4\"/><text x=\"%d\" y=\"%.0f\">not counted</text></g>\n",
+        fprintf(f,
+                "<g font-size=\"12\"><line x1=\"%d\" y1=\"%.0f\" x2=\"%d\" y2=\"%.0f\" "
+                "stroke=\"#1f77b4\" stroke-width=\"2\"/>"
+                "<text x=\"%d\" y=\"%.0f\">figure</text>"
+                "<rect x=\"%d\" y=\"%.0f\" width=\"24\" height=\"10\" fill=\"#2ca02c\" "
+                "fill-opacity=\"0.15\" stroke=\"#2ca02c\" stroke-dasharray=\"6 4\"/>"
+                "<text x=\"%d\" y=\"%.0f\">reference \u00b1%.0f%%</text>"
+                "<circle cx=\"%d\" cy=\"%.0f\" r=\"4\" fill=\"#d62728\"/><text x=\"%d\" "
+                "y=\"%.0f\">in regression</text>"
+                "<circle cx=\"%d\" cy=\"%.0f\" r=\"4\" fill=\"#999999\"/><text x=\"%d\" "
+                "y=\"%.0f\">learning</text>"
+                "<circle cx=\"%d\" cy=\"%.0f\" r=\"4\" fill=\"white\" stroke=\"#1f77b4\"/><text "
+                "x=\"%d\" y=\"%.0f\">not counted</text></g>\n",
                 ML, y - 4, ML + 24, y - 4, ML + 30, y, ML + 100, y - 10, ML + 130, y, thr * 100,
-                ML + 260, y - 4, ML + 270, y, ML + 380, y - 4, ML + 390, y, ML + 470, y - 4, ML + 480, y);
+                ML + 260, y - 4, ML + 270, y, ML + 380, y - 4, ML + 390, y, ML + 470, y - 4,
+                ML + 480, y);
 }
 
 int history_plot_svg(FILE *f, const char *probe, const struct history_entry *e, size_t n,
@@ -189,10 +209,13 @@ int history_plot_svg(FILE *f, const char *probe, const struct history_entry *e, 
                         keys[nk++] = e[i].key;
         }
         double height = HEAD + nk * PANEL_H + FOOT;
-        fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-                   "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%.0f\" "
-                   "font-family=\"sans-serif\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
-                   "<text x=\"%d\" y=\"26\" font-size=\"16\" font-weight=\"bold\">benchwatch history: probe ",
+        fprintf(f,
+                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%.0f\" "
+                "font-family=\"sans-serif\">\n<rect width=\"100%%\" height=\"100%%\" "
+                "fill=\"white\"/>\n"
+                "<text x=\"%d\" y=\"26\" font-size=\"16\" font-weight=\"bold\">benchwatch history: "
+                "probe ",
                 W, height, ML);
         put_xml(f, probe);
         fputs("</text>\n", f);

@@ -17,29 +17,42 @@ static const struct {
         int (*fn)(struct app *app, int argc, char **argv);
         const char *help;
 } commands[] = {
-        { "run", cmd_run, "run PROBE [NAME=VALUE ...] [PROBE ...] [--format=table|prometheus|json]\n"
+        { "run", cmd_run,
+          "run PROBE [NAME=VALUE ...] [PROBE ...] [--format=table|prometheus|json]\n"
           "                         run a probe (a configured one or a plugin) once;\n"
           "                         several: one after the other, side by side" },
-        { "plugins", cmd_plugins, "plugins [PLUGIN]      list plugins, their parameters, defaults and units" },
-        { "status", cmd_status, "status [--format=table|json]\n"
+        { "plugins", cmd_plugins,
+          "plugins [PLUGIN]      list plugins, their parameters, defaults and units" },
+        { "status", cmd_status,
+          "status [--format=table|json]\n"
           "                         what the daemon is doing: last and next runs, references,\n"
           "                         verdicts, sinks; exit 1 when a probe fails or regressed" },
-        { "check-config", cmd_check_config, "check-config          validate the configuration without running" },
-        { "daemon", cmd_daemon, "daemon                run every probe on its interval (the service)" },
-        { "sweep", cmd_sweep, "sweep PROBE PARAM=V1,V2,... [NAME=VALUE ...] [--plot=FILE.svg]\n"
+        { "check-config", cmd_check_config,
+          "check-config          validate the configuration without running" },
+        { "daemon", cmd_daemon,
+          "daemon                run every probe on its interval (the service)" },
+        { "sweep", cmd_sweep,
+          "sweep PROBE PARAM=V1,V2,... [NAME=VALUE ...] [--plot=FILE.svg]\n"
           "                         run a probe at several levels and find the knee" },
-        { "verify", cmd_verify, "verify [--probe NAME ...] [--format=table|json]\n"
-          "                         run the probes until the comparison with the reference is clear" },
-        { "baseline", cmd_baseline, "baseline show|reset|accept [PROBE ...] | import PROBE FILE\n"
+        { "verify", cmd_verify,
+          "verify [--probe NAME ...] [--format=table|json]\n"
+          "                         run the probes until the comparison with the reference is "
+          "clear" },
+        { "baseline", cmd_baseline,
+          "baseline show|reset|accept [PROBE ...] | import PROBE FILE\n"
           "                         show the pinned references, forget them, take the\n"
           "                         recent level as the new normal, or seed one from a history" },
-        { "replay", cmd_replay, "replay FILE [--format=table|json] [--lower-is-better]\n"
+        { "replay", cmd_replay,
+          "replay FILE [--format=table|json] [--lower-is-better]\n"
           "                         run a series through the detector: what it would flag" },
-        { "history", cmd_history, "history PROBE [--since DURATION] [--format=table|csv|json] [--plot FILE.svg]\n"
+        { "history", cmd_history,
+          "history PROBE [--since DURATION] [--format=table|csv|json] [--plot FILE.svg]\n"
           "                         the figures the daemon recorded, with reference and verdict" },
-        { "push", cmd_push, "push --delete [PROBE ...]\n"
+        { "push", cmd_push,
+          "push --delete [PROBE ...]\n"
           "                         delete this host's groups from the Pushgateway" },
-        { "cleanup", cmd_cleanup, "cleanup [PROBE [NAME=VALUE ...] ...]\n"
+        { "cleanup", cmd_cleanup,
+          "cleanup [PROBE [NAME=VALUE ...] ...]\n"
           "                         remove test files/tables the probes created" },
 };
 

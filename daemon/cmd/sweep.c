@@ -97,21 +97,29 @@ static void polyline(FILE *f, const struct sweep_point *pts, size_t n, bool lat,
 static void axes(FILE *f, const char *param, const char *tname, double q,
                  double tmax, double lmax, const struct sweep_point *pts, size_t n)
 {
-        fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#333\"/>\n", L, H - B, W - R, H - B);
-        fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#1f77b4\"/>\n", L, T, L, H - B);
-        fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#d62728\"/>\n", W - R, T, W - R, H - B);
+        fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#333\"/>\n", L, H - B,
+                W - R, H - B);
+        fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#1f77b4\"/>\n", L, T, L,
+                H - B);
+        fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#d62728\"/>\n", W - R, T,
+                W - R, H - B);
         for (int k = 0; k <= 4; k++) {
                 double y = H - B - k / 4.0 * (H - T - B);
                 char tt[32], lt[32];
-                fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" font-size=\"11\" fill=\"#1f77b4\">%s</text>\n",
+                fprintf(f,
+                        "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" font-size=\"11\" "
+                        "fill=\"#1f77b4\">%s</text>\n",
                         L - 6, y + 4, format_tick(tmax * k / 4, false, tt, sizeof(tt)));
-                fprintf(f, "<text x=\"%d\" y=\"%.1f\" font-size=\"11\" fill=\"#d62728\">%s</text>\n",
+                fprintf(f,
+                        "<text x=\"%d\" y=\"%.1f\" font-size=\"11\" fill=\"#d62728\">%s</text>\n",
                         W - R + 6, y + 4, format_tick(lmax * k / 4, true, lt, sizeof(lt)));
-                fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#eee\"/>\n", L, y, W - R, y);
+                fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#eee\"/>\n",
+                        L, y, W - R, y);
         }
         for (size_t i = 0; i < n; i++) {
                 double x = L + (n > 1 ? (double)i / (double)(n - 1) : 0.5) * (W - L - R);
-                fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" font-size=\"11\">", x, H - B + 18);
+                fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" font-size=\"11\">", x,
+                        H - B + 18);
                 for (const char *c = pts[i].level; *c; c++)
                         if (*c != '<' && *c != '&')
                                 fputc(*c, f);
@@ -119,9 +127,13 @@ static void axes(FILE *f, const char *param, const char *tname, double q,
         }
         fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-size=\"13\">%s</text>\n",
                 (W + L - R) / 2, H - 15, param);
-        fprintf(f, "<text x=\"15\" y=\"%d\" font-size=\"13\" fill=\"#1f77b4\" transform=\"rotate(-90 15 %d)\" text-anchor=\"middle\">%s</text>\n",
+        fprintf(f,
+                "<text x=\"15\" y=\"%d\" font-size=\"13\" fill=\"#1f77b4\" transform=\"rotate(-90 "
+                "15 %d)\" text-anchor=\"middle\">%s</text>\n",
                 (H - B + T) / 2, (H - B + T) / 2, tname);
-        fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"13\" fill=\"#d62728\" transform=\"rotate(90 %d %d)\" text-anchor=\"middle\">p%g latency</text>\n",
+        fprintf(f,
+                "<text x=\"%d\" y=\"%d\" font-size=\"13\" fill=\"#d62728\" transform=\"rotate(90 "
+                "%d %d)\" text-anchor=\"middle\">p%g latency</text>\n",
                 W - 20, (H - B + T) / 2, W - 20, (H - B + T) / 2, q * 100);
 }
 
@@ -146,8 +158,11 @@ int sweep_plot_svg(const char *path, const char *title, const char *param,
                 }
         tmax = nice_max(tmax);
         lmax = nice_max(lmax * 1e3) / 1e3;
-        fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-                   "font-family=\"sans-serif\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n", W, H);
+        fprintf(f,
+                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+                "font-family=\"sans-serif\">\n<rect width=\"100%%\" height=\"100%%\" "
+                "fill=\"white\"/>\n",
+                W, H);
         fprintf(f, "<text x=\"%d\" y=\"28\" text-anchor=\"middle\" font-size=\"15\">", W / 2);
         for (const char *c = title; *c; c++)
                 if (*c != '<' && *c != '&')
@@ -158,7 +173,9 @@ int sweep_plot_svg(const char *path, const char *title, const char *param,
                 double x = L + (n > 1 ? (double)knee / (double)(n - 1) : 0.5) * (W - L - R);
                 fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#2ca02c\" "
                            "stroke-dasharray=\"6,4\" stroke-width=\"2\"/>\n", x, T, x, H - B);
-                fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" font-size=\"12\" fill=\"#2ca02c\">knee</text>\n",
+                fprintf(f,
+                        "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" font-size=\"12\" "
+                        "fill=\"#2ca02c\">knee</text>\n",
                         x, T - 6);
         }
         polyline(f, pts, n, false, tmax, "#1f77b4");

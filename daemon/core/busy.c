@@ -48,12 +48,12 @@ static int psi_some(const char *path, const char *key, double *ret)
         return number_after(buf, key, ret);
 }
 
-int load_read_psi(const char *path, double *ret_avg10)
+int busy_read_psi(const char *path, double *ret_avg10)
 {
         return psi_some(path, " avg10=", ret_avg10);
 }
 
-int load_read_loadavg(const char *path, double *ret_load1)
+int busy_read_loadavg(const char *path, double *ret_load1)
 {
         char buf[PROC_FILE_MAX];
         int r = read_small_file(path, buf, sizeof(buf));
@@ -69,16 +69,16 @@ static const char *proc_dir(void)
         return d && *d ? d : "/proc";
 }
 
-const char *const load_psi_names[LOAD_N_PSI] = { "cpu", "io", "memory" };
+const char *const busy_psi_names[BUSY_N_PSI] = { "cpu", "io", "memory" };
 
 /* "some total=" (microseconds) of a PSI file. */
-static int load_read_psi_total(const char *path, double *ret_us)
+static int busy_read_psi_total(const char *path, double *ret_us)
 {
         return psi_some(path, " total=", ret_us);
 }
 
 /* The total and steal jiffies of the "cpu" line of a /proc/stat file. */
-static int load_read_steal(const char *path, double *ret_total, double *ret_steal)
+static int busy_read_steal(const char *path, double *ret_total, double *ret_steal)
 {
         char buf[PROC_FILE_MAX];
         double f[8];
@@ -100,29 +100,29 @@ static int load_read_steal(const char *path, double *ret_total, double *ret_stea
         return 0;
 }
 
-void load_snapshot_take(struct load_snapshot *ret)
+void busy_snapshot_take(struct busy_snapshot *ret)
 {
         char *path = str_printf("%s/stat", proc_dir());
         ret->cpu_total = ret->cpu_steal = NAN;
-        if (path && load_read_steal(path, &ret->cpu_total, &ret->cpu_steal) < 0)
+        if (path && busy_read_steal(path, &ret->cpu_total, &ret->cpu_steal) < 0)
                 ret->cpu_total = ret->cpu_steal = NAN;
         free(path);
-        for (int i = 0; i < LOAD_N_PSI; i++) {
+        for (int i = 0; i < BUSY_N_PSI; i++) {
                 ret->psi_total[i] = NAN;
-                path = str_printf("%s/pressure/%s", proc_dir(), load_psi_names[i]);
-                if (path && load_read_psi_total(path, &ret->psi_total[i]) < 0)
+                path = str_printf("%s/pressure/%s", proc_dir(), busy_psi_names[i]);
+                if (path && busy_read_psi_total(path, &ret->psi_total[i]) < 0)
                         ret->psi_total[i] = NAN;
                 free(path);
         }
         ret->mono = now_mono();
 }
 
-void load_window_between(const struct load_snapshot *a, const struct load_snapshot *b,
-                         struct load_window *ret)
+void busy_window_between(const struct busy_snapshot *a, const struct busy_snapshot *b,
+                         struct busy_window *ret)
 {
         double dt = b->cpu_total - a->cpu_total, wall = (b->mono - a->mono) * 1e6;
         ret->steal = dt > 0 ? fmin(fmax((b->cpu_steal - a->cpu_steal) / dt, 0), 1) : NAN;
-        for (int i = 0; i < LOAD_N_PSI; i++) {
+        for (int i = 0; i < BUSY_N_PSI; i++) {
                 double d = b->psi_total[i] - a->psi_total[i];
                 ret->pressure[i] = wall > 0 && d >= 0 ? fmin(d / wall, 1) : NAN;
         }
@@ -137,7 +137,7 @@ static int psi_over(const char *name, double limit, char **ret_why)
         if (!path)
                 return -ENOMEM;
         double v = 0;
-        int r = load_read_psi(path, &v);
+        int r = busy_read_psi(path, &v);
         free(path);
         if (r < 0 || v <= limit)
                 return 0; /* no PSI here: nothing to go by */
@@ -145,7 +145,7 @@ static int psi_over(const char *name, double limit, char **ret_why)
         return *ret_why ? 1 : -ENOMEM;
 }
 
-static int load_over(double limit, char **ret_why)
+static int loadavg_over(double limit, char **ret_why)
 {
         if (limit <= 0)
                 return 0;
@@ -153,7 +153,7 @@ static int load_over(double limit, char **ret_why)
         if (!path)
                 return -ENOMEM;
         double v = 0;
-        int r = load_read_loadavg(path, &v);
+        int r = busy_read_loadavg(path, &v);
         free(path);
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         if (r < 0)
@@ -166,18 +166,18 @@ static int load_over(double limit, char **ret_why)
         return *ret_why ? 1 : -ENOMEM;
 }
 
-int load_busy(const struct load_limits *lim, const char **ret_reason, char **ret_why)
+int busy_check(const struct busy_limits *lim, const char **ret_reason, char **ret_why)
 {
         char *why = NULL;
-        const char *reason = load_psi_names[LOAD_PSI_CPU];
+        const char *reason = busy_psi_names[BUSY_PSI_CPU];
         int r = psi_over(reason, lim->max_psi_cpu, &why);
         if (r == 0)
-                r = psi_over(reason = load_psi_names[LOAD_PSI_IO], lim->max_psi_io, &why);
+                r = psi_over(reason = busy_psi_names[BUSY_PSI_IO], lim->max_psi_io, &why);
         if (r == 0)
-                r = psi_over(reason = load_psi_names[LOAD_PSI_MEMORY], lim->max_psi_memory, &why);
+                r = psi_over(reason = busy_psi_names[BUSY_PSI_MEMORY], lim->max_psi_memory, &why);
         if (r == 0) {
                 reason = "load";
-                r = load_over(lim->max_load, &why);
+                r = loadavg_over(lim->max_load, &why);
         }
         if (r > 0) {
                 *ret_why = why;
@@ -187,18 +187,20 @@ int load_busy(const struct load_limits *lim, const char **ret_reason, char **ret
         return r;
 }
 
-int load_window_add_metrics(const struct load_window *w, struct result *res)
+int busy_window_add_metrics(const struct busy_window *w, struct result *res)
 {
         int r = 0;
         if (!isnan(w->steal))
                 r = result_add(res, "benchwatch_probe_steal_ratio",
-                               "Share of the host's CPU time stolen by the hypervisor during the run",
+                               "Share of the host's CPU time stolen by the hypervisor during the "
+                               "run",
                                METRIC_GAUGE, NULL, w->steal, NULL);
-        for (int i = 0; i < LOAD_N_PSI && r >= 0; i++) {
-                const char *lv[] = { "resource", load_psi_names[i], NULL };
+        for (int i = 0; i < BUSY_N_PSI && r >= 0; i++) {
+                const char *lv[] = { "resource", busy_psi_names[i], NULL };
                 if (!isnan(w->pressure[i]))
                         r = result_add(res, "benchwatch_probe_pressure_ratio",
-                                       "Share of the run's time in which some task (the probe's own "
+                                       "Share of the run's time in which some task (the probe's "
+                                       "own "
                                        "included) waited for the resource (PSI some)",
                                        METRIC_GAUGE, lv, w->pressure[i], NULL);
         }

@@ -1,4 +1,4 @@
-/* busy.h — is the host busy right now? (functions keep the load_ prefix)
+/* busy.h — is the host busy right now?
  *
  * A benchmark run on a host that is already short of CPU, I/O or memory
  * both hurts the host's real work and measures noise, so the scheduler asks
@@ -15,7 +15,7 @@
 #define BENCHWATCH_BUSY_H
 
 /* Thresholds; 0 disables a check. PSI in percent, load per CPU. */
-struct load_limits {
+struct busy_limits {
         double max_load;
         double max_psi_cpu;
         double max_psi_io;
@@ -26,7 +26,7 @@ struct load_limits {
  * "cpu pressure 41.2% > 25%"; *ret_reason, static, names the resource:
  * "cpu", "io", "memory" or "load"), 0 when not, -ENOMEM. Unreadable files
  * are skipped.  ret_reason may be NULL. */
-int load_busy(const struct load_limits *lim, const char **ret_reason, char **ret_why);
+int busy_check(const struct busy_limits *lim, const char **ret_reason, char **ret_why);
 
 /* What the host went through during a run, from two snapshots: the
  * share of all CPU time the hypervisor stole (the steal column of
@@ -34,33 +34,33 @@ int load_busy(const struct load_limits *lim, const char **ret_reason, char **ret
  * memory the share of the run's wall time in which some task waited for
  * it (PSI "some total", the probe's own waits included).  A figure the
  * kernel does not offer is NAN. */
-enum { LOAD_PSI_CPU, LOAD_PSI_IO, LOAD_PSI_MEMORY, LOAD_N_PSI };
-extern const char *const load_psi_names[LOAD_N_PSI];
+enum { BUSY_PSI_CPU, BUSY_PSI_IO, BUSY_PSI_MEMORY, BUSY_N_PSI };
+extern const char *const busy_psi_names[BUSY_N_PSI];
 
-struct load_snapshot {
+struct busy_snapshot {
         double cpu_total, cpu_steal;   /* jiffies; NAN when unreadable */
-        double psi_total[LOAD_N_PSI];  /* microseconds; NAN when unreadable */
+        double psi_total[BUSY_N_PSI];  /* microseconds; NAN when unreadable */
         double mono;                   /* now_mono() */
 };
 
-struct load_window {
+struct busy_window {
         double steal;                  /* 0..1 or NAN */
-        double pressure[LOAD_N_PSI];   /* 0..1 or NAN */
+        double pressure[BUSY_N_PSI];   /* 0..1 or NAN */
 };
 
 struct result;
 
-void load_snapshot_take(struct load_snapshot *ret);
-void load_window_between(const struct load_snapshot *a, const struct load_snapshot *b,
-                         struct load_window *ret);
+void busy_snapshot_take(struct busy_snapshot *ret);
+void busy_window_between(const struct busy_snapshot *a, const struct busy_snapshot *b,
+                         struct busy_window *ret);
 /* The window beside a run's figures: benchwatch_probe_steal_ratio and
  * benchwatch_probe_pressure_ratio{resource} (what is known of them). */
-int load_window_add_metrics(const struct load_window *w, struct result *res);
+int busy_window_add_metrics(const struct busy_window *w, struct result *res);
 
 /* "some avg10" of a PSI file: 0, -ENOENT/-EACCES..., or -EINVAL when the
  * file does not look like PSI. */
-int load_read_psi(const char *path, double *ret_avg10);
+int busy_read_psi(const char *path, double *ret_avg10);
 /* The 1-minute figure of a loadavg file. */
-int load_read_loadavg(const char *path, double *ret_load1);
+int busy_read_loadavg(const char *path, double *ret_load1);
 
 #endif

@@ -851,8 +851,8 @@ static void load_dropins(struct cfg_reader *l, const char *main_path)
 
 /* ---- the public side ---------------------------------------------------- */
 
-static int loader_init(struct cfg_reader *l, const struct cfg_env *env,
-                       const char *source)
+static int cfg_reader_init(struct cfg_reader *l, const struct cfg_env *env,
+                           const char *source)
 {
         assert(env && env->lookup);
         *l = (struct cfg_reader){ .env = env };
@@ -930,8 +930,8 @@ static void use_systemd_dirs(struct cfg_reader *l)
         }
 }
 
-static int loader_finish(struct cfg_reader *l, int r, struct config **ret,
-                         char **ret_error)
+static int cfg_reader_finish(struct cfg_reader *l, int r, struct config **ret,
+                             char **ret_error)
 {
         if (r >= 0 && !l->oom)
                 use_systemd_dirs(l);
@@ -966,13 +966,13 @@ int config_load_file(const struct cfg_env *env, const char *path,
                      struct config **ret, char **ret_error)
 {
         struct cfg_reader l;
-        int r = loader_init(&l, env, path);
+        int r = cfg_reader_init(&l, env, path);
         if (r < 0)
                 return r;
         r = load_file(&l, path);
         if (r >= 0 || r == -EINVAL || r == -EFBIG)
                 load_dropins(&l, path);
-        return loader_finish(&l, r == -EFBIG ? -EINVAL : r, ret, ret_error);
+        return cfg_reader_finish(&l, r == -EFBIG ? -EINVAL : r, ret, ret_error);
 }
 
 int config_load_string(const struct cfg_env *env, const char *name,
@@ -980,11 +980,11 @@ int config_load_string(const struct cfg_env *env, const char *name,
                        char **ret_error)
 {
         struct cfg_reader l;
-        int r = loader_init(&l, env, name);
+        int r = cfg_reader_init(&l, env, name);
         if (r < 0)
                 return r;
         load_text(&l, name, text, strlen(text));
-        return loader_finish(&l, 0, ret, ret_error);
+        return cfg_reader_finish(&l, 0, ret, ret_error);
 }
 
 int config_load_builtin_with(const struct cfg_env *env, const char *main_path,
@@ -996,7 +996,7 @@ int config_load_builtin_with(const struct cfg_env *env, const char *main_path,
         struct cfg_reader l;
         if (!text)
                 return -ENOMEM;
-        int r = loader_init(&l, env, "<built-in>");
+        int r = cfg_reader_init(&l, env, "<built-in>");
         if (r < 0) {
                 free(text);
                 return r;
@@ -1005,7 +1005,7 @@ int config_load_builtin_with(const struct cfg_env *env, const char *main_path,
         free(text);
         if (main_path)
                 load_dropins(&l, main_path);
-        return loader_finish(&l, 0, ret, ret_error);
+        return cfg_reader_finish(&l, 0, ret, ret_error);
 }
 
 int config_load_builtin(const struct cfg_env *env, struct config **ret,

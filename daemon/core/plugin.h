@@ -103,7 +103,15 @@ struct bw_run {
 
 /* Services of the core.  Labels are NULL-terminated name/value pairs
  * { "op", "read", NULL }; figure names are the part after
- * "benchwatch_<plugin>_", in base units (seconds, bytes). */
+ * "benchwatch_<plugin>_", in base units (seconds, bytes).
+ *
+ * Threads: every callback here is thread-safe.  A plugin's worker threads
+ * may emit (gauge, counter, latency, info), log, fail, count progress and
+ * ask stopping() at the same time as each other and as the run's own
+ * thread; the host serialises what it records (the daemon's child.c and
+ * the tests' fakehost.c both take a lock around every figure and failure
+ * they keep).  Emitting is not free, though: emit at the end of a run, not
+ * per event.  The host copies what it keeps before the call returns. */
 struct bw_host {
         void *ctx;
         void (*gauge)(const struct bw_host *h, const char *name,
@@ -125,7 +133,7 @@ struct bw_host {
         int (*fail)(const struct bw_host *h, int err, const char *fmt, ...)
                 __attribute__((format(printf, 3, 4)));
         /* Count finished units of work (events, requests, I/Os) for the
-         * progress display. Thread-safe and cheap; call it freely. */
+         * progress display. Cheap (an atomic add); call it freely. */
         void (*progress)(const struct bw_host *h, uint64_t n);
         /* True once the run was asked to stop (SIGTERM: a stop, or the death
          * of the daemon): wind down within a second.  An orphaned run (the

@@ -128,7 +128,9 @@ static char *describe_failure(struct runner *rn)
                 return str_printf("the probe sent more than %u bytes of result", MAX_RESULT);
         if (WIFSIGNALED(rn->status))
                 return str_printf("the probe process was killed by signal %s%s",
-                                  sigabbrev_np(WTERMSIG(rn->status)) ? sigabbrev_np(WTERMSIG(rn->status)) : "?",
+                                  sigabbrev_np(WTERMSIG(rn->status))
+                                          ? sigabbrev_np(WTERMSIG(rn->status))
+                                          : "?",
                                   WCOREDUMP(rn->status) ? " (core dumped)" : "");
         if (WIFEXITED(rn->status) && WEXITSTATUS(rn->status))
                 return str_printf("the probe process exited with status %d without a result",
@@ -361,7 +363,8 @@ int runner_start(sd_event *e, const struct run_spec *spec, runner_done_fn done,
                 rn->plugin = strdup(spec->plugin->name);
                 rn->started_wall = now_wall();
                 rn->started_mono = now_mono();
-                r = rn->probe && rn->plugin ? spawn_child(req_pipe[0], res_pipe[1], &rn->pid) : -ENOMEM;
+                r = rn->probe && rn->plugin ? spawn_child(req_pipe[0], res_pipe[1], &rn->pid)
+                                            : -ENOMEM;
         }
         if (req_pipe[0] >= 0)
                 close(req_pipe[0]);

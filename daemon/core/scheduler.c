@@ -40,7 +40,7 @@
         "since the daemon started"
 
 /* The reasons of benchwatch_probe_deferred_total{reason}: the resources of
- * load_busy() and of yield.h; every one is always exported. */
+ * busy_check() and of yield.h; every one is always exported. */
 enum { REASON_CPU, REASON_IO, REASON_MEMORY, REASON_LOAD, N_REASONS };
 static const char *const reason_names[N_REASONS] = { "cpu", "io", "memory", "load" };
 
@@ -72,7 +72,7 @@ struct sched {
         struct param_set *running_params;
         char *running_name;
         double run_started, run_timeout;
-        struct load_snapshot run_load;  /* the host when the run started */
+        struct busy_snapshot run_load;  /* the host when the run started */
         struct yield_limits yield;      /* of the running probe */
         sd_event_source *look_timer;
         struct yield_monitor *look;     /* the host, before a run of look_name */
@@ -255,11 +255,11 @@ static void clear_running(struct sched *s)
  * benchwatch_probe_steal_ratio and benchwatch_probe_pressure_ratio. */
 static void add_run_load(const struct sched *s, struct result *res)
 {
-        struct load_snapshot now;
-        struct load_window w;
-        load_snapshot_take(&now);
-        load_window_between(&s->run_load, &now, &w);
-        (void)load_window_add_metrics(&w, res);
+        struct busy_snapshot now;
+        struct busy_window w;
+        busy_snapshot_take(&now);
+        busy_window_between(&s->run_load, &now, &w);
+        (void)busy_window_add_metrics(&w, res);
 }
 
 /* Whether the first pass is still going: a slot not yet tried. */
@@ -357,7 +357,7 @@ static void start(struct sched *s, struct slot *slot)
                      pc->timeout, &spec);
         runspec_yield_limits(s->cfg, false, &s->yield);
         spec.yield = &s->yield;
-        load_snapshot_take(&s->run_load);
+        busy_snapshot_take(&s->run_load);
         int r = runspec_ensure_dir(spec.cache_dir);
         if (r >= 0)
                 r = runner_start(s->event, &spec, on_done, s, &s->running);
@@ -441,7 +441,7 @@ static int begin_look(struct sched *s, const struct slot *slot, const struct pro
 static void run_or_defer(struct sched *s, struct slot *slot)
 {
         const struct probe_cfg *pc = config_find_probe(s->cfg, slot->name);
-        const struct load_limits lim = {
+        const struct busy_limits lim = {
                 .max_load = daemon_opt(s, CFG_D_MAX_LOAD),
                 .max_psi_cpu = daemon_opt(s, CFG_D_MAX_PSI_CPU),
                 .max_psi_io = daemon_opt(s, CFG_D_MAX_PSI_IO),
@@ -449,7 +449,7 @@ static void run_or_defer(struct sched *s, struct slot *slot)
         };
         char *why = NULL;
         const char *reason = NULL;
-        int r = load_busy(&lim, &reason, &why);
+        int r = busy_check(&lim, &reason, &why);
         if (r > 0)
                 defer(s, slot, pc->plugin->name, reason, why, false);
         else if (begin_look(s, slot, pc) < 0)

@@ -540,7 +540,8 @@ static int verify_judge(struct verify_ctx *x, const struct detector_config *c,
                 judged++;
                 if (s->check.outcome == DETECTOR_VERIFY_FAIL)
                         outcome = DETECTOR_VERIFY_FAIL;
-                else if (s->check.outcome == DETECTOR_VERIFY_MORE && outcome != DETECTOR_VERIFY_FAIL)
+                else if (s->check.outcome == DETECTOR_VERIFY_MORE &&
+                         outcome != DETECTOR_VERIFY_FAIL)
                         outcome = DETECTOR_VERIFY_MORE;
         }
         return judged ? outcome : -ENODATA;
@@ -637,23 +638,30 @@ static const char **series_labels(const struct baseline_series *s)
 static const struct {
         const char *name, *help;
 } series_families[] = {
-        { "benchwatch_regression",
-          "1 while the figure named by `metric` is in a regression against its reference, else 0" },
-        { "benchwatch_baseline_runs",
-          "Counted runs the reference of the figure named by `metric` holds: verdicts from [regression] min_runs, pinned at reference_runs" },
-        { "benchwatch_baseline",
-          "Reference of the figure named by `metric` (learnt over the commissioning window, pinned at its end), in its unit" },
-        { "benchwatch_baseline_timestamp_seconds",
-          "When the reference of the figure named by `metric` was pinned or last accepted, UNIX time" },
-        { "benchwatch_baseline_noise_ratio",
-          "Relative per-run noise of the figure named by `metric` in its reference window (robust sd of the log)" },
+        { "benchwatch_regression", "1 while the figure named by `metric` is in a regression "
+                                   "against its reference, else 0" },
+        { "benchwatch_baseline_runs", "Counted runs the reference of the figure named by `metric` "
+                                      "holds: verdicts from [regression] min_runs, pinned at "
+                                      "reference_runs" },
+        { "benchwatch_baseline", "Reference of the figure named by `metric` (learnt over the "
+                                 "commissioning window, pinned at its end), in its unit" },
+        { "benchwatch_baseline_timestamp_seconds", "When the reference of the figure named by "
+                                                   "`metric` was pinned or last accepted, UNIX "
+                                                   "time" },
+        { "benchwatch_baseline_noise_ratio", "Relative per-run noise of the figure named by "
+                                             "`metric` in its reference window (robust sd of the "
+                                             "log)" },
         { "benchwatch_regression_ratio", "This run's figure divided by its reference" },
-        { "benchwatch_regression_change_ratio",
-          "Recent level of the figure against its reference, minus 1 (-0.14 is 14% lower): the median of the runs since the evidence began to accumulate, else of the last recent_runs counted runs" },
-        { "benchwatch_regression_change_low_ratio", "Lower end of the 95% confidence interval of the change ratio" },
-        { "benchwatch_regression_change_high_ratio", "Upper end of the 95% confidence interval of the change ratio" },
-        { "benchwatch_regression_evidence",
-          "Accumulated evidence that the figure got worse (CUSUM over the alarm level): 1 or more is enough" },
+        { "benchwatch_regression_change_ratio", "Recent level of the figure against its reference, "
+                                                "minus 1 (-0.14 is 14% lower): the median of the "
+                                                "runs since the evidence began to accumulate, else "
+                                                "of the last recent_runs counted runs" },
+        { "benchwatch_regression_change_low_ratio", "Lower end of the 95% confidence interval of "
+                                                    "the change ratio" },
+        { "benchwatch_regression_change_high_ratio", "Upper end of the 95% confidence interval of "
+                                                     "the change ratio" },
+        { "benchwatch_regression_evidence", "Accumulated evidence that the figure got worse (CUSUM "
+                                            "over the alarm level): 1 or more is enough" },
 };
 
 static int add_series_metrics(const struct baseline_series *s, struct result *res)
@@ -742,15 +750,18 @@ char *baseline_transition_message(const struct baseline *b,
                 return NULL;
         char *change = baseline_change_text(s, v->change, v->change_lo, v->change_hi);
         char *ctx = v->transition == DETECTOR_ENTERED ? baseline_context_change(b) : NULL;
-        char *m = change ? str_printf("probe '%s': %s %s: %s; this run %.6g, reference %.6g "
-                                      "(noise %.1f%% a run, %s is worse)%s%s", b->probe, s->key,
-                                      v->transition == DETECTOR_ENTERED ? "entered a regression"
-                                                                        : "recovered from its regression",
-                                      change, v->value, v->reference, v->noise * 100,
-                                      s->direction == DETECTOR_HIGHER_IS_BETTER ? "lower" : "higher",
-                                      ctx ? "; measured on another context than the reference: " : "",
-                                      ctx ? ctx : "")
-                         : NULL;
+        char *m =
+                change ? str_printf("probe '%s': %s %s: %s; this run %.6g, reference %.6g "
+                                    "(noise %.1f%% a run, %s is worse)%s%s",
+                                    b->probe, s->key,
+                                    v->transition == DETECTOR_ENTERED ? "entered a regression"
+                                                                      : "recovered from its "
+                                                                        "regression",
+                                    change, v->value, v->reference, v->noise * 100,
+                                    s->direction == DETECTOR_HIGHER_IS_BETTER ? "lower" : "higher",
+                                    ctx ? "; measured on another context than the reference: " : "",
+                                    ctx ? ctx : "")
+                       : NULL;
         free(ctx);
         free(change);
         return m;

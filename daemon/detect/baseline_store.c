@@ -304,7 +304,8 @@ static enum detector_direction parse_direction(const char *s)
  * what it had.  A v1 regression stays one until evidence clears it. */
 static void convert_v1(struct parser *ps, struct detector *d)
 {
-        memcpy(d->recent, d->ref + (d->n_ref > DETECTOR_RECENT_MAX ? d->n_ref - DETECTOR_RECENT_MAX : 0),
+        memcpy(d->recent,
+               d->ref + (d->n_ref > DETECTOR_RECENT_MAX ? d->n_ref - DETECTOR_RECENT_MAX : 0),
                (d->n_ref > DETECTOR_RECENT_MAX ? DETECTOR_RECENT_MAX : d->n_ref) * sizeof(double));
         d->n_recent = d->n_ref > DETECTOR_RECENT_MAX ? DETECTOR_RECENT_MAX : d->n_ref;
         d->pinned = d->n_ref >= 20;
@@ -342,7 +343,8 @@ static int parse_series_body(struct parser *ps, struct detector *det)
                 ps->why = "bad values line";
         if (r >= 0)
                 r = expect(ps, "recent", &rest);
-        if (r >= 0 && (r = parse_values(rest, det->recent, &det->n_recent, DETECTOR_RECENT_MAX)) < 0)
+        if (r >= 0 &&
+            (r = parse_values(rest, det->recent, &det->n_recent, DETECTOR_RECENT_MAX)) < 0)
                 ps->why = "bad recent line";
         if (r >= 0)
                 r = expect(ps, "state", &rest);
@@ -515,7 +517,8 @@ static char *describe_bad_file(const char *path, int r, const struct parser *ps)
         char *aside = NULL, *what, *msg;
         int ra = set_aside(path, &aside);
         if (r == -EPROTONOSUPPORT)
-                what = str_printf("has format version %" PRId64 " (this benchwatch reads versions 1 to %d)",
+                what = str_printf("has format version %" PRId64 " (this benchwatch reads versions "
+                                                                "1 to %d)",
                                   ps->version, BASELINE_FORMAT_VERSION);
         else
                 what = str_printf("is corrupt (line %u: %s)", ps->line,

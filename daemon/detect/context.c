@@ -144,7 +144,10 @@ static void os_version_id(const char *path, char *buf, size_t size)
         buf[0] = 0;
         if (read_small_file(path, text, sizeof(text)) < 0)
                 return;
-        for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        for (char *line = text, *nl; line; line = nl ? nl + 1 : NULL) {
+                nl = strchr(line, '\n');
+                if (nl)
+                        *nl = 0;
                 if (strncmp(line, "VERSION_ID=", 11))
                         continue;
                 char *v = line + 11;

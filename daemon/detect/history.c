@@ -106,8 +106,10 @@ static int cut_torn_tail(int fd, off_t size, off_t *ret_size)
 static int compact(const char *dir, const char *path, const char *old, size_t old_len,
                    const char *add, size_t add_len, size_t max_bytes)
 {
-        size_t room = max_bytes / 2 > HEADER_LEN + add_len ? max_bytes / 2 - HEADER_LEN - add_len : 0;
-        const char *body = old_len >= HEADER_LEN && !memcmp(old, HEADER, HEADER_LEN) ? old + HEADER_LEN : old;
+        size_t room =
+                max_bytes / 2 > HEADER_LEN + add_len ? max_bytes / 2 - HEADER_LEN - add_len : 0;
+        const char *body =
+                old_len >= HEADER_LEN && !memcmp(old, HEADER, HEADER_LEN) ? old + HEADER_LEN : old;
         size_t body_len = old_len - (size_t)(body - old);
         size_t from = body_len > room ? body_len - room : 0;
         while (from > 0 && from < body_len && body[from - 1] != '\n')
@@ -160,7 +162,8 @@ int history_append(const char *state_dir, const char *probe,
         int r = history_path(state_dir, probe, &path);
         if (r >= 0)
                 r = format_entries(e, n, &add, &add_len);
-        if (r >= 0 && add_len && (fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644)) < 0)
+        if (r >= 0 && add_len &&
+            (fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644)) < 0)
                 r = -errno;
         if (r >= 0 && add_len)
                 r = append_or_compact(state_dir, path, fd, add, add_len, max_bytes);

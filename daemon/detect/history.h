@@ -6,7 +6,10 @@
  * or draws them.  Text, one figure of one run a line, after a header:
  *
  *   benchwatch-history 1
- *   <UNIX time> <counted 0|1> <L learning|O ok|R regression> <value> <reference or nan> <series key>
+ *   <UNIX time> <counted 0|1> <L learning|O ok|R regression> <value>
+ *       <reference or nan> <series key>
+ *
+ * (one line in the file, shown on two here)
  *
  * The file is bounded: when an append would take it past max_bytes, the
  * newest lines that fit in half of it are kept (written to a temporary

@@ -26,60 +26,131 @@ enum {
 static const char *const judge_choices[] = { "cpu_time", "wall_clock", NULL };
 
 const struct bw_param_def tracker_options[] = {
-        [T_MIN_RUNS] = { "min_runs", BW_PARAM_INT, "10", DETECTOR_REF_MIN, DETECTOR_REF_MAX, NULL,
-                         "runs",
-                         "counted runs the reference must hold before the first verdict; until "
-                         "reference_runs, verdicts allow for the reference's own uncertainty", 0, NULL },
-        [T_REFERENCE_RUNS] = { "reference_runs", BW_PARAM_INT, "100", DETECTOR_REF_MIN,
-                               DETECTOR_REF_MAX, NULL, "runs",
-                               "counted runs the reference (level and noise) is learnt over, "
-                               "then pinned", 0, NULL },
-        [T_RECENT_RUNS] = { "recent_runs", BW_PARAM_INT, "6", 1, DETECTOR_RECENT_MAX, NULL, "runs",
-                            "counted runs the recent level (median) is taken over", 0, NULL },
-        [T_THRESHOLD] = { "threshold", BW_PARAM_DOUBLE, "0.05", 0, 0.99, NULL, "fraction",
-                          "minimum change that is a regression (0.05 = 5% worse than the reference)", 0, NULL },
-        [T_ALLOWANCE] = { "allowance", BW_PARAM_DOUBLE, "0.6", 0, 10, NULL, "noise units",
-                          "CUSUM allowance: evidence a run adds is its residual minus this", 0, NULL },
-        [T_ALARM] = { "alarm", BW_PARAM_DOUBLE, "8.5", 0.1, 1000, NULL, "noise units",
-                      "CUSUM decision interval: accumulated evidence that declares a regression", 0, NULL },
-        [T_CLAMP] = { "clamp", BW_PARAM_DOUBLE, "2.75", 0.1, 100, NULL, "noise units",
-                      "most evidence one run can add, so no single wild run alarms", 0, NULL },
-        [T_DRIFT_ALARM] = { "drift_alarm", BW_PARAM_DOUBLE, "4.3", 0, 100, NULL, "noise units",
-                            "decision level of the drift test (a decline fitted over the last "
-                            "runs against the pinned reference); 0 turns it off", 0, NULL },
-        [T_MAX_STEAL] = { "max_steal", BW_PARAM_DOUBLE, "0.10", 0, 1, NULL, "fraction",
-                          "a run of a probe judged by a wall-clock CPU figure during which more "
-                          "of the host's CPU time was stolen by the hypervisor is judged but not "
-                          "counted", 0, NULL },
-        [T_VERIFY_MIN_RUNS] = { "verify_min_runs", BW_PARAM_INT, "3", 1, DETECTOR_REF_MAX, NULL, "runs",
-                                "fewest runs `benchwatch verify` decides on", 0, NULL },
-        [T_VERIFY_RUNS] = { "verify_runs", BW_PARAM_INT, "20", 1, DETECTOR_REF_MAX, NULL, "runs",
-                            "most runs `benchwatch verify` makes of a probe; it stops as soon as "
-                            "the answer is clear", 0, NULL },
-        [T_MAX_RUN_DELAY] = { "max_run_delay", BW_PARAM_DOUBLE, "0.10", 0, 100, NULL,
-                              "fraction",
-                              "a run of a probe judged by a CPU-time figure or waiting on a "
-                              "device or server (disk, seqread, http, mysql) whose threads were "
-                              "runnable but not running for more than this share of the run "
-                              "(schedstat run delay) is judged but not counted", 0, NULL },
-        [T_MAX_OTHERS_CPU] = { "max_others_cpu", BW_PARAM_DOUBLE, TRACKER_MAX_OTHERS_CPU, 0, 1,
-                               NULL, "fraction",
-                               "a run during which other processes used more than this share of "
-                               "the host's CPU time (without reaching the daemon's yield_cpu) is "
-                               "judged but not counted; 1: never", 0, NULL },
-        [T_JUDGE] = { "judge", BW_PARAM_ENUM, "wall_clock", 0, 0, judge_choices, NULL,
-                      "of a CPU-bound probe's rate, judge the work per second of wall time, "
-                      "sysbench's figure (wall_clock), or of its own CPU time (cpu_time: "
-                      "a neighbour cannot lower it, nor can a CPU quota); the other is "
-                      "exported only", 0, NULL },
-        [T_WINDOW] = { "window", BW_PARAM_INT, "20", 3, 100, NULL, "runs",
-                       OBSOLETE "see reference_runs and recent_runs", 0, NULL },
-        [T_WARMUP] = { "warmup", BW_PARAM_INT, "5", 1, 100, NULL, "runs",
-                       OBSOLETE "see reference_runs", 0, NULL },
-        [T_NOISE_K] = { "noise_k", BW_PARAM_DOUBLE, "3", 0, 100, NULL, "",
-                        OBSOLETE "see allowance and alarm", 0, NULL },
-        [T_DEBOUNCE] = { "debounce", BW_PARAM_INT, "3", 1, 100, NULL, "runs",
-                         OBSOLETE "see alarm", 0, NULL },
+        [T_MIN_RUNS] = {
+                .name = "min_runs", .type = BW_PARAM_INT,
+                .default_value = "10", .min = DETECTOR_REF_MIN,
+                .max = DETECTOR_REF_MAX, .unit = "runs",
+                .help = "counted runs the reference must hold before the first "
+                        "verdict; until reference_runs, verdicts allow for the "
+                        "reference's own uncertainty",
+        },
+        [T_REFERENCE_RUNS] = {
+                .name = "reference_runs", .type = BW_PARAM_INT,
+                .default_value = "100", .min = DETECTOR_REF_MIN,
+                .max = DETECTOR_REF_MAX, .unit = "runs",
+                .help = "counted runs the reference (level and noise) is "
+                        "learnt over, then pinned",
+        },
+        [T_RECENT_RUNS] = {
+                .name = "recent_runs", .type = BW_PARAM_INT,
+                .default_value = "6", .min = 1, .max = DETECTOR_RECENT_MAX,
+                .unit = "runs",
+                .help = "counted runs the recent level (median) is taken over",
+        },
+        [T_THRESHOLD] = {
+                .name = "threshold", .type = BW_PARAM_DOUBLE,
+                .default_value = "0.05", .min = 0, .max = 0.99,
+                .unit = "fraction",
+                .help = "minimum change that is a regression (0.05 = 5% worse "
+                        "than the reference)",
+        },
+        [T_ALLOWANCE] = {
+                .name = "allowance", .type = BW_PARAM_DOUBLE,
+                .default_value = "0.6", .min = 0, .max = 10,
+                .unit = "noise units",
+                .help = "CUSUM allowance: evidence a run adds is its residual "
+                        "minus this",
+        },
+        [T_ALARM] = {
+                .name = "alarm", .type = BW_PARAM_DOUBLE,
+                .default_value = "8.5", .min = 0.1, .max = 1000,
+                .unit = "noise units",
+                .help = "CUSUM decision interval: accumulated evidence that "
+                        "declares a regression",
+        },
+        [T_CLAMP] = {
+                .name = "clamp", .type = BW_PARAM_DOUBLE,
+                .default_value = "2.75", .min = 0.1, .max = 100,
+                .unit = "noise units",
+                .help = "most evidence one run can add, so no single wild run "
+                        "alarms",
+        },
+        [T_DRIFT_ALARM] = {
+                .name = "drift_alarm", .type = BW_PARAM_DOUBLE,
+                .default_value = "4.3", .min = 0, .max = 100,
+                .unit = "noise units",
+                .help = "decision level of the drift test (a decline fitted "
+                        "over the last runs against the pinned reference); 0 "
+                        "turns it off",
+        },
+        [T_MAX_STEAL] = {
+                .name = "max_steal", .type = BW_PARAM_DOUBLE,
+                .default_value = "0.10", .min = 0, .max = 1, .unit = "fraction",
+                .help = "a run of a probe judged by a wall-clock CPU figure "
+                        "during which more of the host's CPU time was stolen "
+                        "by the hypervisor is judged but not counted",
+        },
+        [T_VERIFY_MIN_RUNS] = {
+                .name = "verify_min_runs", .type = BW_PARAM_INT,
+                .default_value = "3", .min = 1, .max = DETECTOR_REF_MAX,
+                .unit = "runs",
+                .help = "fewest runs `benchwatch verify` decides on",
+        },
+        [T_VERIFY_RUNS] = {
+                .name = "verify_runs", .type = BW_PARAM_INT,
+                .default_value = "20", .min = 1, .max = DETECTOR_REF_MAX,
+                .unit = "runs",
+                .help = "most runs `benchwatch verify` makes of a probe; it "
+                        "stops as soon as the answer is clear",
+        },
+        [T_MAX_RUN_DELAY] = {
+                .name = "max_run_delay", .type = BW_PARAM_DOUBLE,
+                .default_value = "0.10", .min = 0, .max = 100,
+                .unit = "fraction",
+                .help = "a run of a probe judged by a CPU-time figure or "
+                        "waiting on a device or server (disk, seqread, http, "
+                        "mysql) whose threads were runnable but not running "
+                        "for more than this share of the run (schedstat run "
+                        "delay) is judged but not counted",
+        },
+        [T_MAX_OTHERS_CPU] = {
+                .name = "max_others_cpu", .type = BW_PARAM_DOUBLE,
+                .default_value = TRACKER_MAX_OTHERS_CPU, .min = 0, .max = 1,
+                .unit = "fraction",
+                .help = "a run during which other processes used more than "
+                        "this share of the host's CPU time (without reaching "
+                        "the daemon's yield_cpu) is judged but not counted; 1: "
+                        "never",
+        },
+        [T_JUDGE] = {
+                .name = "judge", .type = BW_PARAM_ENUM,
+                .default_value = "wall_clock", .choices = judge_choices,
+                .help = "of a CPU-bound probe's rate, judge the work per "
+                        "second of wall time, sysbench's figure (wall_clock), "
+                        "or of its own CPU time (cpu_time: a neighbour cannot "
+                        "lower it, nor can a CPU quota); the other is exported "
+                        "only",
+        },
+        [T_WINDOW] = {
+                .name = "window", .type = BW_PARAM_INT,
+                .default_value = "20", .min = 3, .max = 100, .unit = "runs",
+                .help = OBSOLETE "see reference_runs and recent_runs",
+        },
+        [T_WARMUP] = {
+                .name = "warmup", .type = BW_PARAM_INT,
+                .default_value = "5", .min = 1, .max = 100, .unit = "runs",
+                .help = OBSOLETE "see reference_runs",
+        },
+        [T_NOISE_K] = {
+                .name = "noise_k", .type = BW_PARAM_DOUBLE,
+                .default_value = "3", .min = 0, .max = 100, .unit = "",
+                .help = OBSOLETE "see allowance and alarm",
+        },
+        [T_DEBOUNCE] = {
+                .name = "debounce", .type = BW_PARAM_INT,
+                .default_value = "3", .min = 1, .max = 100, .unit = "runs",
+                .help = OBSOLETE "see alarm",
+        },
         { .name = NULL },
 };
 
@@ -391,7 +462,8 @@ static int note_learning(const struct config *cfg, const struct tracker_settings
                 return 0;
         return result_add(res, "benchwatch_baseline_first_verdict_timestamp_seconds",
                           "When the probe's first verdict is due at its interval, while its "
-                          "reference holds fewer than [regression] min_runs counted runs, UNIX time",
+                          "reference holds fewer than [regression] min_runs counted runs, UNIX "
+                          "time",
                           METRIC_GAUGE, NULL, res->started + more * interval, NULL);
 }
 

@@ -410,8 +410,10 @@ void format_line(FILE *f, const struct result *r)
                 bool sec = l > 8 && !strcmp(name + l - 8, "_seconds");
                 if (s->hist)
                         fprintf(f, " %s p50=%s p95=%s", name,
-                                format_quantity(bw_hist_quantile_ns(s->hist, 0.5) / 1e9, true, a, sizeof(a)),
-                                format_quantity(bw_hist_quantile_ns(s->hist, 0.95) / 1e9, true, b, sizeof(b)));
+                                format_quantity(bw_hist_quantile_ns(s->hist, 0.5) / 1e9, true, a,
+                                                sizeof(a)),
+                                format_quantity(bw_hist_quantile_ns(s->hist, 0.95) / 1e9, true, b,
+                                                sizeof(b)));
                 else
                         fprintf(f, " %s=%s", name, format_quantity(s->value, sec, a, sizeof(a)));
                 shown++;

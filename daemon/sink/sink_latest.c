@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-int sink_latest_init(struct sink_latest *l)
+static int latest_init(struct sink_latest *l)
 {
         pthread_condattr_t attr;
         int r;
@@ -31,7 +31,7 @@ int sink_latest_init(struct sink_latest *l)
         return 0;
 }
 
-void sink_latest_done(struct sink_latest *l)
+static void latest_done(struct sink_latest *l)
 {
         for (size_t i = 0; i < l->n; i++)
                 result_free(l->results[i]);
@@ -128,10 +128,30 @@ void sink_latest_wait_once(struct sink_latest *l, double until)
                 pthread_cond_wait(&l->cond, &l->lock);
 }
 
-void sink_latest_stop(struct sink_latest *l)
+/* Tell the worker to finish. */
+static void latest_stop(struct sink_latest *l)
 {
         pthread_mutex_lock(&l->lock);
         l->stopping = true;
         pthread_cond_broadcast(&l->cond);
         pthread_mutex_unlock(&l->lock);
+}
+
+int sink_latest_start(struct sink_latest *l, pthread_t *ret_thread,
+                      void *(*worker)(void *), void *arg)
+{
+        int r = latest_init(l);
+        if (r < 0)
+                return r;
+        r = -pthread_create(ret_thread, NULL, worker, arg);
+        if (r < 0)
+                latest_done(l);
+        return r;
+}
+
+void sink_latest_finish(struct sink_latest *l, pthread_t thread)
+{
+        latest_stop(l);
+        pthread_join(thread, NULL);
+        latest_done(l);
 }

@@ -22,8 +22,6 @@ struct sink_latest {
         bool stopping;
 };
 
-int sink_latest_init(struct sink_latest *l);
-void sink_latest_done(struct sink_latest *l);
 /* Copy r into its probe's slot, mark it dirty, wake the worker. */
 int sink_latest_put(struct sink_latest *l, const struct result *r);
 /* With the lock held: wait until a slot is dirty, stopping is set or the
@@ -36,7 +34,11 @@ void sink_latest_sleep(struct sink_latest *l, double until);
 void sink_latest_wait_once(struct sink_latest *l, double until);
 /* With the lock held: the first dirty slot, or -1. */
 int sink_latest_next_dirty(const struct sink_latest *l);
-/* Tell the worker to finish. */
-void sink_latest_stop(struct sink_latest *l);
+/* How every sink with a worker opens and closes: init, then the worker
+ * thread (on failure nothing is left to undo; 0 or -errno); and stop,
+ * join the worker, done. */
+int sink_latest_start(struct sink_latest *l, pthread_t *ret_thread,
+                      void *(*worker)(void *), void *arg);
+void sink_latest_finish(struct sink_latest *l, pthread_t thread);
 
 #endif

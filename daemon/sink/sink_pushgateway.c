@@ -69,10 +69,7 @@ struct pg_config {
         struct sink_labels labels;
         char *instance;
         char *username, *password;
-        const char *ca_file, *cert_file, *key_file; /* in opts */
-        bool insecure;
-        long connect_timeout_ms, timeout_ms;
-        double retry_min, retry_max;
+        struct sink_conn conn;
 };
 
 static void pg_config_done(struct pg_config *c)
@@ -99,18 +96,10 @@ static int pg_config_parse(const struct param_set *o, struct pg_config *c,
         for (size_t n = strlen(c->url); n > 0 && c->url[n - 1] == '/'; n--)
                 c->url[n - 1] = 0;
         c->text = sink_opt(o, "format")->i == 1;
-        c->ca_file = sink_opt(o, "ca_file")->s;
-        c->cert_file = sink_opt(o, "cert_file")->s;
-        c->key_file = sink_opt(o, "key_file")->s;
-        c->insecure = sink_opt(o, "insecure")->b;
-        c->connect_timeout_ms = (long)(sink_opt(o, "connect_timeout")->d * 1000);
-        c->timeout_ms = (long)(sink_opt(o, "timeout")->d * 1000);
-        c->retry_min = sink_opt(o, "retry_min")->d;
-        c->retry_max = sink_opt(o, "retry_max")->d;
-        if (c->retry_max < c->retry_min)
-                c->retry_max = c->retry_min;
+        sink_conn_parse(o, &c->conn);
         c->username = strdup(sink_opt(o, "username")->s ? sink_opt(o, "username")->s : "");
-        r = c->username ? sink_labels_parse(sink_opt(o, "labels")->s, &c->labels, ret_error) : -ENOMEM;
+        r = c->username ? sink_labels_parse(sink_opt(o, "labels")->s, &c->labels, ret_error)
+                        : -ENOMEM;
         if (r >= 0)
                 r = inst && *inst ? ((c->instance = strdup(inst)) ? 0 : -ENOMEM)
                                   : sink_host_name(&c->instance);
@@ -205,13 +194,9 @@ static int http_request(CURL *h, const struct pg_config *c, const char *method,
                         const char *url, const void *body, size_t len,
                         long *ret_status, char **ret_error)
 {
-        const struct httpc_opts o = {
-                .username = c->username, .password = c->password,
-                .ca_file = c->ca_file, .cert_file = c->cert_file,
-                .key_file = c->key_file, .insecure = c->insecure,
-                .connect_timeout_ms = c->connect_timeout_ms,
-                .timeout_ms = c->timeout_ms,
-        };
+        struct httpc_opts o = c->conn.http;
+        o.username = c->username;
+        o.password = c->password;
         const char *const headers[] = { c->text ?
                 "Content-Type: text/plain; version=0.0.4; charset=utf-8" :
                 "Content-Type: " PBEXPO_CONTENT_TYPE, NULL };
@@ -365,9 +350,7 @@ static void on_failure(struct pg_sink *p, size_t i, const char *probe,
                             probe, url, err ? err : strerror(ENOMEM));
         s->failing = true;
         s->code = status;
-        s->backoff = s->backoff ? s->backoff * 2 : p->cfg.retry_min;
-        if (s->backoff > p->cfg.retry_max)
-                s->backoff = p->cfg.retry_max;
+        s->backoff = sink_conn_backoff(&p->cfg.conn, s->backoff);
         s->retry_at = now + s->backoff;
 }
 
@@ -439,39 +422,23 @@ static void pg_free(struct sink *s)
 
         if (!p)
                 return;
-        if (p->thread_started) {
-                sink_latest_stop(&p->latest);
-                pthread_join(p->thread, NULL);
-                sink_latest_done(&p->latest);
-        }
+        if (p->thread_started)
+                sink_latest_finish(&p->latest, p->thread);
         httpc_close(p->curl);
         free(p->slots);
         pg_config_done(&p->cfg);
         free(p);
 }
 
-static int check_url(const char *url, char **ret_error)
-{
-        if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8)) {
-                *ret_error = sink_errorf("url '%s' is not http:// or https://", url);
-                return -EINVAL;
-        }
-        return 0;
-}
-
 static int pg_create(const struct param_set *opts,
                      const struct sink_env *env, struct sink **ret,
                      char **ret_error)
 {
-        const char *url = sink_opt(opts, "url")->s;
         struct pg_sink *p;
-        int r;
+        int r = sink_url_given(opts, ret_error);
 
-        if (!url || !*url)
-                return 0; /* no gateway configured: off */
-        r = check_url(url, ret_error);
-        if (r < 0)
-                return r;
+        if (r <= 0)
+                return r; /* 0: no gateway configured, off */
         p = calloc(1, sizeof(*p));
         if (!p)
                 return -ENOMEM;
@@ -483,12 +450,7 @@ static int pg_create(const struct param_set *opts,
         if (r >= 0)
                 r = (p->curl = httpc_open(ret_error)) ? 0 : -ELIBACC;
         if (r >= 0)
-                r = sink_latest_init(&p->latest);
-        if (r >= 0) {
-                r = -pthread_create(&p->thread, NULL, pg_worker, p);
-                if (r < 0)
-                        sink_latest_done(&p->latest);
-        }
+                r = sink_latest_start(&p->latest, &p->thread, pg_worker, p);
         if (r < 0) {
                 pg_free(&p->base);
                 return r;
@@ -512,7 +474,7 @@ int sink_pushgateway_delete(const struct param_set *opts,
         struct pg_config c;
         CURL *h;
         int first = 0;
-        int r = check_url(sink_opt(opts, "url")->s ? sink_opt(opts, "url")->s : "",
+        int r = sink_check_url(sink_opt(opts, "url")->s ? sink_opt(opts, "url")->s : "",
                           ret_error);
 
         if (r < 0 || (r = pg_config_parse(opts, &c, ret_error)) < 0)

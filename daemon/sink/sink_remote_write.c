@@ -91,8 +91,7 @@ struct rw_config {
         char *url, *job, *instance, *spool_dir;
         struct sink_labels labels;
         char *username, *password, *bearer;
-        struct httpc_opts http;  /* points into the above and opts */
-        double retry_min, retry_max;
+        struct sink_conn conn;   /* points into the above and opts */
         uint64_t spool_max;
 };
 
@@ -113,7 +112,7 @@ struct rw_sink {
         long refused_code;
         double refused_logged_at, spool_logged_at;
         pthread_t thread;
-        bool sync_ready, thread_started;
+        bool thread_started;
         bool quit; /* under owner_lock: stop waiting for the spool */
 };
 
@@ -178,21 +177,11 @@ static int parse_spool(const struct param_set *o, const struct sink_env *env,
 
 static void set_http(const struct param_set *o, struct rw_config *c)
 {
-        c->http = (struct httpc_opts){
-                .username = c->username, .password = c->password,
-                .bearer = c->bearer,
-                .ca_file = sink_opt(o, "ca_file")->s,
-                .cert_file = sink_opt(o, "cert_file")->s,
-                .key_file = sink_opt(o, "key_file")->s,
-                .insecure = sink_opt(o, "insecure")->b,
-                .connect_timeout_ms = (long)(sink_opt(o, "connect_timeout")->d * 1000),
-                .timeout_ms = (long)(sink_opt(o, "timeout")->d * 1000),
-                .answer_max = ANSWER_LOGGED,
-        };
-        c->retry_min = sink_opt(o, "retry_min")->d;
-        c->retry_max = sink_opt(o, "retry_max")->d;
-        if (c->retry_max < c->retry_min)
-                c->retry_max = c->retry_min;
+        sink_conn_parse(o, &c->conn);
+        c->conn.http.username = c->username;
+        c->conn.http.password = c->password;
+        c->conn.http.bearer = c->bearer;
+        c->conn.http.answer_max = ANSWER_LOGGED;
 }
 
 static int rw_config_parse(const struct param_set *o, const struct sink_env *env,
@@ -375,12 +364,10 @@ static void on_retry(struct rw_sink *p, const struct httpc_reply *rep)
                             spool_count(p->spool), p->cfg.spool_dir);
         }
         p->down = true;
-        p->backoff = p->backoff ? p->backoff * 2 : p->cfg.retry_min;
-        if (p->backoff > p->cfg.retry_max)
-                p->backoff = p->cfg.retry_max;
+        p->backoff = sink_conn_backoff(&p->cfg.conn, p->backoff);
         if (rep->retry_after > 0) /* the receiver knows best, within reason */
-                p->backoff = rep->retry_after < p->cfg.retry_max ?
-                             rep->retry_after : p->cfg.retry_max;
+                p->backoff = rep->retry_after < p->cfg.conn.retry_max ?
+                             rep->retry_after : p->cfg.conn.retry_max;
         p->retry_at = now + p->backoff;
 }
 
@@ -408,7 +395,7 @@ static void on_refused(struct rw_sink *p, const struct httpc_reply *rep)
 /* Worker: one attempt at the oldest spooled run. */
 static enum outcome send_oldest(struct rw_sink *p, long timeout_ms)
 {
-        struct httpc_opts o = p->cfg.http;
+        struct httpc_opts o = p->cfg.conn.http;
         struct httpc_reply rep = { .status = 0 };
         enum outcome out;
         uint8_t *body = NULL;
@@ -450,7 +437,7 @@ static enum outcome send_oldest(struct rw_sink *p, long timeout_ms)
 /* Worker, at stop: what the receiver takes within `timeout`. */
 static void last_attempt(struct rw_sink *p)
 {
-        double deadline = now_mono() + (double)p->cfg.http.timeout_ms / 1000;
+        double deadline = now_mono() + (double)p->cfg.conn.http.timeout_ms / 1000;
 
         while (spool_count(p->spool) > 0) {
                 double left = deadline - now_mono();
@@ -496,7 +483,7 @@ static void *rw_worker(void *arg)
                         continue;
                 }
                 pthread_mutex_unlock(&l->lock);
-                send_oldest(p, p->cfg.http.timeout_ms);
+                send_oldest(p, p->cfg.conn.http.timeout_ms);
                 pthread_mutex_lock(&l->lock);
         }
         pthread_mutex_unlock(&l->lock);
@@ -575,11 +562,8 @@ static void rw_free(struct sink *s)
                 p->quit = true;
                 pthread_cond_broadcast(&owner_cond);
                 pthread_mutex_unlock(&owner_lock);
-                sink_latest_stop(&p->sync);
-                pthread_join(p->thread, NULL);
+                sink_latest_finish(&p->sync, p->thread);
         }
-        if (p->sync_ready)
-                sink_latest_done(&p->sync);
         for (size_t i = 0; i < p->n_queue; i++)
                 result_free(p->queue[i]);
         free(p->queue);
@@ -588,15 +572,6 @@ static void rw_free(struct sink *s)
         httpc_close(p->curl);
         rw_config_done(&p->cfg);
         free(p);
-}
-
-static int check_url(const char *url, char **ret_error)
-{
-        if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8)) {
-                *ret_error = sink_errorf("url '%s' is not http:// or https://", url);
-                return -EINVAL;
-        }
-        return 0;
 }
 
 static void init_counters(void)
@@ -624,10 +599,7 @@ static int rw_start(struct rw_sink *p, const struct param_set *opts,
                 *ret_error = sink_errorf("cannot use spool_dir '%s': %s",
                                          p->cfg.spool_dir, strerror(-r));
         if (r >= 0)
-                r = sink_latest_init(&p->sync);
-        p->sync_ready = r >= 0;
-        if (r >= 0)
-                r = -pthread_create(&p->thread, NULL, rw_worker, p);
+                r = sink_latest_start(&p->sync, &p->thread, rw_worker, p);
         p->thread_started = r >= 0;
         return r;
 }
@@ -635,15 +607,11 @@ static int rw_start(struct rw_sink *p, const struct param_set *opts,
 static int rw_create(const struct param_set *opts, const struct sink_env *env,
                      struct sink **ret, char **ret_error)
 {
-        const char *url = sink_opt(opts, "url")->s;
         struct rw_sink *p;
-        int r;
+        int r = sink_url_given(opts, ret_error);
 
-        if (!url || !*url)
-                return 0; /* no receiver configured: off */
-        r = check_url(url, ret_error);
-        if (r < 0)
-                return r;
+        if (r <= 0)
+                return r; /* 0: no receiver configured, off */
         p = calloc(1, sizeof(*p));
         if (!p)
                 return -ENOMEM;

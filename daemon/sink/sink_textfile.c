@@ -25,11 +25,15 @@
 #define TEXTFILE_DEFAULT_PATH "/var/lib/prometheus/node-exporter/benchwatch.prom"
 
 static const struct bw_param_def textfile_options[] = {
-        { .name = "enabled", .type = BW_PARAM_BOOL, .default_value = "yes",
+        { .name = "enabled",
+          .type = BW_PARAM_BOOL,
+          .default_value = "yes",
           .help = "write the textfile (the section's presence enables it)" },
-        { .name = "path", .type = BW_PARAM_STRING,
+        { .name = "path",
+          .type = BW_PARAM_STRING,
           .default_value = TEXTFILE_DEFAULT_PATH,
-          .help = "the .prom file node_exporter's textfile collector reads; a relative path is in state_dir" },
+          .help = "the .prom file node_exporter's textfile collector reads; a relative path is in "
+                  "state_dir" },
         { .name = NULL },
 };
 
@@ -158,11 +162,8 @@ static void textfile_free(struct sink *s)
 
         if (!t)
                 return;
-        if (t->thread_started) {
-                sink_latest_stop(&t->latest);
-                pthread_join(t->thread, NULL);
-                sink_latest_done(&t->latest);
-        }
+        if (t->thread_started)
+                sink_latest_finish(&t->latest, t->thread);
         free(t->path);
         free(t);
 }
@@ -207,12 +208,7 @@ static int textfile_create(const struct param_set *opts,
         t->base.free = textfile_free;
         t->base.seed = textfile_publish;
         t->rl.interval = 600;
-        r = sink_latest_init(&t->latest);
-        if (r >= 0) {
-                r = -pthread_create(&t->thread, NULL, textfile_worker, t);
-                if (r < 0)
-                        sink_latest_done(&t->latest);
-        }
+        r = sink_latest_start(&t->latest, &t->thread, textfile_worker, t);
         if (r < 0) {
                 textfile_free(&t->base);
                 return r;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sink/sink.h"
 #include "util/secret.h"
 #include "util/strutil.h"
 
@@ -21,6 +22,48 @@ char *sink_errorf(const char *fmt, ...)
         s = str_vprintf(fmt, ap);
         va_end(ap);
         return s;
+}
+
+int sink_check_url(const char *url, char **ret_error)
+{
+        if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8)) {
+                *ret_error = sink_errorf("url '%s' is not http:// or https://", url);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+int sink_url_given(const struct param_set *opts, char **ret_error)
+{
+        const char *url = sink_opt(opts, "url")->s;
+        if (!url || !*url)
+                return 0;
+        int r = sink_check_url(url, ret_error);
+        return r < 0 ? r : 1;
+}
+
+void sink_conn_parse(const struct param_set *o, struct sink_conn *ret)
+{
+        *ret = (struct sink_conn){
+                .http = {
+                        .ca_file = sink_opt(o, "ca_file")->s,
+                        .cert_file = sink_opt(o, "cert_file")->s,
+                        .key_file = sink_opt(o, "key_file")->s,
+                        .insecure = sink_opt(o, "insecure")->b,
+                        .connect_timeout_ms = (long)(sink_opt(o, "connect_timeout")->d * 1000),
+                        .timeout_ms = (long)(sink_opt(o, "timeout")->d * 1000),
+                },
+                .retry_min = sink_opt(o, "retry_min")->d,
+                .retry_max = sink_opt(o, "retry_max")->d,
+        };
+        if (ret->retry_max < ret->retry_min)
+                ret->retry_max = ret->retry_min;
+}
+
+double sink_conn_backoff(const struct sink_conn *c, double backoff)
+{
+        backoff = backoff ? backoff * 2 : c->retry_min;
+        return backoff > c->retry_max ? c->retry_max : backoff;
 }
 
 static bool valid_label_name(const char *s)

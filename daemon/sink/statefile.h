@@ -12,7 +12,8 @@
  *
  *   benchwatch-status 1
  *   daemon <pid> <started> <written>
- *   probe <name> <plugin> <interval s> <next run> <last run> <ok 0|1> <counted 0|1> <deferred in 24h> <yielded in 24h>
+ *   probe <name> <plugin> <interval s> <next run> <last run> <ok 0|1>
+ *       <counted 0|1> <deferred in 24h> <yielded in 24h>   (one line)
  *   why <name> <text: why the last run failed or was not counted>
  *   sink <name> <last success> <last error> <text of the last error, may be empty>
  *

@@ -40,45 +40,99 @@ enum {
 };
 
 static const struct bw_param_def params[] = {
-        [P_URL] = { "url", BW_PARAM_STRING, "http://127.0.0.1/", 0, 0, NULL, NULL,
-                "http:// or https:// URL to request, user:password@ for basic "
-                "authentication; secret (it may hold credentials or tokens): "
-                "messages name only host:port, figures carry target=",
-                BW_PARAM_SECRET },
-        [P_TARGET] = { "target", BW_PARAM_STRING, "", 0, 0, NULL, NULL,
-                "a name for what is measured (\"haproxy\"), put on every figure as "
-                "a label in place of the URL", BW_PARAM_LABEL },
-        [P_METHOD] = { "method", BW_PARAM_ENUM, "GET", 0, 0, methods, NULL,
-                "request method", BW_PARAM_LABEL },
-        [P_HEADER] = { "header", BW_PARAM_STRING, "", 0, 0, NULL, NULL,
-                "extra request header \"Name: value\"; may be repeated; secret, "
-                "so it may carry Authorization", BW_PARAM_MULTI | BW_PARAM_SECRET },
-        [P_BODY] = { "body", BW_PARAM_STRING, "", 0, 0, NULL, NULL,
-                "request body (sent with Content-Length)", 0 },
-        [P_KEEPALIVE] = { "keepalive", BW_PARAM_BOOL, "yes", 0, 0, NULL, NULL,
-                "reuse connections (ab -k); no: one connection per request",
-                BW_PARAM_LABEL },
-        [P_CONCURRENCY] = { "concurrency", BW_PARAM_INT, "4", 1, 50000, NULL,
-                "connections", "connections open at once (ab -c)", BW_PARAM_LABEL },
-        [P_REQUESTS] = { "requests", BW_PARAM_INT, "0", 0, 1e12, NULL, "requests",
-                "stop after this many requests (ab -n); 0: run for duration", 0 },
-        [P_DURATION] = { "duration", BW_PARAM_DURATION, "5s", 0, 86400, NULL, "s",
-                "how long to send requests (ab -t); with requests= and no "
-                "duration, until the requests are done", 0 },
-        [P_RATE] = { "rate", BW_PARAM_DOUBLE, "0", 0, 1e7, NULL, "requests/s",
-                "constant request rate (open loop, latency from each request's "
-                "intended send time); 0: closed loop like ab", 0 },
-        [P_TIMEOUT] = { "timeout", BW_PARAM_DURATION, "5s", 0.001, 3600, NULL, "s",
-                "a request without a whole response after this long fails", 0 },
-        [P_EXPECT] = { "expect_status", BW_PARAM_STRING, "", 0, 0, NULL, NULL,
-                "statuses that count as success, e.g. \"200\", \"200,301\", "
-                "\"2xx\"; others are failed requests (reason=status); empty: "
-                "any status (non-2xx are still counted, as ab does)", 0 },
-        [P_TLS_VERIFY] = { "tls_verify", BW_PARAM_BOOL, "yes", 0, 0, NULL, NULL,
-                "https: verify the server's certificate and name", 0 },
-        [P_THREADS] = { "threads", BW_PARAM_INT, "1", 1, 64, NULL, "threads",
-                "client threads for plain http (wrk -t), each with its share of "
-                "the connections; 1 keeps a daemon run to one CPU", 0 },
+        [P_URL] = {
+                .name = "url", .type = BW_PARAM_STRING,
+                .default_value = "http://127.0.0.1/",
+                .help = "http:// or https:// URL to request, user:password@ "
+                        "for basic authentication; secret (it may hold "
+                        "credentials or tokens): messages name only host:port, "
+                        "figures carry target=",
+                .flags = BW_PARAM_SECRET,
+        },
+        [P_TARGET] = {
+                .name = "target", .type = BW_PARAM_STRING,
+                .default_value = "",
+                .help = "a name for what is measured (\"haproxy\"), put on "
+                        "every figure as a label in place of the URL",
+                .flags = BW_PARAM_LABEL,
+        },
+        [P_METHOD] = {
+                .name = "method", .type = BW_PARAM_ENUM,
+                .default_value = "GET", .choices = methods,
+                .help = "request method",
+                .flags = BW_PARAM_LABEL,
+        },
+        [P_HEADER] = {
+                .name = "header", .type = BW_PARAM_STRING,
+                .default_value = "",
+                .help = "extra request header \"Name: value\"; may be "
+                        "repeated; secret, so it may carry Authorization",
+                .flags = BW_PARAM_MULTI | BW_PARAM_SECRET,
+        },
+        [P_BODY] = {
+                .name = "body", .type = BW_PARAM_STRING,
+                .default_value = "",
+                .help = "request body (sent with Content-Length)",
+        },
+        [P_KEEPALIVE] = {
+                .name = "keepalive", .type = BW_PARAM_BOOL,
+                .default_value = "yes",
+                .help = "reuse connections (ab -k); no: one connection per "
+                        "request",
+                .flags = BW_PARAM_LABEL,
+        },
+        [P_CONCURRENCY] = {
+                .name = "concurrency", .type = BW_PARAM_INT,
+                .default_value = "4", .min = 1, .max = 50000,
+                .unit = "connections",
+                .help = "connections open at once (ab -c)",
+                .flags = BW_PARAM_LABEL,
+        },
+        [P_REQUESTS] = {
+                .name = "requests", .type = BW_PARAM_INT,
+                .default_value = "0", .min = 0, .max = 1e12, .unit = "requests",
+                .help = "stop after this many requests (ab -n); 0: run for "
+                        "duration",
+        },
+        [P_DURATION] = {
+                .name = "duration", .type = BW_PARAM_DURATION,
+                .default_value = "5s", .min = 0, .max = 86400, .unit = "s",
+                .help = "how long to send requests (ab -t); with requests= and "
+                        "no duration, until the requests are done",
+        },
+        [P_RATE] = {
+                .name = "rate", .type = BW_PARAM_DOUBLE,
+                .default_value = "0", .min = 0, .max = 1e7,
+                .unit = "requests/s",
+                .help = "constant request rate (open loop, latency from each "
+                        "request's intended send time); 0: closed loop like ab",
+        },
+        [P_TIMEOUT] = {
+                .name = "timeout", .type = BW_PARAM_DURATION,
+                .default_value = "5s", .min = 0.001, .max = 3600, .unit = "s",
+                .help = "a request without a whole response after this long "
+                        "fails",
+        },
+        [P_EXPECT] = {
+                .name = "expect_status", .type = BW_PARAM_STRING,
+                .default_value = "",
+                .help = "statuses that count as success, e.g. \"200\", "
+                        "\"200,301\", \"2xx\"; others are failed requests "
+                        "(reason=status); empty: any status (non-2xx are still "
+                        "counted, as ab does)",
+        },
+        [P_TLS_VERIFY] = {
+                .name = "tls_verify", .type = BW_PARAM_BOOL,
+                .default_value = "yes",
+                .help = "https: verify the server's certificate and name",
+        },
+        [P_THREADS] = {
+                .name = "threads", .type = BW_PARAM_INT,
+                .default_value = "1", .min = 1, .max = 64, .unit = "threads",
+                .help = "client threads for plain http (wrk -t), each with its "
+                        "share of the connections; 1 keeps a daemon run to one "
+                        "CPU",
+        },
         { .name = NULL },
 };
 

@@ -46,61 +46,126 @@ static const char *const rand_choices[] = {
         "special", "uniform", "gaussian", "pareto", NULL };
 
 static const struct bw_param_def mysql_params[] = {
-        [P_HOST] = { "host", BW_PARAM_STRING, "localhost", 0, 0, NULL, NULL,
-                "server host name or address; 'localhost' means the Unix "
-                "socket (see socket), use 127.0.0.1 for TCP", 0 },
-        [P_PORT] = { "port", BW_PARAM_INT, "3306", 1, 65535, NULL, NULL,
-                "server TCP port", 0 },
-        [P_SOCKET] = { "socket", BW_PARAM_STRING, "", 0, 0, NULL, NULL,
-                "Unix socket path; when set, host and port are ignored", 0 },
-        [P_USER] = { "user", BW_PARAM_STRING, "benchwatch", 0, 0, NULL, NULL,
-                "user name", 0 },
-        [P_PASSWORD_FILE] = { "password_file", BW_PARAM_STRING, "", 0, 0,
-                NULL, NULL, "file holding the password (first line); a "
-                "bare name without '/' is the systemd credential "
-                "$CREDENTIALS_DIRECTORY/NAME (LoadCredential=); empty: no "
-                "password", 0 },
-        [P_DATABASE] = { "database", BW_PARAM_STRING, "benchwatch", 0, 0,
-                NULL, NULL, "database holding the sbtest<N> tables; it must "
-                "exist and be writable by user", 0 },
-        [P_TABLES] = { "tables", BW_PARAM_INT, "1", 1, 1024, NULL, NULL,
-                "number of tables sbtest1..sbtestN", BW_PARAM_LABEL },
-        [P_TABLE_SIZE] = { "table_size", BW_PARAM_INT, "10000", 1,
-                1000000000, NULL, "rows", "rows per table", BW_PARAM_LABEL },
-        [P_THREADS] = { "threads", BW_PARAM_INT, "1", 1, 1024, NULL, NULL,
-                "client threads, one connection each", BW_PARAM_LABEL },
-        [P_DURATION] = { "duration", BW_PARAM_DURATION, "10s", 0, 86400,
-                NULL, "s", "how long to run (0: until transactions)", 0 },
-        [P_TRANSACTIONS] = { "transactions", BW_PARAM_INT, "0", 0, 1e12,
-                NULL, NULL, "stop after this many transactions in all "
-                "(0: no limit)", 0 },
-        [P_MIX] = { "mix", BW_PARAM_ENUM, "read_write", 0, 0, mix_choices,
-                NULL, "sysbench script: oltp_read_write, oltp_read_only or "
-                "oltp_point_select", BW_PARAM_LABEL },
-        [P_RANGE_SIZE] = { "range_size", BW_PARAM_INT, "100", 1, 1000000,
-                NULL, "rows", "rows of each range select", 0 },
-        [P_POINT_SELECTS] = { "point_selects", BW_PARAM_INT, "10", 0, 1000,
-                NULL, NULL, "point selects per transaction (not for "
-                "mix=point_select, which does one)", 0 },
-        [P_SKIP_TRX] = { "skip_trx", BW_PARAM_BOOL, "no", 0, 0, NULL, NULL,
-                "run the statements in autocommit mode, without "
-                "BEGIN/COMMIT", 0 },
-        [P_RAND_TYPE] = { "rand_type", BW_PARAM_ENUM, "special", 0, 0,
-                rand_choices, NULL, "distribution of row ids, as sysbench "
-                "--rand-type", 0 },
-        [P_AUTO_PREPARE] = { "auto_prepare", BW_PARAM_BOOL, "yes", 0, 0,
-                NULL, NULL, "create and fill missing tables before the run "
-                "(no: fail instead)", 0 },
-        [P_CONNECT_TIMEOUT] = { "connect_timeout", BW_PARAM_DURATION, "5s",
-                1, 3600, NULL, "s", "timeout of each connection attempt", 0 },
-        [P_RECONNECT_TIMEOUT] = { "reconnect_timeout", BW_PARAM_DURATION,
-                "5s", 0, 3600, NULL, "s", "how long a thread that lost its "
-                "connection tries to reconnect before the run fails", 0 },
-        [P_TABLE_ENGINE] = { "table_engine", BW_PARAM_STRING, "InnoDB", 0, 0,
-                NULL, NULL, "storage engine of the sbtest tables (sysbench's "
-                "--mysql-storage-engine): InnoDB, Aria, MyISAM, RocksDB... "
-                "as the server offers (SHOW ENGINES); tables of another "
-                "engine are recreated", BW_PARAM_LABEL },
+        [P_HOST] = {
+                .name = "host", .type = BW_PARAM_STRING,
+                .default_value = "localhost",
+                .help = "server host name or address; 'localhost' means the "
+                        "Unix socket (see socket), use 127.0.0.1 for TCP",
+        },
+        [P_PORT] = {
+                .name = "port", .type = BW_PARAM_INT,
+                .default_value = "3306", .min = 1, .max = 65535,
+                .help = "server TCP port",
+        },
+        [P_SOCKET] = {
+                .name = "socket", .type = BW_PARAM_STRING,
+                .default_value = "",
+                .help = "Unix socket path; when set, host and port are ignored",
+        },
+        [P_USER] = {
+                .name = "user", .type = BW_PARAM_STRING,
+                .default_value = "benchwatch",
+                .help = "user name",
+        },
+        [P_PASSWORD_FILE] = {
+                .name = "password_file", .type = BW_PARAM_STRING,
+                .default_value = "",
+                .help = "file holding the password (first line); a bare name "
+                        "without '/' is the systemd credential "
+                        "$CREDENTIALS_DIRECTORY/NAME (LoadCredential=); empty: "
+                        "no password",
+        },
+        [P_DATABASE] = {
+                .name = "database", .type = BW_PARAM_STRING,
+                .default_value = "benchwatch",
+                .help = "database holding the sbtest<N> tables; it must exist "
+                        "and be writable by user",
+        },
+        [P_TABLES] = {
+                .name = "tables", .type = BW_PARAM_INT,
+                .default_value = "1", .min = 1, .max = 1024,
+                .help = "number of tables sbtest1..sbtestN",
+                .flags = BW_PARAM_LABEL,
+        },
+        [P_TABLE_SIZE] = {
+                .name = "table_size", .type = BW_PARAM_INT,
+                .default_value = "10000", .min = 1, .max = 1000000000,
+                .unit = "rows",
+                .help = "rows per table",
+                .flags = BW_PARAM_LABEL,
+        },
+        [P_THREADS] = {
+                .name = "threads", .type = BW_PARAM_INT,
+                .default_value = "1", .min = 1, .max = 1024,
+                .help = "client threads, one connection each",
+                .flags = BW_PARAM_LABEL,
+        },
+        [P_DURATION] = {
+                .name = "duration", .type = BW_PARAM_DURATION,
+                .default_value = "10s", .min = 0, .max = 86400, .unit = "s",
+                .help = "how long to run (0: until transactions)",
+        },
+        [P_TRANSACTIONS] = {
+                .name = "transactions", .type = BW_PARAM_INT,
+                .default_value = "0", .min = 0, .max = 1e12,
+                .help = "stop after this many transactions in all (0: no limit)",
+        },
+        [P_MIX] = {
+                .name = "mix", .type = BW_PARAM_ENUM,
+                .default_value = "read_write", .choices = mix_choices,
+                .help = "sysbench script: oltp_read_write, oltp_read_only or "
+                        "oltp_point_select",
+                .flags = BW_PARAM_LABEL,
+        },
+        [P_RANGE_SIZE] = {
+                .name = "range_size", .type = BW_PARAM_INT,
+                .default_value = "100", .min = 1, .max = 1000000,
+                .unit = "rows",
+                .help = "rows of each range select",
+        },
+        [P_POINT_SELECTS] = {
+                .name = "point_selects", .type = BW_PARAM_INT,
+                .default_value = "10", .min = 0, .max = 1000,
+                .help = "point selects per transaction (not for "
+                        "mix=point_select, which does one)",
+        },
+        [P_SKIP_TRX] = {
+                .name = "skip_trx", .type = BW_PARAM_BOOL,
+                .default_value = "no",
+                .help = "run the statements in autocommit mode, without "
+                        "BEGIN/COMMIT",
+        },
+        [P_RAND_TYPE] = {
+                .name = "rand_type", .type = BW_PARAM_ENUM,
+                .default_value = "special", .choices = rand_choices,
+                .help = "distribution of row ids, as sysbench --rand-type",
+        },
+        [P_AUTO_PREPARE] = {
+                .name = "auto_prepare", .type = BW_PARAM_BOOL,
+                .default_value = "yes",
+                .help = "create and fill missing tables before the run (no: "
+                        "fail instead)",
+        },
+        [P_CONNECT_TIMEOUT] = {
+                .name = "connect_timeout", .type = BW_PARAM_DURATION,
+                .default_value = "5s", .min = 1, .max = 3600, .unit = "s",
+                .help = "timeout of each connection attempt",
+        },
+        [P_RECONNECT_TIMEOUT] = {
+                .name = "reconnect_timeout", .type = BW_PARAM_DURATION,
+                .default_value = "5s", .min = 0, .max = 3600, .unit = "s",
+                .help = "how long a thread that lost its connection tries to "
+                        "reconnect before the run fails",
+        },
+        [P_TABLE_ENGINE] = {
+                .name = "table_engine", .type = BW_PARAM_STRING,
+                .default_value = "InnoDB",
+                .help = "storage engine of the sbtest tables (sysbench's "
+                        "--mysql-storage-engine): InnoDB, Aria, MyISAM, "
+                        "RocksDB... as the server offers (SHOW ENGINES); "
+                        "tables of another engine are recreated",
+                .flags = BW_PARAM_LABEL,
+        },
         { .name = NULL },
 };
 

@@ -29,7 +29,7 @@ CORE = $(filter-out $(NOT_CORE), \
 	$(patsubst $(S)/%,%,$(wildcard $(S)/daemon/*/*.c)))
 PROTO = daemon/proto/run.pb-c.c daemon/proto/metrics.pb-c.c \
 	daemon/proto/remote.pb-c.c
-TARGETS = fuzz_config fuzz_params fuzz_codec fuzz_http fuzz_pushgateway fuzz_history
+TARGETS = fuzz_config fuzz_params fuzz_codec fuzz_http fuzz_pushgateway fuzz_series_file
 
 core_objs = $(CORE:%.c=$(O)/%.o) $(PROTO:%.c=$(O)/%.o)
 

@@ -22,11 +22,11 @@ echo "== the shipped dashboard and rules"
 python3 "$check" "$srcdir" "$dash" "$rules" || { echo "FAIL: unknown metric names above"; exit 1; }
 
 fails_on() { # description, srcdir, dashboard
-  if python3 "$check" "$2" "$3" "$rules" >"$tmp/out" 2>&1; then
-    echo "FAIL: the checker accepted $1"; cat "$tmp/out"; exit 1
-  fi
-  grep ERROR "$tmp/out"
-  echo "ok: rejected $1"
+        if python3 "$check" "$2" "$3" "$rules" >"$tmp/out" 2>&1; then
+                echo "FAIL: the checker accepted $1"; cat "$tmp/out"; exit 1
+        fi
+        grep ERROR "$tmp/out"
+        echo "ok: rejected $1"
 }
 
 echo "== negative controls"

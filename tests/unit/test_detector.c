@@ -116,7 +116,8 @@ static void test_config(void)
         detector_init(&d);
         EXPECT(detector_update(&d, &c, DETECTOR_HIGHER_IS_BETTER, 0, 0, true, &v) == -EINVAL);
         EXPECT(detector_update(&d, &c, DETECTOR_HIGHER_IS_BETTER, -1, 0, true, &v) == -EINVAL);
-        EXPECT(detector_update(&d, &c, DETECTOR_HIGHER_IS_BETTER, INFINITY, 0, true, &v) == -EINVAL);
+        EXPECT(detector_update(&d, &c, DETECTOR_HIGHER_IS_BETTER, INFINITY, 0, true, &v) ==
+               -EINVAL);
         EXPECT(detector_update(&d, &c, DETECTOR_NONE, 1, 0, true, &v) == -EINVAL);
         EXPECT(detector_update(&d, &bad, DETECTOR_HIGHER_IS_BETTER, 1, 0, true, &v) == -EINVAL);
         EXPECT(d.n_ref == 0 && d.n_recent == 0);
@@ -166,7 +167,8 @@ static void test_noise_only(void)
         for (int k = 0; k < 2; k++) {
                 rng_state = 100 + k;
                 commissioned(&d, &c, DETECTOR_HIGHER_IS_BETTER, k ? 0.06 : 0.03);
-                struct tally t = feed(&d, &c, DETECTOR_HIGHER_IS_BETTER, 1000, k ? 0.06 : 0.03, 3000);
+                struct tally t =
+                        feed(&d, &c, DETECTOR_HIGHER_IS_BETTER, 1000, k ? 0.06 : 0.03, 3000);
                 EXPECT(t.entered == 0);
         }
 }
@@ -331,7 +333,8 @@ static void test_drift(void)
         commissioned(&d, &c, DETECTOR_HIGHER_IS_BETTER, 0.03);
         int flagged = -1;
         for (int i = 1; i <= 24 && flagged < 0; i++)
-                if (feed(&d, &c, DETECTOR_HIGHER_IS_BETTER, 1000 * (1 - 0.005 * i), 0.03, 1).entered)
+                if (feed(&d, &c, DETECTOR_HIGHER_IS_BETTER, 1000 * (1 - 0.005 * i), 0.03, 1)
+                            .entered)
                         flagged = i;
         EXPECT(flagged > 0 && flagged < 24);
 }
@@ -498,7 +501,8 @@ static void test_verify(void)
         vv.outcome = DETECTOR_VERIFY_MORE;
         while (vv.outcome == DETECTOR_VERIFY_MORE && n < 20) {
                 fresh[n++] = noisy(850, 0.06);
-                EXPECT(detector_verify(&d, &c, DETECTOR_HIGHER_IS_BETTER, fresh, n, 3, 20, &vv) == 0);
+                EXPECT(detector_verify(&d, &c, DETECTOR_HIGHER_IS_BETTER, fresh, n, 3, 20, &vv) ==
+                       0);
         }
         EXPECT(vv.outcome == DETECTOR_VERIFY_FAIL && n <= 6 && !vv.at_bound);
         EXPECT(vv.change_lo < -0.15 && vv.change_hi > -0.15 && vv.p_worse < 0.01);
@@ -506,7 +510,8 @@ static void test_verify(void)
         vv.outcome = DETECTOR_VERIFY_MORE;
         while (vv.outcome == DETECTOR_VERIFY_MORE && n < 20) {
                 fresh[n++] = noisy(1000, 0.06);
-                EXPECT(detector_verify(&d, &c, DETECTOR_HIGHER_IS_BETTER, fresh, n, 3, 20, &vv) == 0);
+                EXPECT(detector_verify(&d, &c, DETECTOR_HIGHER_IS_BETTER, fresh, n, 3, 20, &vv) ==
+                       0);
         }
         EXPECT(vv.outcome == DETECTOR_VERIFY_PASS && vv.change_lo < 0 && vv.change_hi > 0);
         /* at the bound the estimate decides: 4% worse is within the 5% effect */

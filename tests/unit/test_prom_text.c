@@ -82,16 +82,19 @@ static void test_summary(void)
         for (size_t i = 0; i < result_n_quantiles; i++) {
                 char q[40], v[40];
                 snprintf(line, sizeof(line),
-                         "benchwatch_cpu_latency_seconds{probe=\"cpu\",max_prime=\"10000\",quantile=\"%s\"} %s\n",
+                         "benchwatch_cpu_latency_seconds{probe=\"cpu\",max_prime=\"10000\","
+                         "quantile=\"%s\"} %s\n",
                          expo_format_double(result_quantiles[i], q, sizeof(q)),
-                         expo_format_double(bw_hist_quantile_ns(&h, result_quantiles[i]) / 1e9,
-                                            v, sizeof(v)));
+                         expo_format_double(bw_hist_quantile_ns(&h, result_quantiles[i]) / 1e9, v,
+                                            sizeof(v)));
                 EXPECT(strstr(t, line) != NULL);
         }
         EXPECT(strstr(t, "{probe=\"cpu\",max_prime=\"10000\",quantile=\"1\"} 0.0001\n"));
         EXPECT(strstr(t, "{probe=\"cpu\",max_prime=\"10000\",quantile=\"0.999\"} "));
-        EXPECT(strstr(t, "benchwatch_cpu_latency_seconds_sum{probe=\"cpu\",max_prime=\"10000\"} 0.00505\n"));
-        EXPECT(strstr(t, "benchwatch_cpu_latency_seconds_count{probe=\"cpu\",max_prime=\"10000\"} 100\n"));
+        EXPECT(strstr(t, "benchwatch_cpu_latency_seconds_sum{probe=\"cpu\",max_prime=\"10000\"} "
+                         "0.00505\n"));
+        EXPECT(strstr(t, "benchwatch_cpu_latency_seconds_count{probe=\"cpu\",max_prime=\"10000\"} "
+                         "100\n"));
         EXPECT(strstr(t, "# TYPE benchwatch_cpu_latency_seconds summary\n") == strchr(t, '\n') + 1);
         /* p50 within the histogram's 0.8% of 50 µs */
         const char *p = strstr(t, "quantile=\"0.5\"} ");
@@ -118,25 +121,28 @@ static void test_grouping(void)
         assert(result_add(b, "benchwatch_disk_iops", "I", METRIC_GAUGE, NULL, 7, NULL) == 0);
         const struct result *rs[] = { a, b };
         char *t = render(rs, 2);
-        const char *want =
-                "# HELP benchwatch_cpu_events_per_second E\n"
-                "# TYPE benchwatch_cpu_events_per_second gauge\n"
-                "benchwatch_cpu_events_per_second{probe=\"a\"} 10\n"
-                "# HELP benchwatch_probe_success 1 if the probe's last run succeeded, 0 if it failed\n"
-                "# TYPE benchwatch_probe_success gauge\n"
-                "benchwatch_probe_success{probe=\"a\"} 1\n"
-                "benchwatch_probe_success{probe=\"b\"} 0\n"
-                "# HELP benchwatch_probe_duration_seconds Wall-clock time the probe's last run took\n"
-                "# TYPE benchwatch_probe_duration_seconds gauge\n"
-                "benchwatch_probe_duration_seconds{probe=\"a\"} 1.5\n"
-                "benchwatch_probe_duration_seconds{probe=\"b\"} 2\n"
-                "# HELP benchwatch_probe_last_run_timestamp_seconds When the probe's last run started, seconds since the epoch\n"
-                "# TYPE benchwatch_probe_last_run_timestamp_seconds gauge\n"
-                "benchwatch_probe_last_run_timestamp_seconds{probe=\"a\"} 1764500000.25\n"
-                "benchwatch_probe_last_run_timestamp_seconds{probe=\"b\"} 0\n"
-                "# HELP benchwatch_disk_iops I\n"
-                "# TYPE benchwatch_disk_iops gauge\n"
-                "benchwatch_disk_iops{probe=\"b\"} 7\n";
+        const char *want = "# HELP benchwatch_cpu_events_per_second E\n"
+                           "# TYPE benchwatch_cpu_events_per_second gauge\n"
+                           "benchwatch_cpu_events_per_second{probe=\"a\"} 10\n"
+                           "# HELP benchwatch_probe_success 1 if the probe's last run succeeded, 0 "
+                           "if it failed\n"
+                           "# TYPE benchwatch_probe_success gauge\n"
+                           "benchwatch_probe_success{probe=\"a\"} 1\n"
+                           "benchwatch_probe_success{probe=\"b\"} 0\n"
+                           "# HELP benchwatch_probe_duration_seconds Wall-clock time the probe's "
+                           "last run took\n"
+                           "# TYPE benchwatch_probe_duration_seconds gauge\n"
+                           "benchwatch_probe_duration_seconds{probe=\"a\"} 1.5\n"
+                           "benchwatch_probe_duration_seconds{probe=\"b\"} 2\n"
+                           "# HELP benchwatch_probe_last_run_timestamp_seconds When the probe's "
+                           "last run started, seconds since the epoch\n"
+                           "# TYPE benchwatch_probe_last_run_timestamp_seconds gauge\n"
+                           "benchwatch_probe_last_run_timestamp_seconds{probe=\"a\"} "
+                           "1764500000.25\n"
+                           "benchwatch_probe_last_run_timestamp_seconds{probe=\"b\"} 0\n"
+                           "# HELP benchwatch_disk_iops I\n"
+                           "# TYPE benchwatch_disk_iops gauge\n"
+                           "benchwatch_disk_iops{probe=\"b\"} 7\n";
         if (strcmp(t, want))
                 fprintf(stderr, "got:\n%s\nwant:\n%s\n", t, want);
         EXPECT(!strcmp(t, want));

@@ -198,9 +198,12 @@ static void test_first_pass(void)
         const struct sched_callbacks cb = { .result = on_result, .deferred = on_deferred };
         n_events = 0;
         configure_with("splay = 1\nfirst_splay = 30s\nduty_cycle = 0.01\n",
-                       "[probe f1]\nplugin = misbehave\naction = sleep\nsleep = 0.2s\ninterval = 1h\n"
-                       "[probe f2]\nplugin = misbehave\naction = sleep\nsleep = 0.2s\ninterval = 1h\n"
-                       "[probe f3]\nplugin = misbehave\naction = sleep\nsleep = 0.2s\ninterval = 1h\n");
+                       "[probe f1]\nplugin = misbehave\naction = sleep\nsleep = 0.2s\ninterval = "
+                       "1h\n"
+                       "[probe f2]\nplugin = misbehave\naction = sleep\nsleep = 0.2s\ninterval = "
+                       "1h\n"
+                       "[probe f3]\nplugin = misbehave\naction = sleep\nsleep = 0.2s\ninterval = "
+                       "1h\n");
         double t0 = now_mono();
         CHECK(sched_new(loop, app.cfg, app.reg, &cb, NULL, &s) == 0);
         sched_first_pass(s);

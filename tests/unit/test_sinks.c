@@ -132,7 +132,8 @@ static void test_fields(void)
         r->duration = 2.5;
         assert(result_add(r, "benchwatch_disk_iops", "", METRIC_GAUGE, rd, 5000, NULL) == 0);
         assert(result_add(r, "benchwatch_disk_iops", "", METRIC_GAUGE, wr, 1200, NULL) == 0);
-        assert(result_add(r, "benchwatch_disk_latency_seconds", "", METRIC_SUMMARY, rd, 0, &h) == 0);
+        assert(result_add(r, "benchwatch_disk_latency_seconds", "", METRIC_SUMMARY, rd, 0, &h) ==
+               0);
         assert(result_add_probe_families(r) == 0);
         assert(sink_journal_fields(r, &f, &n) == 0);
         const char *want[] = {

@@ -1,4 +1,4 @@
-/* fuzz_history.c — libFuzzer target for the files an operator hands
+/* fuzz_series_file.c — libFuzzer target for the files an operator hands
  * benchwatch: a history for `replay` and `baseline import`
  * (series_file.c), and the detector fed whatever such a file holds.
  *
