@@ -23,6 +23,7 @@ that the judging can be read (and rerun on a kept directory) on its own:
       files.log, journal.json, unit.txt, textfile.txt) and Prometheus, prints
       the report, and exits 1 when an invariant broke.
 """
+import errno
 import json
 import os
 import re
@@ -93,8 +94,9 @@ def daemon_parent(pidns, ppid):
             return "pid %d outside the container" % ppid
         argv = proc_cmdline(ppid)
         state = proc_stat(ppid)[0]
-    except OSError:
-        return "pid %d gone" % ppid
+    except OSError as e:
+        return "pid %d %s" % (ppid, "gone" if e.errno in (errno.ENOENT, errno.ESRCH)
+                              else "unreadable: " + e.strerror)
     if len(argv) >= 2 and argv[0].endswith(b"benchwatch") and argv[1] == b"daemon" \
             and state not in ("Z", "X"):
         return None
