@@ -572,10 +572,13 @@ def report(d, state, prom, seed, duration):
         by_pid.setdefault(e["pid"], []).append((e["t"], e["kb"]))
     mem_lines, growth = [], []
     split = {(e["pid"], e["t"]): e for e in rss if "heap" in e}
+    judged, longest = 0, 0.0
     for pid, s in by_pid.items():
         t0 = s[0][0]
+        longest = max(longest, s[-1][0] - t0)
         ref = next((kb for t, kb in s if t - t0 >= ref_age), None)
         if ref:
+            judged += 1
             worst = max(kb for t, kb in s if t - t0 >= ref_age)
             if worst > ref * (1 + RSS_GROWTH):
                 growth.append("daemon %d: RssAnon %d kB after %.0f s, %d kB later" % (pid, ref, ref_age, worst))
@@ -617,8 +620,10 @@ def report(d, state, prom, seed, duration):
     P("left behind after stop + cleanup: processes %s, cache [%s], tables %s" % (
         unit.get("after_stop_processes", "?"), unit.get("cache_left", "").strip(),
         unit.get("tables_left", "?")))
-    P("daemon memory over time (RssAnon, flat within %d%% after %.0f s%s):" % (
-        RSS_GROWTH * 100, ref_age, "" if duration >= 1200 else "; shown, not judged under 20 min"))
+    P("daemon memory over time (RssAnon, flat within %d%% after %.0f s%s; judged on %d "
+      "daemon(s) that lived longer, the longest lived %.0f s):" % (
+        RSS_GROWTH * 100, ref_age, "" if duration >= 1200 else "; shown, not judged under 20 min",
+        judged, longest))
     for g in growth:
         P("  grew: " + g)
     for m in mem_lines:
