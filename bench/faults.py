@@ -620,8 +620,8 @@ def report(d, state, prom, seed, duration):
     P("left behind after stop + cleanup: processes %s, cache [%s], tables %s" % (
         unit.get("after_stop_processes", "?"), unit.get("cache_left", "").strip(),
         unit.get("tables_left", "?")))
-    P("daemon memory over time (RssAnon, flat within %d%% after %.0f s%s; judged on %d "
-      "daemon(s) that lived longer, the longest lived %.0f s):" % (
+    P("daemon memory over time (RssAnon, flat within %d%% after %.0f s%s; %d "
+      "daemon(s) lived past it, the longest %.0f s):" % (
         RSS_GROWTH * 100, ref_age, "" if duration >= 1200 else "; shown, not judged under 20 min",
         judged, longest))
     for g in growth:
