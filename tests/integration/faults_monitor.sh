@@ -13,6 +13,8 @@
 . "$(dirname "$0")/lib.sh"
 : "${top_srcdir:?run through make check}"
 PY=$top_srcdir/bench/faults.py
+[ -f "$PY" ] || PY=$top_srcdir/bench/faults/faults.py # after issue 32's moves
+[ -f "$PY" ] || skip "no bench/faults.py"
 [ -r "/proc/$$/ns/pid" ] || skip "cannot read /proc/$$/ns/pid"
 cat > "$T/__child" <<'EOF'
 sleep 60 & wait
