@@ -9,7 +9,11 @@ that the judging can be read (and rerun on a kept directory) on its own:
       `benchwatch __child` in the container (the PID namespace of LEADER)
       whose parent is no longer a `benchwatch daemon` is an orphan, and how
       long it lives on is recorded; one alive longer than MAX_RUN seconds
-      outlived its deadline.  Every 5 s, each daemon's RssAnon.
+      outlived its deadline.  Every 5 s, each daemon's RssAnon (and where
+      it lies: the main heap, other anonymous maps, libraries' own pages).
+      A scan of /proc is not atomic: an orphan is one whose parent, read
+      again on its own, is not a daemon, and its end is its /proc entry
+      gone (or a zombie), not a scan that missed it.
   faults.py files STATE_DIR WHEN
       Parses every history, baseline, spool and textfile file in STATE_DIR
       (the baseline's FNV-1a checksum too); one JSON line on stdout: how
@@ -19,6 +23,7 @@ that the judging can be read (and rerun on a kept directory) on its own:
       files.log, journal.json, unit.txt, textfile.txt) and Prometheus, prints
       the report, and exits 1 when an invariant broke.
 """
+import errno
 import json
 import os
 import re
@@ -58,6 +63,53 @@ def rss_anon(pid):
             if line.startswith("RssAnon:"):
                 return int(line.split()[1])
     return None
+
+
+def rss_split(pid):
+    """RssAnon's parts (kB): the main heap, other anonymous maps (malloc's
+    thread arenas, stacks), private pages of mapped files (libraries)."""
+    heap = anon = lib = 0
+    name = ""
+    with open("/proc/%s/smaps" % pid) as f:
+        for line in f:
+            if "-" in line.split(" ", 1)[0]:
+                parts = line.split()
+                name = parts[5] if len(parts) > 5 else ""
+            elif line.startswith("Anonymous:"):
+                kb = int(line.split()[1])
+                if name == "[heap]":
+                    heap += kb
+                elif name == "" or name.startswith("["):
+                    anon += kb
+                else:
+                    lib += kb
+    return heap, anon, lib
+
+
+def daemon_parent(pidns, ppid):
+    """What the parent of a probe process is, read on its own: None when it
+    is a `benchwatch daemon` of the container, else a word on what it is."""
+    try:
+        if os.readlink("/proc/%d/ns/pid" % ppid) != pidns:
+            return "pid %d outside the container" % ppid
+        argv = proc_cmdline(ppid)
+        state = proc_stat(ppid)[0]
+    except OSError as e:
+        return "pid %d %s" % (ppid, "gone" if e.errno in (errno.ENOENT, errno.ESRCH)
+                              else "unreadable: " + e.strerror)
+    if len(argv) >= 2 and argv[0].endswith(b"benchwatch") and argv[1] == b"daemon" \
+            and state not in ("Z", "X"):
+        return None
+    return "pid %d: %s (%s)" % (ppid, b" ".join(argv[:3]).decode(errors="replace"), state)
+
+
+def child_alive(pid, start):
+    """The probe process pid (started at start) still there, not a zombie."""
+    try:
+        state, _, st = proc_stat(pid)
+    except OSError:
+        return False
+    return st == start and state not in ("Z", "X")
 
 
 def scan(pidns, init):
@@ -107,25 +159,32 @@ def monitor(leader, out):
             for pid, (state, ppid, start) in children.items():
                 alive = state not in ("Z", "X")
                 if alive and ppid not in daemons and pid not in orphans:
-                    orphans[pid] = now
+                    # the scan may have missed the daemon: ask the parent
+                    why = daemon_parent(pidns, ppid)
+                    if why is None:
+                        emit(ev="misread", pid=pid, ppid=ppid)
+                    else:
+                        orphans[pid] = (now, start, why)
                 age = uptime - start / tick
                 if alive and age > MAX_RUN and pid not in overlong:
                     overlong.add(pid)
                     emit(ev="overlong", pid=pid, age=round(age, 2), state=state)
             for pid in list(orphans):
-                st = children.get(pid)
-                if st is None or st[0] in ("Z", "X"):
-                    emit(ev="orphan", pid=pid, lived=round(now - orphans.pop(pid), 3))
+                t0, start, why = orphans[pid]
+                if not child_alive(pid, start):
+                    del orphans[pid]
+                    emit(ev="orphan", pid=pid, lived=round(now - t0, 3), parent=why)
             if now - last_rss >= 5:
                 last_rss = now
                 for d in (d for d, main in daemons.items() if main):
                     try:
-                        emit(ev="rss", pid=d, kb=rss_anon(d))
-                    except OSError:
+                        heap, anon, lib = rss_split(d)
+                        emit(ev="rss", pid=d, kb=rss_anon(d), heap=heap, anon=anon, lib=lib)
+                    except (OSError, ValueError, IndexError):
                         pass
             time.sleep(0.1)
-        for pid, t0 in orphans.items():
-            emit(ev="orphan_alive", pid=pid, lived=round(time.time() - t0, 3))
+        for pid, (t0, _, why) in orphans.items():
+            emit(ev="orphan_alive", pid=pid, lived=round(time.time() - t0, 3), parent=why)
 
 
 # ---- files --------------------------------------------------------------------
@@ -434,7 +493,8 @@ def report(d, state, prom, seed, duration):
     daemons = [e for e in mon if e["ev"] == "daemon" and n_rss.get(e["pid"], 0) > 1]
     if late:
         bad.append("%d orphan(s) lived over %.1f s: %s" % (
-            len(late), ORPHAN_LIMIT, ", ".join("%s s" % e["lived"] for e in late)))
+            len(late), ORPHAN_LIMIT, ", ".join("%s s (parent %s)" % (e["lived"], e.get("parent", "?"))
+                                               for e in late)))
     if overlong:
         bad.append("%d probe process(es) outlived their deadline" % len(overlong))
 
@@ -511,15 +571,23 @@ def report(d, state, prom, seed, duration):
     for e in rss:
         by_pid.setdefault(e["pid"], []).append((e["t"], e["kb"]))
     mem_lines, growth = [], []
+    split = {(e["pid"], e["t"]): e for e in rss if "heap" in e}
+    judged, longest = 0, 0.0
     for pid, s in by_pid.items():
         t0 = s[0][0]
+        longest = max(longest, s[-1][0] - t0)
         ref = next((kb for t, kb in s if t - t0 >= ref_age), None)
         if ref:
+            judged += 1
             worst = max(kb for t, kb in s if t - t0 >= ref_age)
             if worst > ref * (1 + RSS_GROWTH):
                 growth.append("daemon %d: RssAnon %d kB after %.0f s, %d kB later" % (pid, ref, ref_age, worst))
         mem_lines.append("  daemon pid %d: %.0f s, RssAnon %s kB" % (
             pid, s[-1][0] - t0, " ".join(str(kb) for _, kb in s[::max(1, len(s) // 12)])))
+        last = split.get((pid, s[-1][0]))
+        if last:
+            mem_lines.append("    at its last sample: heap %d, other anonymous %d, libraries %d kB"
+                             % (last["heap"], last["anon"], last["lib"]))
     # the ten minutes of the issue: a shorter campaign shows, does not judge
     if growth and duration >= 1200:
         bad.append("memory grew: " + "; ".join(growth))
@@ -541,8 +609,10 @@ def report(d, state, prom, seed, duration):
         len(checks), checks[-1]["files"] if checks else 0, len(torn),
         max((c["partial_last_lines"] for c in checks), default=0)))
     lived = sorted(e["lived"] for e in orphans)
-    P("orphans: %d, lived max %.3f s (limit %.1f), over the limit %d; past their deadline %d" % (
-        len(orphans), lived[-1] if lived else 0, ORPHAN_LIMIT, len(late), len(overlong)))
+    P("orphans: %d, lived max %.3f s (limit %.1f), over the limit %d; past their deadline %d"
+      "; scans that missed a live daemon (not orphans) %d" % (
+        len(orphans), lived[-1] if lived else 0, ORPHAN_LIMIT, len(late), len(overlong),
+        sum(1 for e in mon if e["ev"] == "misread")))
     P("restarts: NRestarts=%s, daemons seen %d, watchdog timeouts %d, unit state %s" % (
         unit.get("NRestarts", "?"), len(daemons), len(watchdog), unit.get("ActiveState", "?")))
     P("verdicts: regression %d; fault-hit runs counted as success %d (lost with their daemon %d)"
@@ -550,8 +620,10 @@ def report(d, state, prom, seed, duration):
     P("left behind after stop + cleanup: processes %s, cache [%s], tables %s" % (
         unit.get("after_stop_processes", "?"), unit.get("cache_left", "").strip(),
         unit.get("tables_left", "?")))
-    P("daemon memory over time (RssAnon, flat within %d%% after %.0f s%s):" % (
-        RSS_GROWTH * 100, ref_age, "" if duration >= 1200 else "; shown, not judged under 20 min"))
+    P("daemon memory over time (RssAnon, flat within %d%% after %.0f s%s; %d "
+      "daemon(s) lived past it, the longest %.0f s):" % (
+        RSS_GROWTH * 100, ref_age, "" if duration >= 1200 else "; shown, not judged under 20 min",
+        judged, longest))
     for g in growth:
         P("  grew: " + g)
     for m in mem_lines:

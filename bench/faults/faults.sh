@@ -348,7 +348,7 @@ fault() { # KIND
                 kill_child) c kill -KILL "$pid" ;;
                 stop_child) c kill -STOP "$pid" ;;
                 garbage) c sh -c "printf 'garbage\\377\\000\\001 not a result' > /proc/$pid/fd/3" ;;
-                esac
+                esac || { log "$1 skipped: pid $pid gone before the fault"; return; }
                 log "$1 pid=$pid" ;;
         kill_daemon)
                 pid=$(prop MainPID)

@@ -1,0 +1,73 @@
+#!/bin/bash
+# faults_monitor.sh — the fault campaign's orphan watch (bench/faults/faults.py
+# monitor) counts what it should.  The 20-minute campaign counted an orphan
+# that lived 1.02 s while no daemon died: the only probe process then was a
+# stopped one, whose daemon was up all along.  A scan of /proc is not
+# atomic, so an orphan is now one whose parent, read again on its own, is
+# not a daemon, and its end is its /proc entry gone, not a scan that missed
+# it.  Here, with stand-ins (bash scripts run as `benchwatch daemon` and
+# `benchwatch __child`): no orphan while the daemon lives; after a kill -9
+# of it, one orphan whose life is the time until the test kills it (0.6 s),
+# naming its new parent; daemon_parent() and child_alive() on live and
+# dead processes.
+. "$top_srcdir/tests/integration/lib/lib.sh"
+PY=$top_srcdir/bench/faults/faults.py
+[ -f "$PY" ] || skip "no $PY"
+[ -r "/proc/$$/ns/pid" ] || skip "cannot read /proc/$$/ns/pid"
+cat > "$T/__child" <<'EOF'
+sleep 60 & wait
+EOF
+cat > "$T/daemon" <<'EOF'
+(exec -a benchwatch bash __child) & wait
+EOF
+cd "$T" || fail "cd $T"
+(exec -a benchwatch bash daemon) &
+dpid=$!
+BW_PIDS="$BW_PIDS $dpid"
+child() { pgrep -P "$dpid" -f '^benchwatch __child'; }
+wait_for 5 child > /dev/null || fail "the stand-in daemon started no child"
+cpid=$(child)
+BW_PIDS="$BW_PIDS $cpid"
+python3 "$PY" monitor $$ "$T/mon.jsonl" &
+mpid=$!
+BW_PIDS="$BW_PIDS $mpid"
+sleep 1.5
+# other benchwatch processes on this host may be seen too: only ours count
+grep '"ev": "orphan' "$T/mon.jsonl" | grep -q "\"pid\": $cpid," &&
+        fail "an orphan while its daemon lives: $(cat "$T/mon.jsonl")"
+# the functions on their own, the daemon alive
+python3 - "$PY" $$ "$dpid" "$cpid" alive <<'PY' || fail "daemon_parent/child_alive with the daemon alive"
+import importlib.util, os, sys
+spec = importlib.util.spec_from_file_location("faults", sys.argv[1])
+f = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(f)
+ns = os.readlink("/proc/%s/ns/pid" % sys.argv[2])
+d, c = int(sys.argv[3]), int(sys.argv[4])
+start = f.proc_stat(c)[2]
+assert f.daemon_parent(ns, d) is None, f.daemon_parent(ns, d)
+assert f.child_alive(c, start)
+assert not f.child_alive(c, start + 1)  # another process with that pid
+PY
+kill -KILL "$dpid"
+wait "$dpid" 2>/dev/null
+sleep 0.6
+kill -KILL "$cpid"
+sleep 1
+kill -TERM "$mpid"
+wait "$mpid" 2>/dev/null
+python3 - "$PY" $$ "$dpid" "$cpid" "$T/mon.jsonl" <<'PY' || fail "after the daemon's kill: $(cat "$T/mon.jsonl")"
+import importlib.util, json, os, sys
+spec = importlib.util.spec_from_file_location("faults", sys.argv[1])
+f = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(f)
+ns = os.readlink("/proc/%s/ns/pid" % sys.argv[2])
+d, c = int(sys.argv[3]), int(sys.argv[4])
+assert f.daemon_parent(ns, d) == "pid %d gone" % d, f.daemon_parent(ns, d)
+ev = [json.loads(l) for l in open(sys.argv[5])]
+orphans = [e for e in ev if e["ev"].startswith("orphan") and e["pid"] == c]
+assert len(orphans) == 1 and orphans[0]["ev"] == "orphan", orphans
+# killed 0.6 s after its daemon; the watch looks ten times a second
+assert 0.3 <= orphans[0]["lived"] <= 1.0, orphans[0]
+print("orphan seen: lived %.3f s, parent: %s" % (orphans[0]["lived"], orphans[0]["parent"]))
+PY
+exit 0
