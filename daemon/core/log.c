@@ -33,6 +33,10 @@ void log_msg(int priority, const char *fmt, ...)
                 return;
         va_list ap;
         va_start(ap, fmt);
+        /* one line at a time: the sink threads log too, and a journal line
+         * merged with another's loses its priority and its meaning (the
+         * fault campaign read a restart's "started" line that way) */
+        flockfile(stderr);
         if (to_journal())
                 fprintf(stderr, "<%d>", priority);
         else if (priority <= LOG_ERR)
@@ -41,6 +45,7 @@ void log_msg(int priority, const char *fmt, ...)
                 fputs("benchwatch: warning: ", stderr);
         vfprintf(stderr, fmt, ap);
         fputc('\n', stderr);
+        funlockfile(stderr);
         va_end(ap);
 }
 
