@@ -13,7 +13,7 @@
  * backfill) and then for --live seconds (each run sent at its own time),
  * in time order.  Before that window, --thin seconds more of the past
  * carry only the figures the cohort rules read over a day
- * (benchwatch:throughput:median_24h: thin_families), many runs of many
+ * (the throughput and p99 figures: thin_families), many runs of many
  * hosts per request as vmagent would batch them: a day of every series
  * of 10,000 hosts would take this 2-core VM hours to send, and what the
  * rules do not read back does not change what they find.  The runs are
@@ -68,12 +68,14 @@ static const struct probe_def probes[] = {
 #define N_PROBES (sizeof(probes) / sizeof(probes[0]))
 
 /* What the rules read over a window (conf/benchwatch.rules.yml,
- * benchwatch:throughput:median_24h): all a thin run carries. */
+ * benchwatch:throughput:median_24h, latency_p99_seconds:median_24h): all
+ * a thin run carries. */
 static const char *const thin_families[] = {
         "benchwatch_cpu_events_per_second",
         "benchwatch_threads_events_per_second",
         "benchwatch_memory_bytes_per_second",
         "benchwatch_disk_iops",
+        "benchwatch_disk_latency_seconds",
 };
 /* Samples per thin request (Prometheus's own remote write sends up to
  * 2,000 per request by default from 2.43, vmagent 10,000). */
