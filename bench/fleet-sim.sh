@@ -256,7 +256,7 @@ run_one() { # ENGINE HOSTS
         : > "$dir/rulemetrics"
         rules=""
         while kill -0 $sender 2> /dev/null; do
-                if [ -z "$rules" ] && grep -q '^past sent' "$dir/ingest"; then
+                if [ -z "$rules" ] && grep -qs '^past sent' "$dir/ingest"; then
                         rules_$engine "$dir" "$port"
                         rules="started after $((SECONDS - t0)) s"
                         echo "rules $rules"
