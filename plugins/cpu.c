@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "common/sbloop.h"
-#include "plugin.h"
+#include "core/plugin.h"
 
 enum { P_MAX_PRIME, P_THREADS, P_DURATION, P_EVENTS, P_COUNT };
 

@@ -30,9 +30,9 @@
 
 #include "common/sbrand.h"
 #include "common/testfile.h"
-#include "hist.h"
-#include "plugin.h"
-#include "timeutil.h"
+#include "core/plugin.h"
+#include "util/hist.h"
+#include "util/timeutil.h"
 
 enum { P_MODE, P_BLOCK_SIZE, P_IODEPTH, P_THREADS, P_DIRECT, P_RWMIX,
        P_FSYNC, P_PATH, P_SIZE, P_DURATION, P_REQUESTS, P_RATE };
@@ -600,44 +600,90 @@ static int disk_cleanup(const struct bw_run *run, const struct bw_host *h)
 }
 
 static const struct bw_param_def disk_params[] = {
-        [P_MODE] = { "mode", BW_PARAM_ENUM, "randread", 0, 0, mode_names, NULL,
-                "randread, randwrite, randrw (rwmix_read% reads) or "
-                "sequential read, write", BW_PARAM_LABEL },
-        [P_BLOCK_SIZE] = { "block_size", BW_PARAM_SIZE, "16k", 512,
-                64 << 20, NULL, "bytes", "size of every I/O; offsets are "
-                "multiples of it", BW_PARAM_LABEL },
-        [P_IODEPTH] = { "iodepth", BW_PARAM_INT, "1", 1, 1024, NULL, "I/Os",
-                "I/Os each thread keeps in flight with libaio; 1 is a "
-                "synchronous pread/pwrite per I/O", BW_PARAM_LABEL },
-        [P_THREADS] = { "threads", BW_PARAM_INT, "1", 1, 1024, NULL, NULL,
-                "workers, each with its own queue of iodepth I/Os",
-                BW_PARAM_LABEL },
-        [P_DIRECT] = { "direct", BW_PARAM_BOOL, "yes", 0, 0, NULL, NULL,
-                "O_DIRECT: bypass the page cache (checked to be honoured; "
-                "with no, the file's cached pages are dropped first)",
-                BW_PARAM_LABEL },
-        [P_RWMIX] = { "rwmix_read", BW_PARAM_INT, "50", 0, 100, NULL, "%",
-                "share of reads in mode=randrw (fio's rwmixread, same "
-                "default)", BW_PARAM_LABEL, "mode=randrw" },
-        [P_FSYNC] = { "fsync", BW_PARAM_INT, "0", 0, 1e9, NULL, "writes",
-                "fdatasync after every N writes of a thread, inside the "
-                "measurement; 0: only once after it (as sysbench's "
-                "--file-fsync-end)", BW_PARAM_LABEL, "mode=randwrite|randrw|write" },
-        [P_PATH] = { "path", BW_PARAM_STRING, "", 0, 0, NULL, NULL,
-                "test file (created and marked by benchwatch; an existing "
-                "file it did not create is refused) or block device (read "
-                "modes only); default <cache_dir>/disk-<probe>.dat", 0 },
-        [P_SIZE] = { "size", BW_PARAM_SIZE, "1G", 1 << 20, 1ull << 50, NULL,
-                "bytes", "size of the test file; on a device the region "
-                "used (default: all of it)", 0 },
-        [P_DURATION] = { "duration", BW_PARAM_DURATION, "10s", 0.01, 86400,
-                NULL, "s", "measured time; if requests is set and duration "
-                "is not, only requests (and the probe's timeout) bound it", 0 },
-        [P_REQUESTS] = { "requests", BW_PARAM_INT, "0", 0, 1e15, NULL, "I/Os",
-                "stop after exactly this many I/Os; 0: run for duration", 0 },
-        [P_RATE] = { "rate", BW_PARAM_INT, "0", 0, 1e9, NULL, "IOPS",
-                "cap on I/Os per second over all threads, 0: none; "
-                "open-loop: latency counts from each I/O's intended start", 0 },
+        [P_MODE] = {
+                .name = "mode", .type = BW_PARAM_ENUM,
+                .default_value = "randread", .choices = mode_names,
+                .help = "randread, randwrite, randrw (rwmix_read% reads) or "
+                        "sequential read, write",
+                .flags = BW_PARAM_LABEL,
+        },
+        [P_BLOCK_SIZE] = {
+                .name = "block_size", .type = BW_PARAM_SIZE,
+                .default_value = "16k", .min = 512, .max = 64 << 20,
+                .unit = "bytes",
+                .help = "size of every I/O; offsets are multiples of it",
+                .flags = BW_PARAM_LABEL,
+        },
+        [P_IODEPTH] = {
+                .name = "iodepth", .type = BW_PARAM_INT,
+                .default_value = "1", .min = 1, .max = 1024, .unit = "I/Os",
+                .help = "I/Os each thread keeps in flight with libaio; 1 is a "
+                        "synchronous pread/pwrite per I/O",
+                .flags = BW_PARAM_LABEL,
+        },
+        [P_THREADS] = {
+                .name = "threads", .type = BW_PARAM_INT,
+                .default_value = "1", .min = 1, .max = 1024,
+                .help = "workers, each with its own queue of iodepth I/Os",
+                .flags = BW_PARAM_LABEL,
+        },
+        [P_DIRECT] = {
+                .name = "direct", .type = BW_PARAM_BOOL,
+                .default_value = "yes",
+                .help = "O_DIRECT: bypass the page cache (checked to be "
+                        "honoured; with no, the file's cached pages are "
+                        "dropped first)",
+                .flags = BW_PARAM_LABEL,
+        },
+        [P_RWMIX] = {
+                .name = "rwmix_read", .type = BW_PARAM_INT,
+                .default_value = "50", .min = 0, .max = 100, .unit = "%",
+                .help = "share of reads in mode=randrw (fio's rwmixread, same "
+                        "default)",
+                .flags = BW_PARAM_LABEL, .applies = "mode=randrw",
+        },
+        [P_FSYNC] = {
+                .name = "fsync", .type = BW_PARAM_INT,
+                .default_value = "0", .min = 0, .max = 1e9, .unit = "writes",
+                .help = "fdatasync after every N writes of a thread, inside "
+                        "the measurement; 0: only once after it (as sysbench's "
+                        "--file-fsync-end)",
+                .flags = BW_PARAM_LABEL,
+                .applies = "mode=randwrite|randrw|write",
+        },
+        [P_PATH] = {
+                .name = "path", .type = BW_PARAM_STRING,
+                .default_value = "",
+                .help = "test file (created and marked by benchwatch; an "
+                        "existing file it did not create is refused) or block "
+                        "device (read modes only); default "
+                        "<cache_dir>/disk-<probe>.dat",
+        },
+        [P_SIZE] = {
+                .name = "size", .type = BW_PARAM_SIZE,
+                .default_value = "1G", .min = 1 << 20, .max = 1ull << 50,
+                .unit = "bytes",
+                .help = "size of the test file; on a device the region used "
+                        "(default: all of it)",
+        },
+        [P_DURATION] = {
+                .name = "duration", .type = BW_PARAM_DURATION,
+                .default_value = "10s", .min = 0.01, .max = 86400, .unit = "s",
+                .help = "measured time; if requests is set and duration is "
+                        "not, only requests (and the probe's timeout) bound it",
+        },
+        [P_REQUESTS] = {
+                .name = "requests", .type = BW_PARAM_INT,
+                .default_value = "0", .min = 0, .max = 1e15, .unit = "I/Os",
+                .help = "stop after exactly this many I/Os; 0: run for duration",
+        },
+        [P_RATE] = {
+                .name = "rate", .type = BW_PARAM_INT,
+                .default_value = "0", .min = 0, .max = 1e9, .unit = "IOPS",
+                .help = "cap on I/Os per second over all threads, 0: none; "
+                        "open-loop: latency counts from each I/O's intended "
+                        "start",
+        },
         { .name = NULL },
 };
 

@@ -27,9 +27,9 @@
 
 #include "common/sbrand.h"
 #include "common/testfile.h"
-#include "hist.h"
-#include "plugin.h"
-#include "timeutil.h"
+#include "core/plugin.h"
+#include "util/hist.h"
+#include "util/timeutil.h"
 
 enum { P_BLOCK_SIZE, P_RATE, P_DURATION, P_WARMUP, P_DIRECT, P_PATH, P_SIZE };
 

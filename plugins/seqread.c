@@ -19,16 +19,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/blockdev.h"
 #include "common/testfile.h"
-#include "plugin.h"
-#include "timeutil.h"
+#include "core/plugin.h"
+#include "util/timeutil.h"
 
 enum { P_PATH, P_SIZE, P_CACHE_DURATION, P_DISK_DURATION, P_SETTLE };
 
@@ -201,20 +199,9 @@ static int seqread_time(const struct bw_run *run, const struct bw_host *h,
 static int seqread_run(const struct bw_run *run, const struct bw_host *h)
 {
         const struct bw_param_value *v = run->values;
-        struct testfile tf = { 0 };
-        char *path = NULL;
-        if (testfile_path(run, "seqread", v[P_PATH].s, &path) < 0)
-                return h->fail(h, -ENOMEM, "out of memory");
-        int r = testfile_prepare(h, path, (uint64_t)v[P_SIZE].i,
-                                 v[P_SIZE].is_set, run->deadline - STOP_MARGIN,
-                                 &tf);
-        if (r == 0) {
-                blockdev_report(h, tf.path);
-                r = seqread_time(run, h, &tf);
-        }
-        testfile_done(&tf);
-        free(path);
-        return r;
+        return testfile_run(run, h, "seqread", v[P_PATH].s, (uint64_t)v[P_SIZE].i,
+                            v[P_SIZE].is_set, run->deadline - STOP_MARGIN,
+                            seqread_time);
 }
 
 static int seqread_check(const struct bw_run *run, const struct bw_host *h)
@@ -229,22 +216,37 @@ static int seqread_cleanup(const struct bw_run *run, const struct bw_host *h)
 }
 
 static const struct bw_param_def seqread_params[] = {
-        [P_PATH] = { "path", BW_PARAM_STRING, "", 0, 0, NULL, NULL,
-                "block device or test file (created and marked by "
-                "benchwatch); default <cache_dir>/seqread-<probe>.dat", 0 },
-        [P_SIZE] = { "size", BW_PARAM_SIZE, "1G", 2 << 20, 1ull << 50, NULL,
-                "bytes", "size of the test file; on a device the most that "
-                "the disk reads cover (default: all of it)", 0 },
-        [P_CACHE_DURATION] = { "cache_duration", BW_PARAM_DURATION, "2s",
-                0.01, 600, NULL, "s", "time spent on cached reads (hdparm "
-                "-T: 2 s)", 0 },
-        [P_DISK_DURATION] = { "disk_duration", BW_PARAM_DURATION, "3s",
-                0.01, 600, NULL, "s", "time spent on buffered disk reads "
-                "at most (hdparm -t: 3 s)", 0 },
-        [P_SETTLE] = { "settle", BW_PARAM_BOOL, "yes", 0, 0, NULL, NULL,
-                "pause as hdparm -Tt does before each timing (1 s before "
-                "the cached reads, 4 s before the disk reads), so the "
-                "figures compare with hdparm's; no: 5 s shorter", 0 },
+        [P_PATH] = {
+                .name = "path", .type = BW_PARAM_STRING,
+                .default_value = "",
+                .help = "block device or test file (created and marked by "
+                        "benchwatch); default <cache_dir>/seqread-<probe>.dat",
+        },
+        [P_SIZE] = {
+                .name = "size", .type = BW_PARAM_SIZE,
+                .default_value = "1G", .min = 2 << 20, .max = 1ull << 50,
+                .unit = "bytes",
+                .help = "size of the test file; on a device the most that the "
+                        "disk reads cover (default: all of it)",
+        },
+        [P_CACHE_DURATION] = {
+                .name = "cache_duration", .type = BW_PARAM_DURATION,
+                .default_value = "2s", .min = 0.01, .max = 600, .unit = "s",
+                .help = "time spent on cached reads (hdparm -T: 2 s)",
+        },
+        [P_DISK_DURATION] = {
+                .name = "disk_duration", .type = BW_PARAM_DURATION,
+                .default_value = "3s", .min = 0.01, .max = 600, .unit = "s",
+                .help = "time spent on buffered disk reads at most (hdparm -t: "
+                        "3 s)",
+        },
+        [P_SETTLE] = {
+                .name = "settle", .type = BW_PARAM_BOOL,
+                .default_value = "yes",
+                .help = "pause as hdparm -Tt does before each timing (1 s "
+                        "before the cached reads, 4 s before the disk reads), "
+                        "so the figures compare with hdparm's; no: 5 s shorter",
+        },
         { .name = NULL },
 };
 

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "common/sbloop.h"
-#include "plugin.h"
+#include "core/plugin.h"
 
 enum { P_THREADS, P_YIELDS, P_LOCKS, P_DURATION, P_EVENTS, P_COUNT };
 

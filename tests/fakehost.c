@@ -3,65 +3,69 @@
 
 #include <errno.h>
 #include <ftw.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "params.h"
-#include "timeutil.h"
+#include "core/params.h"
+#include "util/timeutil.h"
 
-static struct fake_metric *add(const struct bw_host *h, enum fake_kind kind,
-                               const char *name, const char *const *labels)
+/* Every callback may come from any thread of the plugin (plugin.h says
+ * so, and the daemon's child.c locks the same way): the records are
+ * changed under fh->lock only. */
+static void add(const struct bw_host *h, enum fake_kind kind, const char *name,
+                const char *const *labels, double value, const struct bw_hist *hist)
 {
         struct fakehost *fh = h->ctx;
+        size_t len = 1;
+        for (size_t i = 0; labels && labels[i]; i++)
+                len += strlen(labels[i]) + 1;
+        char *text = calloc(1, len), *copy = strdup(name);
+        if (!text || !copy)
+                abort();
+        size_t at = 0;
+        for (size_t i = 0; labels && labels[i] && labels[i + 1]; i += 2)
+                at += (size_t)snprintf(text + at, len - at, "%s%s=%s",
+                                       i ? "," : "", labels[i], labels[i + 1]);
+        pthread_mutex_lock(&fh->lock);
         struct fake_metric *m = realloc(fh->metrics, (fh->n_metrics + 1) * sizeof(*m));
         if (!m)
                 abort();
         fh->metrics = m;
         m = &m[fh->n_metrics++];
-        memset(m, 0, sizeof(*m));
-        m->kind = kind;
-        m->name = strdup(name);
-        size_t len = 1;
-        for (size_t i = 0; labels && labels[i]; i++)
-                len += strlen(labels[i]) + 1;
-        m->labels = calloc(1, len);
-        if (!m->labels)
-                abort();
-        size_t at = 0;
-        for (size_t i = 0; labels && labels[i] && labels[i + 1]; i += 2)
-                at += (size_t)snprintf(m->labels + at, len - at, "%s%s=%s",
-                                       i ? "," : "", labels[i], labels[i + 1]);
-        return m;
+        *m = (struct fake_metric){ .kind = kind, .name = copy, .labels = text,
+                                   .value = value };
+        if (hist)
+                m->hist = *hist;
+        pthread_mutex_unlock(&fh->lock);
 }
 
 static void fake_gauge(const struct bw_host *h, const char *name,
                        const char *help, const char *const *labels, double v)
 {
-        add(h, FAKE_GAUGE, name, labels)->value = v;
+        add(h, FAKE_GAUGE, name, labels, v, NULL);
 }
 
 static void fake_counter(const struct bw_host *h, const char *name,
                          const char *help, const char *const *labels, double v)
 {
-        add(h, FAKE_COUNTER, name, labels)->value = v;
+        add(h, FAKE_COUNTER, name, labels, v, NULL);
 }
 
 static void fake_latency(const struct bw_host *h, const char *name,
                          const char *help, const char *const *labels,
                          const struct bw_hist *hist)
 {
-        struct fake_metric *m = add(h, FAKE_LATENCY, name, labels);
-        m->hist = *hist;
-        m->value = bw_hist_mean_ns(hist) / 1e9;
+        add(h, FAKE_LATENCY, name, labels, bw_hist_mean_ns(hist) / 1e9, hist);
 }
 
 static void fake_info(const struct bw_host *h, const char *family,
                       const char *help, const char *const *labels)
 {
-        add(h, FAKE_INFO, family, labels)->value = 1;
+        add(h, FAKE_INFO, family, labels, 1, NULL);
 }
 
 static void fake_log(const struct bw_host *h, int prio, const char *fmt, ...)
@@ -69,14 +73,18 @@ static void fake_log(const struct bw_host *h, int prio, const char *fmt, ...)
 static void fake_log(const struct bw_host *h, int prio, const char *fmt, ...)
 {
         struct fakehost *fh = h->ctx;
+        char *msg;
         va_list ap;
         va_start(ap, fmt);
+        if (vasprintf(&msg, fmt, ap) < 0)
+                msg = NULL;
+        va_end(ap);
+        fprintf(stderr, "  plugin log <%d>: %s\n", prio, msg ? msg : fmt);
+        pthread_mutex_lock(&fh->lock);
         free(fh->last_log);
-        if (vasprintf(&fh->last_log, fmt, ap) < 0)
-                fh->last_log = NULL;
-        va_end(ap);
+        fh->last_log = msg;
         fh->n_logs++;
-        fprintf(stderr, "  plugin log <%d>: %s\n", prio, fh->last_log);
+        pthread_mutex_unlock(&fh->lock);
 }
 
 static int fake_fail(const struct bw_host *h, int err, const char *fmt, ...)
@@ -84,15 +92,23 @@ static int fake_fail(const struct bw_host *h, int err, const char *fmt, ...)
 static int fake_fail(const struct bw_host *h, int err, const char *fmt, ...)
 {
         struct fakehost *fh = h->ctx;
-        if (fh->error)
-                return err;
+        char *msg;
         va_list ap;
         va_start(ap, fmt);
-        if (vasprintf(&fh->error, fmt, ap) < 0)
-                fh->error = NULL;
+        if (vasprintf(&msg, fmt, ap) < 0)
+                msg = NULL;
         va_end(ap);
-        fh->fail_code = err;
-        fprintf(stderr, "  plugin failed: %s\n", fh->error);
+        pthread_mutex_lock(&fh->lock);
+        bool first = !fh->error; /* the first failure wins */
+        if (first) {
+                fh->error = msg;
+                fh->fail_code = err;
+        }
+        pthread_mutex_unlock(&fh->lock);
+        if (first)
+                fprintf(stderr, "  plugin failed: %s\n", msg ? msg : fmt);
+        else
+                free(msg);
         return err;
 }
 
@@ -111,6 +127,7 @@ static bool fake_stopping(const struct bw_host *h)
 void fakehost_init(struct fakehost *fh)
 {
         memset(fh, 0, sizeof(*fh));
+        pthread_mutex_init(&fh->lock, NULL);
         fh->host = (struct bw_host){
                 .ctx = fh, .gauge = fake_gauge, .counter = fake_counter,
                 .latency = fake_latency, .log = fake_log, .fail = fake_fail,
@@ -139,6 +156,7 @@ void fakehost_done(struct fakehost *fh)
         free(fh->metrics);
         free(fh->error);
         free(fh->last_log);
+        pthread_mutex_destroy(&fh->lock);
         nftw(fh->cache_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 

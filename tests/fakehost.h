@@ -3,13 +3,17 @@
  * It runs one plugin in-process with parameters given as "name=value"
  * strings (parsed by the real params module, so tests see the same
  * validation as users), and records every figure the plugin emits so the
- * test can assert on values. */
+ * test can assert on values.  Its callbacks are as thread-safe as plugin.h
+ * promises (the records change under `lock`), so a plugin's worker threads
+ * may emit, log and fail here as they do in the daemon. */
 #ifndef BENCHWATCH_FAKEHOST_H
 #define BENCHWATCH_FAKEHOST_H
 
-#include "hist.h"
-#include "plugin.h"
+#include <pthread.h>
+
+#include "core/plugin.h"
 #include "unit/test.h"
+#include "util/hist.h"
 
 enum fake_kind { FAKE_GAUGE, FAKE_COUNTER, FAKE_LATENCY, FAKE_INFO };
 
@@ -33,6 +37,7 @@ struct fakehost {
         char *last_log;
         bool stop;            /* what h->stopping() returns */
         char cache_dir[256];  /* a fresh temporary directory */
+        pthread_mutex_t lock; /* guards metrics, error, last_log, n_logs */
 };
 
 void fakehost_init(struct fakehost *fh);

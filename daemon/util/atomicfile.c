@@ -1,5 +1,5 @@
 /* atomicfile.c — see atomicfile.h. */
-#include "atomicfile.h"
+#include "util/atomicfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fdio.h"
-#include "strutil.h"
+#include "util/fdio.h"
+#include "util/strutil.h"
 
 int fsync_directory(const char *dir)
 {

@@ -1,5 +1,5 @@
 /* fdio.c — see fdio.h. */
-#include "fdio.h"
+#include "util/fdio.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,5 @@
 /* hist.c — see hist.h for why the buckets look like this. */
-#include "hist.h"
+#include "util/hist.h"
 
 #include <math.h>
 #include <string.h>

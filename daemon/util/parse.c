@@ -1,5 +1,5 @@
 /* parse.c — see parse.h. */
-#include "parse.h"
+#include "util/parse.h"
 
 #include <ctype.h>
 #include <errno.h>

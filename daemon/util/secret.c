@@ -1,6 +1,6 @@
 /* secret.c — see secret.h.  Secrets are small: more than SECRET_MAX bytes
  * is a wrong file, not a password. */
-#include "secret.h"
+#include "util/secret.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fdio.h"
-#include "strutil.h"
+#include "util/fdio.h"
+#include "util/strutil.h"
 
 #define SECRET_MAX 65536
 

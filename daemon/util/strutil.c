@@ -1,5 +1,5 @@
 /* strutil.c — see strutil.h. */
-#include "strutil.h"
+#include "util/strutil.h"
 
 #include <stdio.h>
 

@@ -1,5 +1,5 @@
 /* timeutil.c — see timeutil.h. */
-#include "timeutil.h"
+#include "util/timeutil.h"
 
 double now_wall(void)
 {

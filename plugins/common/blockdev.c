@@ -12,7 +12,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "fdio.h"
+#include "util/fdio.h"
 
 #define MAX_DEPTH 8  /* loop on dm on md on ...: more is a cycle */
 #define MAX_SLAVES 64
@@ -75,8 +75,10 @@ static void describe_physical(const char *dir, struct blockdev_info *info)
         snprintf(have, sizeof(have), ",%s,", info->device);
         if (strstr(have, needle))
                 return; /* two members on one disk: named once */
-        if (len && len + 1 + strlen(name) < sizeof(info->device))
-                strcat(strcat(info->device, ","), name);
+        if (len && len + 1 + strlen(name) < sizeof(info->device)) {
+                info->device[len] = ','; /* fits: checked just above */
+                memcpy(info->device + len + 1, name, strlen(name) + 1);
+        }
         else if (!len)
                 snprintf(info->device, sizeof(info->device), "%s", name);
         if (len)

@@ -14,7 +14,7 @@
 
 #include <stdbool.h>
 
-#include "plugin.h"
+#include "core/plugin.h"
 
 struct blockdev_info {
         bool resolved;

@@ -23,7 +23,7 @@
 #include <syslog.h>
 
 #include "sbrand.h"
-#include "timeutil.h"
+#include "util/timeutil.h"
 
 #define SBLOOP_TICK_NS 10000000u    /* progress / stop check period */
 #define SBLOOP_MARGIN_NS 250000000u /* finish this long before the deadline */

@@ -14,8 +14,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "hist.h"
-#include "plugin.h"
+#include "core/plugin.h"
+#include "util/hist.h"
 
 /* The parameters every sysbench-style plugin shares, as sysbench spells
  * them (--threads, --time, --events). */

@@ -21,8 +21,8 @@
 
 #include "blockdev.h"
 #include "sbrand.h"
-#include "strutil.h"
-#include "timeutil.h"
+#include "util/strutil.h"
+#include "util/timeutil.h"
 
 #define CHUNK (1u << 20)
 #define MARK_PREFIX "benchwatch test file v1 size="

@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "plugin.h"
+#include "core/plugin.h"
 
 #define TESTFILE_XATTR "user.benchwatch"
 

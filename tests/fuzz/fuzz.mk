@@ -14,8 +14,7 @@ SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 	-fno-omit-frame-pointer
 CFLAGS = -g -O1 $(SAN) -fsanitize=fuzzer-no-link -Wall -Wno-unused-parameter \
 	-Werror=implicit-function-declaration
-CPPFLAGS = -include $(B)/config.h -I$(S)/daemon -I$(S)/daemon/util \
-	-I$(S)/plugins -I$(B)/daemon/proto \
+CPPFLAGS = -include $(B)/config.h -I$(S)/daemon -I$(B)/daemon -I$(S)/plugins \
 	-DPLUGINDIR=\"/nonexistent\" -DSYSCONFDIR=\"/etc\" \
 	-DLOCALSTATEDIR=\"/var\" $(shell pkg-config --cflags $(PKGS))
 LIBS = $(shell pkg-config --libs $(PKGS)) -lsnappy -lm -ldl -pthread
@@ -23,14 +22,14 @@ LIBS = $(shell pkg-config --libs $(PKGS)) -lsnappy -lm -ldl -pthread
 # Every library module of the core, not the command line's (an archive
 # member is only linked when a target needs it, so the list may be
 # generous, and it survives new modules).
-PG = daemon/sink_pushgateway.c daemon/httpc.c
-NOT_CORE = daemon/main.c daemon/app.c daemon/cmd_%.c daemon/scheduler.c \
-	daemon/sweep.c daemon/tracker.c daemon/busy.c $(PG)
+PG = daemon/sink/sink_pushgateway.c daemon/sink/httpc.c
+NOT_CORE = daemon/cmd/%.c daemon/core/scheduler.c daemon/detect/tracker.c \
+	daemon/core/busy.c $(PG)
 CORE = $(filter-out $(NOT_CORE), \
-	$(patsubst $(S)/%,%,$(wildcard $(S)/daemon/*.c $(S)/daemon/util/*.c)))
+	$(patsubst $(S)/%,%,$(wildcard $(S)/daemon/*/*.c)))
 PROTO = daemon/proto/run.pb-c.c daemon/proto/metrics.pb-c.c \
 	daemon/proto/remote.pb-c.c
-TARGETS = fuzz_config fuzz_params fuzz_codec fuzz_http fuzz_pushgateway fuzz_history
+TARGETS = fuzz_config fuzz_params fuzz_codec fuzz_http fuzz_pushgateway fuzz_series_file
 
 core_objs = $(CORE:%.c=$(O)/%.o) $(PROTO:%.c=$(O)/%.o)
 
@@ -50,7 +49,7 @@ $(O)/libcore-nopg.a: $(core_objs)
 $(O)/libcore.a: $(core_objs) $(PG:%.c=$(O)/%.o)
 	rm -f $@ && ar rcs $@ $^
 
-$(O)/fuzz_http: $(O)/tests/fuzz/fuzz_http.o $(O)/plugins/http_parse.o \
+$(O)/fuzz_http: $(O)/tests/fuzz/fuzz_http.o $(O)/plugins/http/http_parse.o \
 		$(O)/libcore.a
 	$(CLANG) $(CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS)
 $(O)/fuzz_pushgateway: $(O)/tests/fuzz/fuzz_pushgateway.o $(O)/libcore-nopg.a
@@ -59,9 +58,9 @@ $(O)/fuzz_%: $(O)/tests/fuzz/fuzz_%.o $(O)/libcore.a
 	$(CLANG) $(CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS)
 
 # A header change rebuilds everything (cheap enough, and always right).
-HEADERS = $(wildcard $(S)/daemon/*.h $(S)/daemon/util/*.h $(S)/plugins/*.h \
+HEADERS = $(wildcard $(S)/daemon/*/*.h $(S)/plugins/*/*.h \
 	$(S)/tests/fuzz/*.h) $(B)/config.h
-$(core_objs) $(PG:%.c=$(O)/%.o) $(O)/plugins/http_parse.o \
+$(core_objs) $(PG:%.c=$(O)/%.o) $(O)/plugins/http/http_parse.o \
 	$(TARGETS:%=$(O)/tests/fuzz/%.o): $(HEADERS)
 $(O)/tests/fuzz/fuzz_pushgateway.o: $(addprefix $(S)/,$(PG))
 

@@ -18,12 +18,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "baseline.h"
-#include "baseline_store.h"
-#include "codec.h"
-#include "expo.h"
-#include "format.h"
-#include "pbexpo.h"
+#include "core/codec.h"
+#include "detect/baseline.h"
+#include "detect/baseline_store.h"
+#include "encode/prom_proto.h"
+#include "encode/prom_text.h"
+#include "encode/report_format.h"
 
 #include "fuzz.h"
 

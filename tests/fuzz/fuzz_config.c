@@ -18,8 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "sink.h"
+#include "core/conf.h"
+#include "sink/sink.h"
 
 #include "fuzz.h"
 

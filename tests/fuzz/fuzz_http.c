@@ -1,5 +1,5 @@
 /* fuzz_http.c — libFuzzer target for the http probe's response parser
- * (plugins/http_parse.c: status line, headers, Content-Length, chunked,
+ * (plugins/http/http_parse.c: status line, headers, Content-Length, chunked,
  * read-to-EOF), which reads whatever the server or proxy under test sends.
  *
  * Input: one byte
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "http_parse.h"
+#include "http/http_parse.h"
 
 struct outcome {
         int r;          /* first non-zero parse() result, or 0 */

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "params.h"
-#include "parse.h"
+#include "core/params.h"
+#include "util/parse.h"
 
 #include "fuzz.h"
 

@@ -11,8 +11,8 @@
  * four '\n'-separated fields (labels, instance, probe, url); an accepted set
  * must give a URL whose path holds only unreserved characters, %XX and the
  * base64 markers, and whose segments decode back to exactly the values. */
-#include "../../daemon/sink_pushgateway.c"
-#include "../../daemon/httpc.c"
+#include "sink/sink_pushgateway.c"
+#include "sink/httpc.c"
 
 #include <ctype.h>
 

@@ -26,10 +26,10 @@
 # children of this test on 127.0.0.1 with private directories under $T and
 # are stopped by PID.  ALERTS_KEEP=DIR keeps a copy of $T (configurations,
 # logs, the webhook's notifications) for a look after the test.
-. "$top_srcdir/tests/integration/lib.sh"
-. "$top_srcdir/tests/integration/prom_stack.sh"
-. "$top_srcdir/tests/integration/mariadb.sh"
-CHECK=$top_srcdir/tests/integration/alerts_check.py
+. "$top_srcdir/tests/integration/lib/lib.sh"
+. "$top_srcdir/tests/integration/lib/prom_stack.sh"
+. "$top_srcdir/tests/integration/lib/mariadb.sh"
+CHECK=$top_srcdir/tests/integration/lib/alerts_check.py
 T0=$(date +%s)
 say() { echo "[$(( $(date +%s) - T0 )) s] $*"; }
 # The CI budget: on a host so busy that the probes' runs keep being
@@ -369,16 +369,6 @@ episode() {
                 if [ -n "$t_flip" ] && python3 -c "import sys; sys.exit(0 if $(now) - $t_flip > $pipe + 1 else 1)"; then
                         echo "Prometheus's alerts: $(curl -s "$PROM/api/v1/alerts")" >&2
                         grep -F 'probe="cpu"' "$T/textfile/benchwatch.prom" 2>/dev/null | grep '^benchwatch_regression{' >&2
-                        # open defect (closing note of stop 33): after that
-                        # session's merges the cpu rate's alert was at times
-                        # not even pending in Prometheus while the textfile
-                        # said the rate regressed (its p99 latency's was
-                        # firing), and its resolve was not seen; shown, not
-                        # judged, until it is found
-                        case $name in
-                        "slowdown -> BenchwatchRegression"|"lift -> resolved")
-                                skip "$name: nothing at the webhook $(elapsed "$t_flip" "$(now)") s after the textfile said so (open defect; Prometheus's alerts above)" ;;
-                        esac
                         fail "$name: the textfile said so $(elapsed "$t_flip" "$(now)") s ago, no alert at the webhook (bound $pipe s)"
                 fi
                 python3 -c "import sys; sys.exit(0 if $(now) - $t0 > $limit else 1)" &&

@@ -5,7 +5,7 @@
 # half-made test file stays in the cache directory.  Cases: a disk probe
 # preparing a large test file, and a cpu probe in the middle of a long run.
 # (Outside systemd: no unit's control group would clean up after us.)
-. "$top_srcdir/tests/integration/lib.sh"
+. "$top_srcdir/tests/integration/lib/lib.sh"
 
 # the test file is 2 GiB: it must be on a disk, not in memory
 CACHE="$T/cache"

@@ -3,7 +3,7 @@
 # consistent (events = rate x time, an event cap is exact, two threads do
 # more work than one on two cores), output formats agree, and bad input is
 # a clear error with the documented exit code.
-. "$top_srcdir/tests/integration/lib.sh"
+. "$top_srcdir/tests/integration/lib/lib.sh"
 
 bw plugins > "$T/plugins" || fail "plugins"
 for p in cpu threads memory; do grep -q "^$p — " "$T/plugins" || fail "plugins lists no $p"; done
@@ -35,9 +35,13 @@ scales || scales || scales || fail "2 threads ($r2/s) not faster than 1 ($r1/s)"
 
 bw run threads duration=1s threads=2 --format=json > "$T/thr.json" || fail "run threads"
 json "$T/thr.json" 'value("benchwatch_threads_events_total") > 0' || fail "threads events"
+# total_size=64M in 1 KiB blocks is exactly 65536 events and 64 MiB, and
+# the rate is those bytes over the run's time (as sysbench computes it)
 bw run memory total_size=64M block_size=1k --format=json > "$T/mem.json" || fail "run memory"
-json "$T/mem.json" 'value("benchwatch_memory_bytes_total") == 64 * 1048576 or any(True for _ in samples("benchwatch_memory_bytes_per_second"))' \
-        || fail "memory figures"
+json "$T/mem.json" 'value("benchwatch_memory_events_total") == 65536 and value("benchwatch_memory_bytes_total") == 64 * 1048576' \
+        || fail "memory total_size=64M block_size=1k: $(json "$T/mem.json" '(value("benchwatch_memory_events_total"), value("benchwatch_memory_bytes_total"))') events, bytes; want 65536, 67108864"
+json "$T/mem.json" 'abs(value("benchwatch_memory_bytes_per_second") * value("benchwatch_memory_total_time_seconds") / value("benchwatch_memory_bytes_total") - 1) < 0.01' \
+        || fail "memory bytes_per_second x total_time_seconds != bytes_total"
 
 # the same run in the text exposition format carries the probe and param labels
 bw run cpu events=20 --format=prometheus > "$T/cpu.prom" || fail "prometheus format"

@@ -11,9 +11,9 @@
 # probe reads FAILED in its column, the others still run, exit status 1;
 # probes of two plugins give the union of their rows; one probe keeps the
 # usual report.
-. "$top_srcdir/tests/integration/lib.sh"
+. "$top_srcdir/tests/integration/lib/lib.sh"
 
-. "$top_srcdir/tests/integration/throttled_loop.sh"
+. "$top_srcdir/tests/integration/lib/throttled_loop.sh"
 CAP=200
 mkdir "$CG" || fail "cannot create cgroup $CG"
 echo "$DEV $CAP" > "$CG/blkio.throttle.read_iops_device" || fail "cannot set throttle"
@@ -41,34 +41,9 @@ bwcg run root slow --format=json > "$T/cmp.json" 2> "$T/err" || fail "json: $(ca
 
 # The table, cell by cell: columns end where the probe names end (cells
 # are right-aligned), the row title is the text before the first column.
-cat > "$T/table.py" <<'PY'
-import json, re, sys
-UNITS = {"ns": 1e-9, "µs": 1e-6, "ms": 1e-3, "s": 1.0}
-MULT = {"": 1, "k": 1e3, "M": 1e6, "G": 1e9}
-def number(cell):
-    m = re.fullmatch(r"(-?[0-9.]+(?:e[-+]?[0-9]+)?)([kMG]?)(?: (ns|µs|ms|s))?", cell)
-    if not m:
-        raise SystemExit("not a figure: %r" % cell)
-    return float(m.group(1)) * MULT[m.group(2)] * UNITS.get(m.group(3) or "", 1)
-def table(path):
-    lines = open(path, encoding="utf-8").read().split("\n")
-    head = next(l for l in lines if l.startswith(" probe "))
-    names = head.split()[1:]
-    ends = [head.index(n, head.index(names[i - 1]) + len(names[i - 1]) if i else 0) + len(n)
-            for i, n in enumerate(names)]
-    rows = {}
-    for l in lines[lines.index(head):]:
-        if not l.strip() or len(l) < ends[-1]:
-            continue
-        parts = re.split(r"\s{2,}", l[:ends[0]].strip())
-        title, cells = parts[0], [parts[-1]]
-        for i in range(1, len(ends)):
-            cells.append(l[ends[i - 1]:ends[i]].strip())
-        rows[title] = dict(zip(names, cells))
-    return names, rows
-PY
+TABLE_PY=$top_srcdir/tests/integration/lib/compare_table.py
 
-python3 - "$T/table.py" "$T/table" "$T/cmp.json" "$CAP" <<'PY' || fail "table: $(cat "$T/table")"
+python3 - "$TABLE_PY" "$T/table" "$T/cmp.json" "$CAP" <<'PY' || fail "table: $(cat "$T/table")"
 import json, sys
 exec(open(sys.argv[1]).read())
 names, rows = table(sys.argv[2])
@@ -107,7 +82,7 @@ PY
 # but the throttle fixes the slow probe's figures, so its table cells must
 # agree with the JSON's; that a cell is exactly the JSON's figure of the
 # same result (avg = mean, p95 = quantile 0.95 ...) is test_compare's.
-python3 - "$T/table.py" "$T/table" "$T/cmp.json" <<'PY' || fail "table and JSON disagree"
+python3 - "$TABLE_PY" "$T/table" "$T/cmp.json" <<'PY' || fail "table and JSON disagree"
 import json, sys
 exec(open(sys.argv[1]).read())
 names, rows = table(sys.argv[2])
@@ -127,7 +102,7 @@ bw() { "$BENCHWATCH" -c "$T/cmp.conf" "$@"; }
 bw run cpu broken > "$T/fail" 2> "$T/err"; rc=$?
 cat "$T/fail"
 [ $rc = 1 ] || fail "a failed probe among several: exit $rc, want 1 ($(cat "$T/err"))"
-python3 - "$T/table.py" "$T/fail" <<'PY' || fail "failed/mixed table: $(cat "$T/fail")"
+python3 - "$TABLE_PY" "$T/fail" <<'PY' || fail "failed/mixed table: $(cat "$T/fail")"
 import sys
 exec(open(sys.argv[1]).read())
 names, rows = table(sys.argv[2])
@@ -141,7 +116,7 @@ PY
 bw run cpu broken --format=json > "$T/fail.json" 2> /dev/null; [ $? = 1 ] || fail "json exit status"
 json "$T/fail.json" '[x["success"] for x in r["results"]] == [True, False]' || fail "failed probe in JSON"
 bw run cpu root > "$T/mixed" 2> /dev/null || fail "mixed plugins"
-python3 - "$T/table.py" "$T/mixed" <<'PY' || fail "mixed rows: $(cat "$T/mixed")"
+python3 - "$TABLE_PY" "$T/mixed" <<'PY' || fail "mixed rows: $(cat "$T/mixed")"
 import sys
 exec(open(sys.argv[1]).read())
 names, rows = table(sys.argv[2])

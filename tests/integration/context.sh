@@ -13,8 +13,8 @@
 # I/O scheduler (its baseline file rewritten as an older daemon would have
 # left it) gives one journal event with the items before and after as
 # fields, and `baseline show` says what differs.
-. "$top_srcdir/tests/integration/journald.sh"
-. "$top_srcdir/tests/integration/lib.sh"
+. "$top_srcdir/tests/integration/lib/journald.sh"
+. "$top_srcdir/tests/integration/lib/lib.sh"
 LOOP="" MNT="$T/mnt"
 trap 'mountpoint -q "$MNT" && umount "$MNT"; [ -n "$LOOP" ] && losetup -d "$LOOP"; cleanup_test
       [ -n "$JPID" ] && kill "$JPID" 2>/dev/null && wait "$JPID" 2>/dev/null' EXIT

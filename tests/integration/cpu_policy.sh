@@ -7,36 +7,14 @@
 # keeps SCHED_OTHER, the policy sysbench is compared at.  The policy is
 # read from the kernel (sched_getscheduler of each task of the child)
 # while the run goes on.
-. "$top_srcdir/tests/integration/lib.sh"
+. "$top_srcdir/tests/integration/lib/lib.sh"
 command -v python3 > /dev/null || skip "no python3"
 
-# policy_of_children PARENT: "pid:policy" for every task of PARENT's
+# policies PARENT (child_policies.py): "tid:policy" for every task of PARENT's
 # children that have run for half a second (the child sets its policy
 # when it has read its request, a few ms after it starts)
 policies() {
-        python3 - "$1" <<'PY'
-import os, sys, time
-parent = sys.argv[1]
-hz = os.sysconf("SC_CLK_TCK")
-uptime = float(open("/proc/uptime").read().split()[0])
-out = []
-for pid in os.listdir("/proc"):
-    if not pid.isdigit():
-        continue
-    try:
-        st = open("/proc/%s/stat" % pid).read().rsplit(")", 1)[1].split()
-        if st[1] != parent or uptime - int(st[19]) / hz < 0.5:
-            continue
-        for tid in os.listdir("/proc/%s/task" % pid):
-            # the child's watcher of its parent stays at the daemon's
-            # policy on purpose: it must act on the parent's death at once
-            if open("/proc/%s/task/%s/comm" % (pid, tid)).read().strip() == "bw-watch":
-                continue
-            out.append("%s:%d" % (tid, os.sched_getscheduler(int(tid))))
-    except (OSError, IndexError):
-        continue
-print(" ".join(out))
-PY
+        python3 "$top_srcdir/tests/integration/lib/child_policies.py" "$1"
 }
 # wait until PARENT has a child running for 0.5 s; POLICIES gets its tasks'
 child_policies() {

@@ -8,7 +8,7 @@
 # (the child's process group is gone, the daemon exits within seconds), a
 # deferral when the host is busy (counted in benchwatch_probe_deferred_total)
 # and, with the disk plugin, no leftover files after a SIGTERM mid-run.
-. "$top_srcdir/tests/integration/lib.sh"
+. "$top_srcdir/tests/integration/lib/lib.sh"
 
 : "${TESTPLUGIN_DIR:?run through make check}"
 [ -f "$TESTPLUGIN_DIR/misbehave.so" ] || skip "no misbehave test plugin in $TESTPLUGIN_DIR"
@@ -16,7 +16,7 @@ WD_USEC=2000000
 mkdir -p "$T/cfg" "$T/cache" "$T/state" "$T/proc/pressure"
 CONF=$T/cfg/benchwatch.conf
 
-python3 "$top_srcdir/tests/integration/notify_listen.py" "$T/notify.sock" "$T/notify.log" &
+python3 "$top_srcdir/tests/integration/lib/notify_listen.py" "$T/notify.sock" "$T/notify.log" &
 BW_PIDS="$BW_PIDS $!"
 
 wait_for 5 test -S "$T/notify.sock" || fail "notify listener did not start"

@@ -8,7 +8,7 @@
 set -u
 srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 not installed"; exit 77; }
-check="$srcdir/tests/integration/check_metric_names.py"
+check="$srcdir/tests/integration/lib/check_metric_names.py"
 dash="$srcdir/conf/grafana-dashboard.json"
 rules="$srcdir/conf/benchwatch.rules.yml"
 
@@ -22,11 +22,11 @@ echo "== the shipped dashboard and rules"
 python3 "$check" "$srcdir" "$dash" "$rules" || { echo "FAIL: unknown metric names above"; exit 1; }
 
 fails_on() { # description, srcdir, dashboard
-  if python3 "$check" "$2" "$3" "$rules" >"$tmp/out" 2>&1; then
-    echo "FAIL: the checker accepted $1"; cat "$tmp/out"; exit 1
-  fi
-  grep ERROR "$tmp/out"
-  echo "ok: rejected $1"
+        if python3 "$check" "$2" "$3" "$rules" >"$tmp/out" 2>&1; then
+                echo "FAIL: the checker accepted $1"; cat "$tmp/out"; exit 1
+        fi
+        grep ERROR "$tmp/out"
+        echo "ok: rejected $1"
 }
 
 echo "== negative controls"
@@ -40,8 +40,8 @@ fails_on "a misspelt metric= matcher" "$srcdir" "$tmp/figure.json"
 
 # A copy of the parts of the tree the checker reads, where the disk plugin
 # no longer emits "iops".
-mkdir -p "$tmp/src/daemon" || exit 99
-cp "$srcdir/Makefile.am" "$tmp/src/" && cp "$srcdir"/daemon/*.c "$tmp/src/daemon/" &&
+mkdir -p "$tmp/src" || exit 99
+cp "$srcdir/Makefile.am" "$tmp/src/" && cp -r "$srcdir/daemon" "$tmp/src/" &&
   cp -r "$srcdir/plugins" "$tmp/src/" && chmod -R u+w "$tmp/src" || exit 99
 sed -i 's/"iops"/"ops"/' "$tmp/src/plugins/disk.c"
 fails_on "a figure no plugin emits any more" "$tmp/src" "$dash"

@@ -15,7 +15,7 @@
 # Needs root, dpkg-buildpackage and debhelper; debootstrap (and the Debian
 # mirror, once) when no cached root exists. Takes 2-3 minutes, mostly the
 # package build.
-. "${top_srcdir:?}/tests/integration/lib.sh"
+. "${top_srcdir:?}/tests/integration/lib/lib.sh"
 [ "$(id -u)" = 0 ] || skip "needs root (chroot, overlay mount)"
 for c in dpkg-buildpackage dh chroot; do
         command -v $c > /dev/null || skip "$c not installed (debhelper, dpkg-dev)"

@@ -9,7 +9,7 @@
 # nothing behind, a fitting one works and `cleanup disk path=...` removes
 # it (and not a file benchwatch did not make), and a read-only remount is
 # a clean error too.
-. "$top_srcdir/tests/integration/lib.sh"
+. "$top_srcdir/tests/integration/lib/lib.sh"
 
 [ "$(id -u)" = 0 ] || skip "needs root for loop devices and mounts"
 for c in losetup mkfs.ext4 mount umount sha256sum; do

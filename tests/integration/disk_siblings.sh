@@ -14,12 +14,12 @@
 # the throttled probe only, and positive for the other; and
 # BenchwatchDiskBelowSiblings must be pending (its `for` is 30 minutes) for
 # the throttled probe and nothing else.
-. "$top_srcdir/tests/integration/lib.sh"
+. "$top_srcdir/tests/integration/lib/lib.sh"
 for c in prometheus curl python3; do
         command -v $c > /dev/null || skip "$c not installed"
 done
-. "$top_srcdir/tests/integration/throttled_loop.sh"
-. "$top_srcdir/tests/integration/prom_stack.sh"
+. "$top_srcdir/tests/integration/lib/throttled_loop.sh"
+. "$top_srcdir/tests/integration/lib/prom_stack.sh"
 
 LOOP2=""
 cleanup_siblings() {

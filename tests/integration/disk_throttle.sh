@@ -10,9 +10,9 @@
 # out its budget per 100 ms slice, so at 100 IOPS ten reads of each slice
 # pass at once and only the tail shows the wait; at 10 IOPS every read
 # waits ~100 ms, so the median shows it.)
-. "$top_srcdir/tests/integration/lib.sh"
+. "$top_srcdir/tests/integration/lib/lib.sh"
 
-. "$top_srcdir/tests/integration/throttled_loop.sh"
+. "$top_srcdir/tests/integration/lib/throttled_loop.sh"
 
 run_disk() { # OUT [cgroup]
         local args=(run disk "path=$LOOP" mode=randread block_size=4k iodepth=1

@@ -5,7 +5,7 @@
 # LDAP) only when a Pushgateway or remote-write output needs it.  Checked in
 # /proc/PID/maps of a running daemon: without HTTP outputs, with one, and
 # after a reload that adds an http probe (loaded then, the reload good).
-. "$top_srcdir/tests/integration/lib.sh"
+. "$top_srcdir/tests/integration/lib/lib.sh"
 
 CONF=$T/bw.conf
 maps() { cat "/proc/$DPID/maps"; }

@@ -1,6 +1,6 @@
 #!/bin/bash
 # http.sh — `benchwatch run http` through the CLI against real nginx,
-# haproxy and squid on 127.0.0.1 (tests/integration/http_servers.sh starts
+# haproxy and squid on 127.0.0.1 (tests/integration/lib/http_servers.sh starts
 # them, in the seed's three topologies over two squids).
 #
 # Checks what a user sees: request counts agree with the servers' access
@@ -12,7 +12,7 @@
 set -u
 : "${BENCHWATCH:?}" "${top_srcdir:?}"
 [ -x "$BENCHWATCH" ] || { echo "SKIP: $BENCHWATCH not built"; exit 77; }
-. "$top_srcdir/tests/integration/http_servers.sh"
+. "$top_srcdir/tests/integration/lib/http_servers.sh"
 http_servers_start || exit $?
 
 fail=0
@@ -20,15 +20,15 @@ bad() { echo "FAIL: $*" >&2; fail=1; }
 
 # run OUT ARGS...: benchwatch run http ARGS --format=json > OUT.json; $rc
 run() {
-	out=$HTTP_DIR/$1
-	shift
-	"$BENCHWATCH" run http "$@" --format=json > "$out.json" 2> "$out.err"
-	rc=$?
+        out=$HTTP_DIR/$1
+        shift
+        "$BENCHWATCH" run http "$@" --format=json > "$out.json" 2> "$out.err"
+        rc=$?
 }
 
 # get OUT METRIC [LABEL=VALUE] [FIELD]: a sample's value (or field / quantile)
 get() {
-	python3 - "$HTTP_DIR/$1.json" "$2" "${3:-}" "${4:-value}" <<'EOF'
+        python3 - "$HTTP_DIR/$1.json" "$2" "${3:-}" "${4:-value}" <<'EOF'
 import json, sys
 doc = json.load(open(sys.argv[1]))
 name, sel, field = "benchwatch_http_" + sys.argv[2], sys.argv[3], sys.argv[4]
@@ -95,21 +95,21 @@ d1=$(($(http_access_count b1) - b1))
 # a squid (their access logs), shared between both, and is counted once by
 # the front nginx where there is one
 for topo in $HTTP_TOPOLOGIES; do
-    name=${topo%%:*} port=${topo##*:}
-    front=; [ "$name" = nginx ] && front=lb; [ "$name" = nginx-haproxy ] && front=lbh
-    b1=$(http_access_count b1) b2=$(http_access_count b2)
-    f0=$([ -n "$front" ] && http_access_count $front)
-    run "topo-$name" url=http://127.0.0.1:$port/index.html method=HEAD requests=300 \
-        concurrency=10 keepalive=no target=$name
-    http_settled_count b1 $((b1 + 100)) >/dev/null
-    d2=$(($(http_settled_count b2 $((b2 + 300 - $(http_access_count b1) + b1))) - b2))
-    d1=$(($(http_access_count b1) - b1))
-    [ "$rc" = 0 ] && [ "$(get "topo-$name" complete_requests)" = 300 ] &&
-        [ "$(get "topo-$name" non_2xx_responses)" = 0 ] || bad "$name: exit $rc, $(cat "$HTTP_DIR/topo-$name.err")"
-    [ $((d1 + d2)) = 300 ] && [ $d1 -ge 100 ] && [ $d2 -ge 100 ] || bad "$name: squids logged $d1 + $d2 of 300"
-    [ -z "$front" ] || [ $(($(http_settled_count $front $((f0 + 300))) - f0)) = 300 ] ||
-        bad "$name: the front nginx logged $(($(http_access_count $front) - f0)) of 300"
-    grep -q ' HEAD http://origin/index.html ' "$HTTP_DIR/b1.access.log" || bad "$name: squid did not log the HEADs"
+        name=${topo%%:*} port=${topo##*:}
+        front=; [ "$name" = nginx ] && front=lb; [ "$name" = nginx-haproxy ] && front=lbh
+        b1=$(http_access_count b1) b2=$(http_access_count b2)
+        f0=$([ -n "$front" ] && http_access_count $front)
+        run "topo-$name" url=http://127.0.0.1:$port/index.html method=HEAD requests=300 \
+            concurrency=10 keepalive=no target=$name
+        http_settled_count b1 $((b1 + 100)) >/dev/null
+        d2=$(($(http_settled_count b2 $((b2 + 300 - $(http_access_count b1) + b1))) - b2))
+        d1=$(($(http_access_count b1) - b1))
+        [ "$rc" = 0 ] && [ "$(get "topo-$name" complete_requests)" = 300 ] &&
+            [ "$(get "topo-$name" non_2xx_responses)" = 0 ] || bad "$name: exit $rc, $(cat "$HTTP_DIR/topo-$name.err")"
+        [ $((d1 + d2)) = 300 ] && [ $d1 -ge 100 ] && [ $d2 -ge 100 ] || bad "$name: squids logged $d1 + $d2 of 300"
+        [ -z "$front" ] || [ $(($(http_settled_count $front $((f0 + 300))) - f0)) = 300 ] ||
+            bad "$name: the front nginx logged $(($(http_access_count $front) - f0)) of 300"
+        grep -q ' HEAD http://origin/index.html ' "$HTTP_DIR/b1.access.log" || bad "$name: squid did not log the HEADs"
 done
 
 # a slow backend shows in the quantiles
@@ -150,12 +150,12 @@ s=$(get stop failed_requests reason=status)
 
 # the table reads like ab's summary, with the same figures as the JSON
 "$BENCHWATCH" run http url=http://127.0.0.1:$HTTP_FRONT_PORT/index.html requests=300 \
-	concurrency=3 > "$HTTP_DIR/table.txt" 2>&1 || bad "table run failed"
+        concurrency=3 > "$HTTP_DIR/table.txt" 2>&1 || bad "table run failed"
 for want in "Concurrency Level:      3" "Complete requests:      300" \
-	"Failed requests:        0" "Requests per second:" "[ms] (mean, across all concurrent requests)" \
-	"Transfer rate:" "Percentage of the requests served within a certain time (ms)" \
-	"(longest request)"; do
-	grep -qF -- "$want" "$HTTP_DIR/table.txt" || bad "ab-like table lacks '$want': $(cat "$HTTP_DIR/table.txt")"
+        "Failed requests:        0" "Requests per second:" "[ms] (mean, across all concurrent requests)" \
+        "Transfer rate:" "Percentage of the requests served within a certain time (ms)" \
+        "(longest request)"; do
+        grep -qF -- "$want" "$HTTP_DIR/table.txt" || bad "ab-like table lacks '$want': $(cat "$HTTP_DIR/table.txt")"
 done
 # ab: Time per request (mean) = concurrency x the time per request across all
 python3 - "$HTTP_DIR/table.txt" <<'PY' || bad "time per request lines disagree"

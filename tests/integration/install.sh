@@ -5,7 +5,7 @@
 # unless configure was told otherwise, and the binary's state and cache
 # directories follow --localstatedir.  Installs this build into a private
 # DESTDIR; nothing outside it is written.
-. "$top_srcdir/tests/integration/lib.sh"
+. "$top_srcdir/tests/integration/lib/lib.sh"
 
 mk() { sed -n "s/^$1 = //p" "$top_builddir/Makefile"; }
 prefix=$(mk prefix)

@@ -8,7 +8,7 @@ set -u
 builddir=${top_builddir:-.}
 DRIVER=$(cd "$builddir" && pwd)/tests/unit/test_sinks
 [ -x "$DRIVER" ] || { echo "SKIP: $DRIVER is not built"; exit 77; }
-. "${top_srcdir:-.}/tests/integration/journald.sh"
+. "${top_srcdir:-.}/tests/integration/lib/journald.sh"
 
 probe=jt$$
 printf 'publish %s 42\npublish %s-bad 3 fail\nquit\n' "$probe" "$probe" |

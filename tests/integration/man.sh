@@ -4,7 +4,7 @@
 # them), and do not drift from the program: every command of
 # `benchwatch --help` is in benchwatch(8) and every option of the shipped
 # conf/benchwatch.conf is in benchwatch.conf(5).
-. "${top_srcdir:?}/tests/integration/lib.sh"
+. "${top_srcdir:?}/tests/integration/lib/lib.sh"
 command -v groff > /dev/null || skip "groff not installed"
 m8="$top_srcdir/man/benchwatch.8"
 m5="$top_srcdir/man/benchwatch.conf.5"

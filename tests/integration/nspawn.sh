@@ -9,13 +9,13 @@
 # `systemd-analyze verify` on the installed units, in the container.
 # Needs root, debootstrap and systemd-container; building the root needs
 # the Debian mirror once (about a minute), later runs reuse it.
-. "$top_srcdir/tests/integration/lib.sh"
+. "$top_srcdir/tests/integration/lib/lib.sh"
 
 [ "$(id -u)" = 0 ] || skip "needs root (debootstrap, systemd-nspawn)"
 for c in debootstrap systemd-nspawn nsenter flock; do
         command -v $c > /dev/null || skip "$c not installed (tools/install-deps)"
 done
-. "$top_srcdir/tests/integration/nspawn_root.sh"
+. "$top_srcdir/tests/integration/lib/nspawn_root.sh"
 ROOT=$T/root
 out=$(nspawn_root_copy "$ROOT" 2>&1) || skip "$out"
 echo "$out"

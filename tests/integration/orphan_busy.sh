@@ -7,7 +7,7 @@
 # lifetime is measured by a pidfd, not by polling from a starved shell.
 # Before the fix, the death signal waited for a starved nice-10 thread and
 # then a whole-second alarm: 1.05-1.98 s on a host with a web workload.
-. "$top_srcdir/tests/integration/lib.sh"
+. "$top_srcdir/tests/integration/lib/lib.sh"
 command -v stress-ng > /dev/null || skip "stress-ng not installed (tools/install-deps)"
 python3 -c 'import os; os.pidfd_open' 2> /dev/null || skip "python3 without os.pidfd_open"
 TRIES=${ORPHAN_TRIES:-6}

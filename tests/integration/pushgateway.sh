@@ -20,7 +20,7 @@ GW=http://127.0.0.1:$PORT
 builddir=${top_builddir:-.}
 srcdir=${top_srcdir:-.}
 DRIVER=$builddir/tests/unit/test_sinks
-COMPARE=$srcdir/tests/integration/pushgateway-compare.py
+COMPARE=$srcdir/tests/integration/lib/pushgateway-compare.py
 
 for tool in prometheus-pushgateway promtool curl python3; do
         command -v $tool >/dev/null ||

@@ -8,7 +8,7 @@
 # an intended slowdown is accepted (`baseline accept`) and no longer
 # alarms, while a further step from there still does.  Runs during which
 # the hypervisor stole the CPU are judged but not counted.
-. "$top_srcdir/tests/integration/lib.sh"
+. "$top_srcdir/tests/integration/lib/lib.sh"
 
 CG=/sys/fs/cgroup/cpu
 [ -w "$CG/cgroup.procs" ] || skip "no writable cgroup v1 cpu controller at $CG"

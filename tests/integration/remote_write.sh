@@ -16,11 +16,11 @@
 #      run dropped and counted, never retried, the daemon goes on;
 #   6. a receiver that is away and a tiny spool_max_bytes: the spool stays
 #      within its bound and the dropped runs are counted.
-. "${top_srcdir:?}/tests/integration/lib.sh"
+. "${top_srcdir:?}/tests/integration/lib/lib.sh"
 for c in prometheus victoria-metrics python3 curl; do
         command -v $c > /dev/null || skip "$c not installed"
 done
-CHECK="$top_srcdir/tests/integration/remote_write_check.py"
+CHECK="$top_srcdir/tests/integration/lib/remote_write_check.py"
 PROM_PORT=19190
 VM_PORT=18428
 PROM=http://127.0.0.1:$PROM_PORT
@@ -167,29 +167,7 @@ check vm "$VM" "4 victoria-metrics, daemon restarted while it was away ($n spool
 stop_pid "$vm_pid"
 
 # 5. A receiver that refuses every run with 400
-cat > "$T/fake.py" <<'PY'
-import http.server, sys
-count = open(sys.argv[1], "a")
-class H(http.server.BaseHTTPRequestHandler):
-    def do_POST(self):
-        self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        count.write("%s %s %s %s %s\n" % (self.headers.get("Content-Encoding"),
-                                    self.headers.get("X-Prometheus-Remote-Write-Version"),
-                                    self.headers.get("User-Agent"),
-                                    self.headers.get("Content-Type"),
-                                    self.headers.get("Authorization")))
-        count.flush()
-        body = b"out of bounds: sample too old " + b"x" * 400 + b" END-OF-BODY"
-        self.send_response(400)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-    def log_message(self, *a): pass
-s = http.server.HTTPServer(("127.0.0.1", 0), H)
-print(s.server_address[1], flush=True)
-s.serve_forever()
-PY
-python3 -u "$T/fake.py" "$T/fake.seen" > "$T/fake.port" 2> "$T/fake.err" &
+python3 -u "$top_srcdir/tests/integration/lib/refusing_receiver.py" "$T/fake.seen" > "$T/fake.port" 2> "$T/fake.err" &
 fake_pid=$!
 BW_PIDS="$BW_PIDS $fake_pid"
 wait_for 10 test -s "$T/fake.port" || fail "the fake receiver did not start"

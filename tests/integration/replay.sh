@@ -5,7 +5,7 @@
 # with timestamps and headers, file:line errors for bad files; a reference
 # imported from a history is pinned and used; a version 1 baseline file
 # (the per-run rule's) is still read and keeps its learnt level.
-. "$top_srcdir/tests/integration/lib.sh"
+. "$top_srcdir/tests/integration/lib/lib.sh"
 
 # 120 clean runs at 5% noise, then a 15% step: flagged within 8 runs of it.
 python3 - > "$T/step.txt" <<'PY'

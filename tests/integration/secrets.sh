@@ -8,7 +8,7 @@
 # auth password, the web server the header), so the test cannot pass by
 # never reading them.  Also: files benchwatch creates are not writable by
 # group or others, and the disk test file is private (0600).
-. "${top_srcdir:?}/tests/integration/lib.sh"
+. "${top_srcdir:?}/tests/integration/lib/lib.sh"
 command -v python3 > /dev/null || skip "python3 not installed"
 
 PGPW="pg-S3cret-$$-pw"
@@ -23,36 +23,7 @@ umask 022
 # that records the X-Token header, and a "MySQL server" that accepts
 # connections and says nothing (the probe child waits there, its password
 # read, until its timeout).
-cat > "$T/fake.py" <<'PY'
-import base64, http.server, socket, sys, threading
-out = open(sys.argv[1], "a")
-class H(http.server.BaseHTTPRequestHandler):
-    def do_PUT(self):
-        self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        a = self.headers.get("Authorization", "")
-        if a.startswith("Basic "):
-            out.write(base64.b64decode(a[6:]).decode(errors="replace") + "\n"); out.flush()
-        self.send_response(200); self.end_headers()
-    def do_GET(self):
-        out.write("hdr " + self.headers.get("X-Token", "") + "\n"); out.flush()
-        self.send_response(200); self.send_header("Content-Length", "2"); self.end_headers()
-        self.wfile.write(b"ok")
-    def log_message(self, *a): pass
-class S(http.server.ThreadingHTTPServer):
-    daemon_threads = True
-pg = S(("127.0.0.1", 0), H)
-web = S(("127.0.0.1", 0), H)
-my = socket.socket(); my.bind(("127.0.0.1", 0)); my.listen(64)
-print(pg.server_address[1], my.getsockname()[1], web.server_address[1], flush=True)
-held = []
-def hold():
-    while True:
-        held.append(my.accept()[0])
-threading.Thread(target=hold, daemon=True).start()
-threading.Thread(target=web.serve_forever, daemon=True).start()
-pg.serve_forever()
-PY
-python3 -u "$T/fake.py" "$T/seen" > "$T/ports" 2> "$T/fake.err" &
+python3 -u "$top_srcdir/tests/integration/lib/secret_catcher.py" "$T/seen" > "$T/ports" 2> "$T/fake.err" &
 BW_PIDS="$BW_PIDS $!"
 for i in $(seq 50); do [ -s "$T/ports" ] && break; sleep 0.1; done
 read -r PG_PORT MY_PORT WEB_PORT < "$T/ports" || fail "fake servers did not start"

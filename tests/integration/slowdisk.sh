@@ -1,20 +1,21 @@
 #!/bin/bash
 # A disk that really gets slower, and the latency probe that sees it: the
 # slowdisk fixture (a FUSE file system that delays every request, see
-# tests/integration/slowdisk/slowdisk.c) under a loop device with direct
+# tests/integration/lib/slowdisk/slowdisk.c) under a loop device with direct
 # I/O gives a block device whose reads take DELAY longer.  First the
 # disklat probe's p50 must rise by the injected amount (+2 ms per read);
 # then a daemon learns the disk's reference and must flag a doubling of
 # its read time within 3 runs (the fast CUSUM's shortest path: a rise of
-# many noise units adds the clamp every run).  The fixture, the probe runs
+# many noise units adds the clamp every run), or 6 if the reference it
+# learnt is noisier than 10% a run.  The fixture, the probe runs
 # and the daemon run under SCHED_FIFO when they can: on a shared 2-core
 # host with a load of 40 a woken FUSE thread or probe waits milliseconds
 # for a CPU, which would swamp the delay injected (p50 of 1.3 to 5.2 ms at
 # +1 ms, measured), and this test is about the probe and the detector,
 # not about the host's scheduler.
-. "$top_srcdir/tests/integration/lib.sh"
+. "$top_srcdir/tests/integration/lib/lib.sh"
 
-SLOWDISK=${SLOWDISK:-$top_builddir/tests/integration/slowdisk/slowdisk}
+SLOWDISK=${SLOWDISK:-$top_builddir/tests/integration/lib/slowdisk/slowdisk}
 [ -x "$SLOWDISK" ] || skip "no $SLOWDISK (configure found no libfuse3: Debian libfuse3-dev)"
 [ "$(id -u)" = 0 ] || skip "needs root (a loop device)"
 [ -c /dev/fuse ] || skip "no /dev/fuse"
@@ -121,7 +122,11 @@ delay "$(python3 -c "print(int(1000 + $ref * 1e6))")"
 wait_for 30 flagged || fail "a doubled read time not flagged in 30 s: $(tail -5 "$T/daemon.err")"
 kill "$BW_PIDS"; wait "$BW_PIDS"; BW_PIDS=""
 "$BENCHWATCH" -c "$T/bw.conf" history slow --format=json > "$T/hist.json" || fail "history"
-python3 - "$T/hist.json" "$t_change" <<'PY' || fail "runs to flag a 2x rise"
+"$BENCHWATCH" -c "$T/bw.conf" baseline show slow > "$T/show.txt" || fail "baseline show"
+noise=$(grep -F 'benchwatch_disklat_latency_seconds' "$T/show.txt" | grep -F 'quantile="0.5"' |
+        grep -oE '[0-9.]+%' | head -n 1 | tr -d %)
+[ -n "$noise" ] || fail "no noise for the p50 in: $(cat "$T/show.txt")"
+python3 - "$T/hist.json" "$t_change" "$noise" <<'PY' || fail "runs to flag a 2x rise"
 import json, sys
 rows = [e for e in json.load(open(sys.argv[1]))["entries"]
         if 'quantile="0.5"' in e["metric"] and e["time"] > float(sys.argv[2])]
@@ -131,6 +136,14 @@ counted = sum(e["counted"] for e in rows[:n])
 print("2x read time flagged after %d run(s), %d of them counted: %s" %
       (n, counted, ", ".join("%.2f ms%s" % (e["value"] * 1e3, "" if e["counted"] else " (not counted)")
                              for e in rows[:n])))
-# a run not counted (its threads kept from the CPU: run delay) adds no evidence
-assert counted <= 3, counted
+# A run not counted (its threads kept from the CPU: run delay) adds no
+# evidence.  On a reference with at most 10% noise a doubling is 7 noise
+# units or more: every run adds the clamp (even through a 10-run
+# reference's t quantiles and some autocorrelation), 3 runs.  A noisier
+# reference (a loaded host learnt it) takes longer; the issue's bound for
+# a +50% rise, 6 runs, still holds.
+noise = float(sys.argv[3])
+bound = 3 if noise <= 10 else 6
+print("reference noise %.1f%% a run: at most %d counted runs" % (noise, bound))
+assert counted <= bound, counted
 PY

@@ -4,7 +4,7 @@
 # check-config said OK and the daemon then refused to start ("cannot use
 # spool_dir .../remote-write: No such file or directory"): both must agree.
 # The receiver is a closed port on 127.0.0.1: the runs wait in the spool.
-. "$top_srcdir/tests/integration/lib.sh"
+. "$top_srcdir/tests/integration/lib/lib.sh"
 
 for with_rw in no yes; do
         S="$T/$with_rw/not/yet"

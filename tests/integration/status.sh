@@ -3,7 +3,7 @@
 # reference is being learnt (runs held, when the first verdict is due),
 # once it is pinned (verdict, pinned since, next run), after the daemon
 # stopped, and with a probe whose runs fail (exit 1, the reason shown).
-. "$top_srcdir/tests/integration/lib.sh"
+. "$top_srcdir/tests/integration/lib/lib.sh"
 
 test_daemon_section "$T" > "$T/bw.conf"
 cat >> "$T/bw.conf" <<CONF

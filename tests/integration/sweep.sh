@@ -6,7 +6,7 @@
 # on a small file: the seed's columns (IOPS, MiB/s, avg and 95th
 # percentile latency per level) and the knee marked on the row the
 # definition picks.
-. "$top_srcdir/tests/integration/lib.sh"
+. "$top_srcdir/tests/integration/lib/lib.sh"
 
 bw sweep cpu threads=1,2 events=200 max_prime=3000 --format=json > "$T/s.json" 2> "$T/err" || fail "sweep: $(cat "$T/err")"
 json "$T/s.json" 'r["param"] == "threads" and [l["level"] for l in r["levels"]] == ["1", "2"]' || fail "levels"

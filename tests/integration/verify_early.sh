@@ -8,7 +8,7 @@
 # v1 quota) it fails (exit 1).  Before 10 runs verify says, per probe, how
 # many runs the reference holds and when a verdict is possible; the
 # textfile carries benchwatch_baseline_runs and the first verdict's time.
-. "$top_srcdir/tests/integration/lib.sh"
+. "$top_srcdir/tests/integration/lib/lib.sh"
 
 CG=/sys/fs/cgroup/cpu
 [ -w "$CG/cgroup.procs" ] || skip "no writable cgroup v1 cpu controller at $CG"

@@ -18,7 +18,7 @@
 # A run due while the hogs already run is deferred before it starts: the
 # daemon looks for half a second by the same test and starts no probe
 # process (one started would yield at once, run after run).
-. "$top_srcdir/tests/integration/lib.sh"
+. "$top_srcdir/tests/integration/lib/lib.sh"
 
 NCPU=$(nproc)
 if [ "$(id -u)" = 0 ]; then HOG_NICE=-5 LIMIT=90; else HOG_NICE=0 LIMIT=75; fi

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "../fakehost.h"
-#include "timeutil.h"
+#include "util/timeutil.h"
 
 extern const struct bw_plugin benchwatch_plugin;
 #define P (&benchwatch_plugin)

@@ -1,7 +1,7 @@
 /* test_http.c — the http plugin against real nginx, haproxy and two small
  * python servers on 127.0.0.1, through the recording fake host.
  *
- * The servers come from tests/integration/http_servers.sh: run without
+ * The servers come from tests/integration/lib/http_servers.sh: run without
  * BW_HTTP_DIR set, the test starts itself again under bash with the servers
  * up (and torn down, by PID, when it ends).  It checks that request counts
  * agree with the servers' access logs (plain, keep-alive off, chunked, HEAD,
@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "../fakehost.h"
-#include "timeutil.h"
+#include "util/timeutil.h"
 
 extern const struct bw_plugin benchwatch_plugin;
 
@@ -427,7 +427,7 @@ static int reexec(char **argv)
         if (!top)
                 top = TOP_SRCDIR;
         snprintf(script, sizeof(script),
-                 ". '%s/tests/integration/http_servers.sh' && "
+                 ". '%s/tests/integration/lib/http_servers.sh' && "
                  "{ http_servers_start || exit $?; } && "
                  "{ BW_HTTP_DIR=$HTTP_DIR \"$0\"; rc=$?; exit $rc; }",
                  top);

@@ -16,9 +16,9 @@
 #include <unistd.h>
 
 #include "../fakehost.h"
-#include "../../plugins/memory_dram.h"
-#include "../../plugins/memory_latency.h"
-#include "params.h"
+#include "core/params.h"
+#include "memory/memory_dram.h"
+#include "memory/memory_latency.h"
 
 extern const struct bw_plugin benchwatch_plugin;
 void memory_block_once(unsigned oper, unsigned access, uint64_t *buf,

@@ -19,6 +19,7 @@
 #include <mysql.h>
 
 #include "../fakehost.h"
+#include "util/parse.h"
 
 extern const struct bw_plugin benchwatch_plugin;
 static const struct bw_plugin *P = &benchwatch_plugin;
@@ -72,9 +73,10 @@ static int cleanup(void)
 static MYSQL *db_open(void)
 {
         MYSQL *db = mysql_init(NULL);
-        CHECK(db);
+        int64_t p = 0;
+        CHECK(db && parse_int64(port, &p) == 0 && p > 0 && p < 65536);
         if (!mysql_real_connect(db, host, user, password, dbname,
-                                (unsigned)atoi(port), NULL, 0)) {
+                                (unsigned)p, NULL, 0)) {
                 fprintf(stderr, "connect: %s\n", mysql_error(db));
                 exit(1);
         }

@@ -1,13 +1,21 @@
 /* test_skeleton.c — the skeleton plugin against the recording fake host,
  * the pattern a new plugin's test starts from: the figures agree with each
  * other, a count bound is exact, the parameter table and `check` refuse
- * nonsense with a message, and a stop is honoured. */
+ * nonsense with a message, a stop is honoured, and `cleanup` removes what
+ * a run left.  Also that the fake host is as thread-safe as plugin.h
+ * promises: figures emitted from several threads at once all arrive. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <syslog.h>
+#include <unistd.h>
 
 #include "../fakehost.h"
-#include "loader.h"
+#include "core/loader.h"
+#include "util/strutil.h"
 
 extern const struct bw_plugin benchwatch_plugin;
 #define P (&benchwatch_plugin)
@@ -24,6 +32,58 @@ static void test_events_exact(void)
         const struct fake_metric *lat = fakehost_find(&fh, "latency_seconds", "");
         CHECK(lat && lat->kind == FAKE_LATENCY && lat->hist.count == 500);
         CHECK(fakehost_value(&fh, "events_per_second", "") > 0);
+        CHECK(fakehost_value(&fh, "benchwatch_skeleton_info", "generator=xorshift64") == 1);
+        fakehost_done(&fh);
+}
+
+/* A run leaves its generator's state; the next run continues from it
+ * (different figures of work, same count), and cleanup removes it. */
+static void test_cleanup(void)
+{
+        struct fakehost fh;
+        struct stat st;
+        fakehost_init(&fh);
+        char *path = str_printf("%s/skeleton-skeleton.state", fh.cache_dir);
+        CHECK(path && stat(path, &st) < 0);
+        CHECK(fakehost_run(&fh, P, PARAMS("events=10", "duration=0")) == 0);
+        CHECK(stat(path, &st) == 0 && st.st_size > 0);
+        CHECK(fakehost_run(&fh, P, PARAMS("events=10", "duration=0")) == 0);
+        CHECK(fakehost_cleanup(&fh, P, PARAMS("events=10")) == 0);
+        CHECK(stat(path, &st) < 0 && errno == ENOENT);
+        CHECK(fakehost_cleanup(&fh, P, NULL) == 0); /* nothing left: fine */
+        free(path);
+        fakehost_done(&fh);
+}
+
+#define EMITTERS 4
+#define EMITS 2000
+static void *emit_many(void *arg)
+{
+        const struct bw_host *h = arg;
+        for (int i = 0; i < EMITS; i++) {
+                h->gauge(h, "g", "", (const char *const[]){ "k", "v", NULL }, i);
+                if (i % 100 == 0) {
+                        h->log(h, LOG_DEBUG, "emitted %d", i);
+                        h->fail(h, -EIO, "failure %d", i);
+                }
+        }
+        return NULL;
+}
+
+static void test_host_threads(void)
+{
+        struct fakehost fh;
+        pthread_t t[EMITTERS];
+        fakehost_init(&fh);
+        for (int i = 0; i < EMITTERS; i++)
+                CHECK(pthread_create(&t[i], NULL, emit_many, &fh.host) == 0);
+        for (int i = 0; i < EMITTERS; i++)
+                pthread_join(t[i], NULL);
+        CHECK(fh.n_metrics == EMITTERS * EMITS);
+        CHECK(fh.n_logs == EMITTERS * EMITS / 100);
+        CHECK(fh.fail_code == -EIO && fh.error && !strncmp(fh.error, "failure ", 8));
+        for (size_t i = 0; i < fh.n_metrics; i++)
+                CHECK(!strcmp(fh.metrics[i].name, "g") && !strcmp(fh.metrics[i].labels, "k=v"));
         fakehost_done(&fh);
 }
 
@@ -81,6 +141,8 @@ int main(void)
         test_duration();
         test_bad_inputs();
         test_stop();
+        test_cleanup();
+        test_host_threads();
         test_module_loads();
         fprintf(stderr, "test_skeleton: all passed\n");
         return 0;

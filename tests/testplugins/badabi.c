@@ -1,6 +1,6 @@
 /* badabi.c — a plugin built for another ABI version: the loader must refuse
  * it with a message saying what to do. Test-only. */
-#include "plugin.h"
+#include "core/plugin.h"
 
 static int run(const struct bw_run *run, const struct bw_host *h)
 {

@@ -1,6 +1,6 @@
 /* badparam.c — a plugin whose descriptor names parameters it does not have
  * (concurrency_param): the loader must refuse it. Test-only. */
-#include "plugin.h"
+#include "core/plugin.h"
 
 static const struct bw_param_def params[] = {
         { .name = "threads", .type = BW_PARAM_INT, .default_value = "1", .min = 1,

@@ -1,6 +1,6 @@
 /* badreport.c — a plugin whose report shows a parameter it does not have
  * (a BW_SHOW_PARAM line): the loader must refuse it. Test-only. */
-#include "plugin.h"
+#include "core/plugin.h"
 
 static const struct bw_param_def params[] = {
         { .name = "url", .type = BW_PARAM_STRING, .default_value = "", .help = "url" },

@@ -9,19 +9,29 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "plugin.h"
+#include "core/plugin.h"
 
 enum { P_ACTION, P_VALUE, P_SLEEP };
 static const char *const actions[] = { "ok", "crash", "hang", "garbage", "fail",
                                        "exit", "sleep", "stuck", NULL };
 
 static const struct bw_param_def params[] = {
-        [P_ACTION] = { "action", BW_PARAM_ENUM, "ok", 0, 0, actions, NULL,
-                       "what to do", BW_PARAM_LABEL },
-        [P_VALUE] = { "value", BW_PARAM_DOUBLE, "42", 0, 0, NULL, NULL,
-                      "the figure emitted when all goes well", 0 },
-        [P_SLEEP] = { "sleep", BW_PARAM_DURATION, "1s", 0, 3600, NULL, "s",
-                      "how long action=sleep takes (it honours stopping())", 0 },
+        [P_ACTION] = {
+                .name = "action", .type = BW_PARAM_ENUM,
+                .default_value = "ok", .choices = actions,
+                .help = "what to do",
+                .flags = BW_PARAM_LABEL,
+        },
+        [P_VALUE] = {
+                .name = "value", .type = BW_PARAM_DOUBLE,
+                .default_value = "42",
+                .help = "the figure emitted when all goes well",
+        },
+        [P_SLEEP] = {
+                .name = "sleep", .type = BW_PARAM_DURATION,
+                .default_value = "1s", .min = 0, .max = 3600, .unit = "s",
+                .help = "how long action=sleep takes (it honours stopping())",
+        },
         { .name = NULL },
 };
 

@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "baseline.h"
-#include "baseline_store.h"
+#include "detect/baseline.h"
+#include "detect/baseline_store.h"
 
 
 
@@ -49,23 +49,36 @@ static struct result *disk_result(double iops, double lat_s, const char *odd)
 
 #define MODE "rand\"read\\ \n x"  /* a label value every escape applies to */
 #define KEY_READ "benchwatch_disk_iops{mode=\"rand\\\"read\\\\ \\n x\",op=\"read\"}"
-#define KEY_P99 "benchwatch_disk_latency_seconds{mode=\"rand\\\"read\\\\ \\n x\",op=\"read\",quantile=\"0.99\"}"
+#define KEY_P99                                                                                    \
+        "benchwatch_disk_latency_seconds{mode=\"rand\\\"read\\\\ \\n "                             \
+        "x\",op=\"read\",quantile=\"0.99\"}"
 
 static void test_directions(void)
 {
-        EXPECT(baseline_direction("benchwatch_disk_iops", METRIC_GAUGE) == DETECTOR_HIGHER_IS_BETTER);
-        EXPECT(baseline_direction("benchwatch_cpu_events_per_second", METRIC_GAUGE) == DETECTOR_HIGHER_IS_BETTER);
-        EXPECT(baseline_direction("benchwatch_memory_bytes_per_second", METRIC_GAUGE) == DETECTOR_HIGHER_IS_BETTER);
-        EXPECT(baseline_direction("benchwatch_mysql_latency_seconds", METRIC_SUMMARY) == DETECTOR_LOWER_IS_BETTER);
-        EXPECT(baseline_direction("benchwatch_cpu_total_time_seconds", METRIC_GAUGE) == DETECTOR_NONE);
+        EXPECT(baseline_direction("benchwatch_disk_iops", METRIC_GAUGE) ==
+               DETECTOR_HIGHER_IS_BETTER);
+        EXPECT(baseline_direction("benchwatch_cpu_events_per_second", METRIC_GAUGE) ==
+               DETECTOR_HIGHER_IS_BETTER);
+        EXPECT(baseline_direction("benchwatch_memory_bytes_per_second", METRIC_GAUGE) ==
+               DETECTOR_HIGHER_IS_BETTER);
+        EXPECT(baseline_direction("benchwatch_mysql_latency_seconds", METRIC_SUMMARY) ==
+               DETECTOR_LOWER_IS_BETTER);
+        EXPECT(baseline_direction("benchwatch_cpu_total_time_seconds", METRIC_GAUGE) ==
+               DETECTOR_NONE);
         /* memory latency mode: the figure is tracked as a latency, its context is not */
-        EXPECT(baseline_direction("benchwatch_memory_load_latency_seconds", METRIC_GAUGE) == DETECTOR_LOWER_IS_BETTER);
-        EXPECT(baseline_direction("benchwatch_memory_huge_page_ratio", METRIC_GAUGE) == DETECTOR_NONE);
-        EXPECT(baseline_direction("benchwatch_memory_working_set_bytes", METRIC_GAUGE) == DETECTOR_NONE);
-        EXPECT(baseline_direction("benchwatch_memory_loads_total", METRIC_COUNTER) == DETECTOR_NONE);
+        EXPECT(baseline_direction("benchwatch_memory_load_latency_seconds", METRIC_GAUGE) ==
+               DETECTOR_LOWER_IS_BETTER);
+        EXPECT(baseline_direction("benchwatch_memory_huge_page_ratio", METRIC_GAUGE) ==
+               DETECTOR_NONE);
+        EXPECT(baseline_direction("benchwatch_memory_working_set_bytes", METRIC_GAUGE) ==
+               DETECTOR_NONE);
+        EXPECT(baseline_direction("benchwatch_memory_loads_total", METRIC_COUNTER) ==
+               DETECTOR_NONE);
         EXPECT(baseline_direction("benchwatch_cpu_events_total", METRIC_COUNTER) == DETECTOR_NONE);
-        EXPECT(baseline_direction("benchwatch_http_failed_requests", METRIC_GAUGE) == DETECTOR_NONE);
-        EXPECT(baseline_direction("benchwatch_probe_duration_seconds", METRIC_GAUGE) == DETECTOR_NONE);
+        EXPECT(baseline_direction("benchwatch_http_failed_requests", METRIC_GAUGE) ==
+               DETECTOR_NONE);
+        EXPECT(baseline_direction("benchwatch_probe_duration_seconds", METRIC_GAUGE) ==
+               DETECTOR_NONE);
         EXPECT(baseline_direction("benchwatch_regression_ratio", METRIC_GAUGE) == DETECTOR_NONE);
         EXPECT(baseline_direction("benchwatch_baseline", METRIC_GAUGE) == DETECTOR_NONE);
 }
@@ -113,8 +126,10 @@ static void test_tracked_series(void)
         det.n_ref = 1;
         det.ref[0] = 7;
         EXPECT(baseline_add_series(b, KEY_READ, DETECTOR_HIGHER_IS_BETTER, &det) == -EEXIST);
-        EXPECT(baseline_add_series(b, "m{b=\"1\",a=\"2\"}", DETECTOR_HIGHER_IS_BETTER, &det) == -EINVAL);
-        EXPECT(baseline_add_series(b, "m{a=\"1\",a=\"2\"}", DETECTOR_HIGHER_IS_BETTER, &det) == -EINVAL);
+        EXPECT(baseline_add_series(b, "m{b=\"1\",a=\"2\"}", DETECTOR_HIGHER_IS_BETTER, &det) ==
+               -EINVAL);
+        EXPECT(baseline_add_series(b, "m{a=\"1\",a=\"2\"}", DETECTOR_HIGHER_IS_BETTER, &det) ==
+               -EINVAL);
         EXPECT(baseline_add_series(b, "m{a=\"\\x\"}", DETECTOR_HIGHER_IS_BETTER, &det) == -EINVAL);
         EXPECT(baseline_add_series(b, "m{a=1}", DETECTOR_HIGHER_IS_BETTER, &det) == -EINVAL);
         EXPECT(baseline_add_series(b, "m", DETECTOR_NONE, &det) == -EINVAL);
@@ -366,8 +381,8 @@ static void test_strict_parser(void)
         const struct detector *d = &back->series[0].det;
         EXPECT(d->pinned && d->pinned_at == 1764547200.5 && d->n_ref == 4 && d->ref[2] == 3e-7 &&
                d->n_recent == 2 && d->recent[1] == 3);
-        EXPECT(d->regression && d->segment == 4 && d->cusum == 8.5 && d->fast == 3.5 && d->clear == 0.25 &&
-               d->shift == 1.75 && d->last_z == -0.5);
+        EXPECT(d->regression && d->segment == 4 && d->cusum == 8.5 && d->fast == 3.5 &&
+               d->clear == 0.25 && d->shift == 1.75 && d->last_z == -0.5);
         EXPECT(back->n_series == 1 && !strcmp(back->series[0].labels[1].value, "x\"y"));
         baseline_free(back);
         unlink(path);
@@ -386,19 +401,30 @@ static void test_strict_parser(void)
         REJECT("series m\ndirection higher\nreference 0\n", tail, 1);
         REJECT("series m\ndirection higher\nreference 0 nan\n", tail, 1);
         REJECT("series m\ndirection higher\nreference 1 0\n", tail, 1); /* pinned on nothing */
-        REJECT("series m\ndirection higher\nreference 0 0\n", "values 1 nan\nrecent\nstate 0 0 0 0 0 0 0\n", 1);
-        REJECT("series m\ndirection higher\nreference 0 0\n", "values 1 -2\nrecent\nstate 0 0 0 0 0 0 0\n", 1);
-        REJECT("series m\ndirection higher\nreference 0 0\n", "values 1 0\nrecent\nstate 0 0 0 0 0 0 0\n", 1);
-        REJECT("series m\ndirection higher\nreference 0 0\n", "values 1  2\nrecent\nstate 0 0 0 0 0 0 0\n", 1);
-        REJECT("series m\ndirection higher\nreference 0 0\n", "values\nrecent\nstate 2 0 0 0 0 0 0\n", 1);
-        REJECT("series m\ndirection higher\nreference 0 0\n", "values\nrecent\nstate 0 0 -1 0 0 0 0\n", 1);
-        REJECT("series m\ndirection higher\nreference 0 0\n", "values\nrecent\nstate 0 0 0 0 0 0\n", 1);
-        REJECT("series m\ndirection higher\nreference 0 0\n", "values\nrecent\nstate 0 0 0 0 0 0 0 0 0\n", 1);
-        REJECT("series m\ndirection higher\nreference 0 0\n", "values\nrecent\nstate 0 0 0 0 0 0 0 31\n", 1);
+        REJECT("series m\ndirection higher\nreference 0 0\n",
+               "values 1 nan\nrecent\nstate 0 0 0 0 0 0 0\n", 1);
+        REJECT("series m\ndirection higher\nreference 0 0\n",
+               "values 1 -2\nrecent\nstate 0 0 0 0 0 0 0\n", 1);
+        REJECT("series m\ndirection higher\nreference 0 0\n",
+               "values 1 0\nrecent\nstate 0 0 0 0 0 0 0\n", 1);
+        REJECT("series m\ndirection higher\nreference 0 0\n",
+               "values 1  2\nrecent\nstate 0 0 0 0 0 0 0\n", 1);
+        REJECT("series m\ndirection higher\nreference 0 0\n",
+               "values\nrecent\nstate 2 0 0 0 0 0 0\n", 1);
+        REJECT("series m\ndirection higher\nreference 0 0\n",
+               "values\nrecent\nstate 0 0 -1 0 0 0 0\n", 1);
+        REJECT("series m\ndirection higher\nreference 0 0\n", "values\nrecent\nstate 0 0 0 0 0 0\n",
+               1);
+        REJECT("series m\ndirection higher\nreference 0 0\n",
+               "values\nrecent\nstate 0 0 0 0 0 0 0 0 0\n", 1);
+        REJECT("series m\ndirection higher\nreference 0 0\n",
+               "values\nrecent\nstate 0 0 0 0 0 0 0 31\n", 1);
         REJECT("series m\ndirection higher\nreference 0 0\n", "values\nstate 0 0 0 0 0 0 0\n", 1);
         REJECT("series m\nreference 0 0\ndirection higher\n", tail, 1);
         REJECT("series m\ndirection higher\nreference 0 0\n", tail, 2);
-        REJECT("series m\ndirection higher\nreference 0 0\nvalues\nrecent\nstate 0 0 0 0 0 0 0\nextra\n", "", 1);
+        REJECT("series m\ndirection higher\nreference 0 0\nvalues\nrecent\nstate 0 0 0 0 0 0 "
+               "0\nextra\n",
+               "", 1);
         REJECT("series m\ndirection higher\nreference 0 0\nvalues\nrecent\nstate 0 0 0 0 0 0 0\n"
                "series m\ndirection higher\nreference 0 0\n", tail, 2);
 #undef REJECT
@@ -497,8 +523,10 @@ static void test_reset_and_list(void)
 static double sample_value(const struct result *r, const char *family, const char *metric,
                            const char *op, const char *q)
 {
-        const struct sample *s = result_find_sample(r, family,
-                (const char *const[]){ "metric", metric, "op", op, q ? "metric_quantile" : NULL, q, NULL });
+        const struct sample *s =
+                result_find_sample(r, family,
+                                   (const char *const[]){ "metric", metric, "op", op,
+                                                          q ? "metric_quantile" : NULL, q, NULL });
         return s ? s->value : NAN;
 }
 
@@ -516,7 +544,8 @@ static void test_metrics(void)
         EXPECT(baseline_add_metrics(b, r, true) == 0);
         EXPECT(result_find(r, "benchwatch_regression") &&
               result_find(r, "benchwatch_regression")->n_samples == 5);
-        EXPECT(!result_find(r, "benchwatch_baseline") && !result_find(r, "benchwatch_regression_ratio"));
+        EXPECT(!result_find(r, "benchwatch_baseline") && !result_find(r, "benchwatch_regression_"
+                                                                         "ratio"));
         EXPECT(result_find_sample(r, "benchwatch_probe_counted", NULL)->value == 1);
         result_free(r);
         for (int i = 0; i < 9; i++) {
@@ -531,7 +560,8 @@ static void test_metrics(void)
                 r = disk_result(500, 0.002, "seq");
                 r->started = 1764547200 + 600 * (i + 10);
                 baseline_update(b, r, &c, true);
-                const struct baseline_series *rs = baseline_find(b, "benchwatch_disk_iops{mode=\"seq\",op=\"read\"}");
+                const struct baseline_series *rs = baseline_find(b, "benchwatch_disk_iops{mode="
+                                                                    "\"seq\",op=\"read\"}");
                 char *m = rs ? baseline_transition_message(b, rs) : NULL;
                 if (m && !msg)
                         msg = m;
@@ -549,20 +579,26 @@ static void test_metrics(void)
         EXPECT(result_find_sample(r, "benchwatch_probe_counted", NULL)->value == 0);
         double ref = sample_value(r, "benchwatch_baseline", "benchwatch_disk_iops", "read", NULL);
         EXPECT(ref > 1000 && ref < 1001);
-        EXPECT(sample_value(r, "benchwatch_baseline_timestamp_seconds", "benchwatch_disk_iops", "read",
-                            NULL) == 1764547200 + 600 * 9);
-        EXPECT(fabs(sample_value(r, "benchwatch_regression_ratio", "benchwatch_disk_iops", "read", NULL) -
+        EXPECT(sample_value(r, "benchwatch_baseline_timestamp_seconds", "benchwatch_disk_iops",
+                            "read", NULL) == 1764547200 + 600 * 9);
+        EXPECT(fabs(sample_value(r, "benchwatch_regression_ratio", "benchwatch_disk_iops", "read",
+                                 NULL) -
                     500 / ref) < 1e-9);
         EXPECT(sample_value(r, "benchwatch_regression_change_ratio", "benchwatch_disk_iops", "read",
                             NULL) < -0.4);
-        EXPECT(sample_value(r, "benchwatch_regression_change_low_ratio", "benchwatch_disk_iops", "read",
+        EXPECT(sample_value(r, "benchwatch_regression_change_low_ratio", "benchwatch_disk_iops",
+                            "read",
                             NULL) < sample_value(r, "benchwatch_regression_change_high_ratio",
                                                  "benchwatch_disk_iops", "read", NULL));
-        EXPECT(sample_value(r, "benchwatch_regression_evidence", "benchwatch_disk_iops", "read", NULL) >= 1);
-        EXPECT(sample_value(r, "benchwatch_regression", "benchwatch_disk_iops", "write", NULL) == 1);
-        EXPECT(fabs(sample_value(r, "benchwatch_regression_ratio", "benchwatch_disk_latency_seconds",
-                                "read", "0.95") - 2) < 0.03);
-        EXPECT(sample_value(r, "benchwatch_regression", "benchwatch_disk_latency_seconds", "read", "0.5") == 1);
+        EXPECT(sample_value(r, "benchwatch_regression_evidence", "benchwatch_disk_iops", "read",
+                            NULL) >= 1);
+        EXPECT(sample_value(r, "benchwatch_regression", "benchwatch_disk_iops", "write", NULL) ==
+               1);
+        EXPECT(fabs(sample_value(r, "benchwatch_regression_ratio",
+                                 "benchwatch_disk_latency_seconds", "read", "0.95") -
+                    2) < 0.03);
+        EXPECT(sample_value(r, "benchwatch_regression", "benchwatch_disk_latency_seconds", "read",
+                            "0.5") == 1);
         const struct sample *s = result_find_sample(r, "benchwatch_baseline",
                 (const char *const[]){ "metric", "benchwatch_disk_iops", "op", "read", NULL });
         EXPECT(s && s->n_labels == 3 && !strcmp(sample_label(s, "mode"), "seq"));
@@ -571,7 +607,8 @@ static void test_metrics(void)
 
         /* accept: the recent level is the new reference, no regression */
         EXPECT(baseline_accept(b, &c, 1800000000) == 5);
-        const struct baseline_series *rs = baseline_find(b, "benchwatch_disk_iops{mode=\"seq\",op=\"read\"}");
+        const struct baseline_series *rs = baseline_find(b, "benchwatch_disk_iops{mode=\"seq\",op="
+                                                            "\"read\"}");
         EXPECT(rs && !rs->det.regression && rs->det.pinned_at == 1800000000 &&
                fabs(exp(rs->det.rs.log_level) - 500) < 1);
         baseline_free(b);
@@ -635,12 +672,14 @@ static void test_context(void)
                 struct result *r = disk_result(500, 0.002, "seq");
                 r->started = 1764547200 + 600 * (i + 10);
                 baseline_update(b, r, &c, true);
-                const struct baseline_series *rs = baseline_find(b, "benchwatch_disk_iops{mode=\"seq\",op=\"read\"}");
+                const struct baseline_series *rs = baseline_find(b, "benchwatch_disk_iops{mode="
+                                                                    "\"seq\",op=\"read\"}");
                 msg = rs ? baseline_transition_message(b, rs) : NULL;
                 result_free(r);
         }
         EXPECT(msg && strstr(msg, "entered a regression") &&
-               strstr(msg, "; measured on another context than the reference: kernel 6.1.0-13-amd64"));
+               strstr(msg, "; measured on another context than the reference: kernel "
+                           "6.1.0-13-amd64"));
         free(msg);
         /* accept: the new level and its context become the reference's */
         EXPECT(baseline_accept(b, &c, 1800000000) > 0);
@@ -665,7 +704,8 @@ static void test_import(void)
                 v[i] = 40000 + 100 * (i % 7);
         EXPECT(baseline_import(b, KEY_READ, v, 30, 1764547200) == 0);
         const struct baseline_series *s = baseline_find(b, KEY_READ);
-        EXPECT(s && s->det.pinned && s->det.n_ref == 30 && s->direction == DETECTOR_HIGHER_IS_BETTER);
+        EXPECT(s && s->det.pinned && s->det.n_ref == 30 &&
+               s->direction == DETECTOR_HIGHER_IS_BETTER);
         EXPECT(baseline_import(b, KEY_P99, v, 30, 1) == 0);
         s = baseline_find(b, KEY_P99);
         EXPECT(s && s->direction == DETECTOR_LOWER_IS_BETTER);
@@ -696,11 +736,13 @@ static void test_verify(void)
         runs[0] = disk_result(700, 0.001, MODE);
         runs[1] = disk_result(720, 0.001, MODE);
         runs[2] = disk_result(710, 0.001, "another mode"); /* a new series */
-        EXPECT(baseline_verify(b, (const struct result *const *)runs, 2, &c, 3, 20) == DETECTOR_VERIFY_MORE);
-        EXPECT(baseline_verify(b, (const struct result *const *)runs, 3, &c, 2, 20) == DETECTOR_VERIFY_FAIL);
+        EXPECT(baseline_verify(b, (const struct result *const *)runs, 2, &c, 3, 20) ==
+               DETECTOR_VERIFY_MORE);
+        EXPECT(baseline_verify(b, (const struct result *const *)runs, 3, &c, 2, 20) ==
+               DETECTOR_VERIFY_FAIL);
         const struct baseline_series *s = baseline_find(b, KEY_READ);
-        EXPECT(s && s->seen && s->check.outcome == DETECTOR_VERIFY_FAIL && s->verdict.value == 710 &&
-               s->check.runs == 2 && s->check.change < -0.25);
+        EXPECT(s && s->seen && s->check.outcome == DETECTOR_VERIFY_FAIL &&
+               s->verdict.value == 710 && s->check.runs == 2 && s->check.change < -0.25);
         EXPECT(!memcmp(&b->series[0].det, &before, sizeof(before)));
         s = baseline_find(b, "benchwatch_disk_iops{mode=\"another mode\",op=\"read\"}");
         EXPECT(s && s->seen && !s->det.pinned && s->verdict.value == 710);

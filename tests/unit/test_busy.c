@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "busy.h"
+#include "core/busy.h"
 #include "test.h"
 
 static char dir[] = "/tmp/test_load.XXXXXX";
@@ -38,50 +38,50 @@ static void test_readers(void)
         double v = -1;
         psi("cpu", "12.34");
         snprintf(path, sizeof(path), "%s/pressure/cpu", dir);
-        CHECK(load_read_psi(path, &v) == 0);
+        CHECK(busy_read_psi(path, &v) == 0);
         CHECK_NEAR(v, 12.34, 1e-9);
         put("pressure/io", "garbage\n");
         snprintf(path, sizeof(path), "%s/pressure/io", dir);
-        CHECK(load_read_psi(path, &v) == -EINVAL);
+        CHECK(busy_read_psi(path, &v) == -EINVAL);
         CHECK_NEAR(v, 12.34, 1e-9); /* untouched on failure */
         snprintf(path, sizeof(path), "%s/pressure/nosuch", dir);
-        CHECK(load_read_psi(path, &v) == -ENOENT);
+        CHECK(busy_read_psi(path, &v) == -ENOENT);
         put("loadavg", "3.50 2.00 1.00 2/345 6789\n");
         snprintf(path, sizeof(path), "%s/loadavg", dir);
-        CHECK(load_read_loadavg(path, &v) == 0);
+        CHECK(busy_read_loadavg(path, &v) == 0);
         CHECK_NEAR(v, 3.5, 1e-9);
 }
 
 static void test_busy(void)
 {
-        struct load_limits lim = { .max_psi_cpu = 25, .max_psi_io = 25,
+        struct busy_limits lim = { .max_psi_cpu = 25, .max_psi_io = 25,
                                    .max_psi_memory = 10 };
         char *why = NULL;
         psi("cpu", "0.00");
         psi("io", "24.99");
         psi("memory", "10.00");
-        CHECK(load_busy(&lim, NULL, &why) == 0 && !why); /* at the limit is not over */
+        CHECK(busy_check(&lim, NULL, &why) == 0 && !why); /* at the limit is not over */
         psi("io", "25.01");
-        CHECK(load_busy(&lim, NULL, &why) == 1);
+        CHECK(busy_check(&lim, NULL, &why) == 1);
         CHECK_STR_CONTAINS(why, "io pressure 25.0% > 25%");
         free(why);
         why = NULL;
         lim.max_psi_io = 0; /* 0 disables a check */
-        CHECK(load_busy(&lim, NULL, &why) == 0);
+        CHECK(busy_check(&lim, NULL, &why) == 0);
         psi("memory", "50.00");
-        CHECK(load_busy(&lim, NULL, &why) == 1);
+        CHECK(busy_check(&lim, NULL, &why) == 1);
         CHECK_STR_CONTAINS(why, "memory pressure 50.0% > 10%");
         free(why);
         why = NULL;
-        lim = (struct load_limits){ .max_load = 0.5 };
+        lim = (struct busy_limits){ .max_load = 0.5 };
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         char text[64];
         snprintf(text, sizeof(text), "%.2f 0.1 0.1 1/1 1\n", 0.4 * (double)cpus);
         put("loadavg", text);
-        CHECK(load_busy(&lim, NULL, &why) == 0);
+        CHECK(busy_check(&lim, NULL, &why) == 0);
         snprintf(text, sizeof(text), "%.2f 0.1 0.1 1/1 1\n", 0.6 * (double)cpus);
         put("loadavg", text);
-        CHECK(load_busy(&lim, NULL, &why) == 1);
+        CHECK(busy_check(&lim, NULL, &why) == 1);
         CHECK_STR_CONTAINS(why, "(0.60 per CPU) > 0.5 per CPU");
         free(why);
 }
@@ -89,11 +89,11 @@ static void test_busy(void)
 static void test_missing_psi(void)
 {
         /* a kernel without PSI: the checks are skipped, not "busy" */
-        struct load_limits lim = { .max_psi_cpu = 0.001, .max_psi_io = 0.001,
+        struct busy_limits lim = { .max_psi_cpu = 0.001, .max_psi_io = 0.001,
                                    .max_psi_memory = 0.001 };
         char *why = NULL;
         setenv("BENCHWATCH_PROC_DIR", "/nonexistent", 1);
-        CHECK(load_busy(&lim, NULL, &why) == 0 && !why);
+        CHECK(busy_check(&lim, NULL, &why) == 0 && !why);
 }
 
 int main(void)

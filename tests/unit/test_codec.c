@@ -3,7 +3,7 @@
  * valid result are refused with a reason instead of trusted. */
 #include <errno.h>
 
-#include "codec.h"
+#include "core/codec.h"
 #include "test.h"
 
 int main(void)

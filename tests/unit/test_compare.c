@@ -6,19 +6,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "compare.h"
-#include "parse.h"
+#include "cmd/compare.h"
 #include "test.h"
+#include "util/parse.h"
 
 static const char *const modes[] = { "randread", "randrw", NULL };
 static const struct bw_param_def disk_params[] = {
-        { "mode", BW_PARAM_ENUM, "randread", 0, 0, modes, NULL, "", BW_PARAM_LABEL, NULL },
-        { "path", BW_PARAM_STRING, "", 0, 0, NULL, NULL, "", 0, NULL },
-        { "threads", BW_PARAM_INT, "1", 1, 1024, NULL, NULL, "", BW_PARAM_LABEL, NULL },
+        { .name = "mode", .type = BW_PARAM_ENUM, .default_value = "randread", .choices = modes,
+          .help = "", .flags = BW_PARAM_LABEL },
+        { .name = "path", .type = BW_PARAM_STRING, .default_value = "", .help = "" },
+        { .name = "threads", .type = BW_PARAM_INT, .default_value = "1", .min = 1, .max = 1024,
+          .help = "", .flags = BW_PARAM_LABEL },
         { .name = NULL },
 };
 static const struct bw_param_def cpu_params[] = {
-        { "threads", BW_PARAM_INT, "1", 1, 1024, NULL, NULL, "", BW_PARAM_LABEL, NULL },
+        { .name = "threads", .type = BW_PARAM_INT, .default_value = "1", .min = 1, .max = 1024,
+          .help = "", .flags = BW_PARAM_LABEL },
         { .name = NULL },
 };
 static const struct bw_plugin disk = { .name = "disk", .params = disk_params };

@@ -14,11 +14,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* by path: "config.h" alone finds autoconf's config.h in the build dir */
-#include "../../daemon/config.h"
-#include "strutil.h"
+#include "core/conf.h"
+#include "detect/tracker.h"
 #include "test.h"
-#include "tracker.h"
+#include "util/strutil.h"
 
 #ifndef TOP_SRCDIR
 #define TOP_SRCDIR "."

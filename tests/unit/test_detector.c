@@ -8,7 +8,7 @@
  * minimum effect and runs that are not counted must not; accept, import
  * and verify do what `baseline accept|import` and `benchwatch verify`
  * promise.  (The statistical targets over thousands of series are measured
- * by bench/detector.sh, not here.) */
+ * by bench/detector/detector.sh, not here.) */
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "test.h"
-#include "detector.h"
+#include "detect/detector.h"
 
 /* splitmix64 and Box-Muller: deterministic gaussian noise. */
 static uint64_t rng_state;
@@ -116,7 +116,8 @@ static void test_config(void)
         detector_init(&d);
         EXPECT(detector_update(&d, &c, DETECTOR_HIGHER_IS_BETTER, 0, 0, true, &v) == -EINVAL);
         EXPECT(detector_update(&d, &c, DETECTOR_HIGHER_IS_BETTER, -1, 0, true, &v) == -EINVAL);
-        EXPECT(detector_update(&d, &c, DETECTOR_HIGHER_IS_BETTER, INFINITY, 0, true, &v) == -EINVAL);
+        EXPECT(detector_update(&d, &c, DETECTOR_HIGHER_IS_BETTER, INFINITY, 0, true, &v) ==
+               -EINVAL);
         EXPECT(detector_update(&d, &c, DETECTOR_NONE, 1, 0, true, &v) == -EINVAL);
         EXPECT(detector_update(&d, &bad, DETECTOR_HIGHER_IS_BETTER, 1, 0, true, &v) == -EINVAL);
         EXPECT(d.n_ref == 0 && d.n_recent == 0);
@@ -166,7 +167,8 @@ static void test_noise_only(void)
         for (int k = 0; k < 2; k++) {
                 rng_state = 100 + k;
                 commissioned(&d, &c, DETECTOR_HIGHER_IS_BETTER, k ? 0.06 : 0.03);
-                struct tally t = feed(&d, &c, DETECTOR_HIGHER_IS_BETTER, 1000, k ? 0.06 : 0.03, 3000);
+                struct tally t =
+                        feed(&d, &c, DETECTOR_HIGHER_IS_BETTER, 1000, k ? 0.06 : 0.03, 3000);
                 EXPECT(t.entered == 0);
         }
 }
@@ -195,6 +197,44 @@ static void test_step_and_recovery(void)
         /* and a new step is caught again */
         t = feed(&d, &c, DETECTOR_HIGHER_IS_BETTER, 850, 0.03, 10);
         EXPECT(t.entered == 1);
+}
+
+/* A deep slowdown on a small reference is not taken for a recovery: the
+ * cpu rate of an alerts.sh run (8-run reference at 4% noise, threshold
+ * 25%, then a CPU quota that left 20-50% of the rate) "recovered" at -70%
+ * when the way back was judged in noise units of the level while the runs
+ * were scored through the 8-run reference's t quantiles, which cap them
+ * near 6. */
+static void test_deep_step_on_small_reference(void)
+{
+        static const double rate[] = {
+                1500.7, 1573.3, 1585.4, 1420.2, 1604.5, 1550.5, 1547.7,
+                1491.7, 1569.6, 1547.3, 1562.4, 1576.7, 1608.2, 1554.9,
+                1530.4, 1532.1, 1538.8, 1550.8, 1526.1, 1476.7, 1432.7,
+                1394.4, 1267.6, 1432.5, 1458.6, 1468.7, 1414.1, 962.6,
+                1105.3, 1026.0, 1162.6, 1067.1, 275.5, 440.7, 431.2,
+                481.9, 648.7, 549.6, 611.9, 695.7, 753.1, 608.2, 583.1,
+                569.0
+        };
+        struct detector_config c;
+        struct detector d;
+        detector_config_default(&c);
+        c.reference_runs = 8;
+        c.threshold = 0.25;
+        detector_init(&d);
+        unsigned entered = 0, left = 0;
+        double t = clock_t0;
+        for (size_t i = 0; i < sizeof(rate) / sizeof(rate[0]); i++) {
+                struct detector_verdict v;
+                EXPECT(detector_update(&d, &c, DETECTOR_HIGHER_IS_BETTER, rate[i], t += 1.25,
+                                       true, &v) == 0);
+                entered += v.transition == DETECTOR_ENTERED;
+                left += v.transition == DETECTOR_LEFT;
+        }
+        EXPECT(entered == 1 && left == 0 && d.regression);
+        /* the same reference still clears once the rate is back */
+        struct tally back = feed(&d, &c, DETECTOR_HIGHER_IS_BETTER, 1533, 0.04, 15);
+        EXPECT(back.left == 1 && back.first_left <= 12);
 }
 
 /* Latency: higher is worse. */
@@ -293,7 +333,8 @@ static void test_drift(void)
         commissioned(&d, &c, DETECTOR_HIGHER_IS_BETTER, 0.03);
         int flagged = -1;
         for (int i = 1; i <= 24 && flagged < 0; i++)
-                if (feed(&d, &c, DETECTOR_HIGHER_IS_BETTER, 1000 * (1 - 0.005 * i), 0.03, 1).entered)
+                if (feed(&d, &c, DETECTOR_HIGHER_IS_BETTER, 1000 * (1 - 0.005 * i), 0.03, 1)
+                            .entered)
                         flagged = i;
         EXPECT(flagged > 0 && flagged < 24);
 }
@@ -460,7 +501,8 @@ static void test_verify(void)
         vv.outcome = DETECTOR_VERIFY_MORE;
         while (vv.outcome == DETECTOR_VERIFY_MORE && n < 20) {
                 fresh[n++] = noisy(850, 0.06);
-                EXPECT(detector_verify(&d, &c, DETECTOR_HIGHER_IS_BETTER, fresh, n, 3, 20, &vv) == 0);
+                EXPECT(detector_verify(&d, &c, DETECTOR_HIGHER_IS_BETTER, fresh, n, 3, 20, &vv) ==
+                       0);
         }
         EXPECT(vv.outcome == DETECTOR_VERIFY_FAIL && n <= 6 && !vv.at_bound);
         EXPECT(vv.change_lo < -0.15 && vv.change_hi > -0.15 && vv.p_worse < 0.01);
@@ -468,7 +510,8 @@ static void test_verify(void)
         vv.outcome = DETECTOR_VERIFY_MORE;
         while (vv.outcome == DETECTOR_VERIFY_MORE && n < 20) {
                 fresh[n++] = noisy(1000, 0.06);
-                EXPECT(detector_verify(&d, &c, DETECTOR_HIGHER_IS_BETTER, fresh, n, 3, 20, &vv) == 0);
+                EXPECT(detector_verify(&d, &c, DETECTOR_HIGHER_IS_BETTER, fresh, n, 3, 20, &vv) ==
+                       0);
         }
         EXPECT(vv.outcome == DETECTOR_VERIFY_PASS && vv.change_lo < 0 && vv.change_hi > 0);
         /* at the bound the estimate decides: 4% worse is within the 5% effect */
@@ -484,6 +527,7 @@ int main(void)
         test_learning();
         test_noise_only();
         test_step_and_recovery();
+        test_deep_step_on_small_reference();
         test_lower_is_better();
         test_good_direction();
         test_wild_runs();

@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "test.h"
-#include "format.h"
-#include "hist.h"
-#include "result.h"
+#include "core/result.h"
+#include "encode/report_format.h"
+#include "util/hist.h"
 
 static char *json_of(const struct result *r)
 {

@@ -3,8 +3,8 @@
  * across threads, and the edges (empty, one sample, huge values). */
 #include <stdint.h>
 
-#include "hist.h"
 #include "test.h"
+#include "util/hist.h"
 
 static uint64_t rng = 88172645463325252ull;
 static double uniform(void)

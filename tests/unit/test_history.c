@@ -15,18 +15,26 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "history.h"
-#include "history_plot.h"
+#include "cmd/history_plot.h"
+#include "detect/history.h"
 
 static char dir[] = "/tmp/test_history.XXXXXX";
 
 static void append_run(double t, double value, enum history_state st, size_t max)
 {
         struct history_entry e[2] = {
-                { .t = t, .counted = true, .state = st, .value = value, .reference = 1000,
+                { .t = t,
+                  .counted = true,
+                  .state = st,
+                  .value = value,
+                  .reference = 1000,
                   .key = (char *)"benchwatch_disk_iops{mode=\"rand read\",op=\"read\"}" },
-                { .t = t, .counted = false, .state = HISTORY_LEARNING, .value = 0.002,
-                  .reference = NAN, .key = (char *)"benchwatch_disk_latency_seconds{quantile=\"0.99\"}" },
+                { .t = t,
+                  .counted = false,
+                  .state = HISTORY_LEARNING,
+                  .value = 0.002,
+                  .reference = NAN,
+                  .key = (char *)"benchwatch_disk_latency_seconds{quantile=\"0.99\"}" },
         };
         char *err = NULL;
         EXPECT(history_append(dir, "root", e, 2, max, &err) == 0 && !err);
@@ -49,15 +57,20 @@ static void test_roundtrip(void)
         EXPECT(history_read(dir, "root", -INFINITY, &e, &n, &skipped, &bad, NULL) == 0 && n == 0);
         history_entries_free(e, n);
         for (int i = 0; i < 10; i++)
-                append_run(1764547200 + 600 * i, 1000 + i, i < 8 ? HISTORY_OK : HISTORY_REGRESSION, 1 << 20);
+                append_run(1764547200 + 600 * i, 1000 + i, i < 8 ? HISTORY_OK : HISTORY_REGRESSION,
+                           1 << 20);
         EXPECT(history_read(dir, "root", -INFINITY, &e, &n, &skipped, &bad, NULL) == 0);
         EXPECT(n == 20 && skipped == 0 && bad == 0);
-        EXPECT(e[0].t == 1764547200 && e[0].value == 1000 && e[0].reference == 1000 && e[0].counted &&
-               e[0].state == HISTORY_OK && !strcmp(e[0].key, "benchwatch_disk_iops{mode=\"rand read\",op=\"read\"}"));
-        EXPECT(isnan(e[1].reference) && !e[1].counted && e[1].state == HISTORY_LEARNING && e[1].value == 0.002);
-        EXPECT(e[19].state == HISTORY_LEARNING && e[18].state == HISTORY_REGRESSION && e[18].value == 1009);
+        EXPECT(e[0].t == 1764547200 && e[0].value == 1000 && e[0].reference == 1000 &&
+               e[0].counted && e[0].state == HISTORY_OK &&
+               !strcmp(e[0].key, "benchwatch_disk_iops{mode=\"rand read\",op=\"read\"}"));
+        EXPECT(isnan(e[1].reference) && !e[1].counted && e[1].state == HISTORY_LEARNING &&
+               e[1].value == 0.002);
+        EXPECT(e[19].state == HISTORY_LEARNING && e[18].state == HISTORY_REGRESSION &&
+               e[18].value == 1009);
         history_entries_free(e, n);
-        EXPECT(history_read(dir, "root", 1764547200 + 600 * 8, &e, &n, &skipped, &bad, NULL) == 0 && n == 4);
+        EXPECT(history_read(dir, "root", 1764547200 + 600 * 8, &e, &n, &skipped, &bad, NULL) == 0 &&
+               n == 4);
         history_entries_free(e, n);
 }
 
@@ -73,10 +86,12 @@ static void test_torn_tail(void)
         int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
         EXPECT(fd >= 0 && write(fd, "1764600000.000 1 O 10", 21) == 21);
         close(fd);
-        EXPECT(history_read(dir, "root", -INFINITY, &e, &n, &skipped, &bad, NULL) == 0 && n == 20 && !skipped);
+        EXPECT(history_read(dir, "root", -INFINITY, &e, &n, &skipped, &bad, NULL) == 0 && n == 20 &&
+               !skipped);
         history_entries_free(e, n);
         append_run(1764700000, 777, HISTORY_OK, 1 << 20);
-        EXPECT(history_read(dir, "root", -INFINITY, &e, &n, &skipped, &bad, NULL) == 0 && n == 22 && !skipped);
+        EXPECT(history_read(dir, "root", -INFINITY, &e, &n, &skipped, &bad, NULL) == 0 && n == 22 &&
+               !skipped);
         EXPECT(n == 22 && e[20].value == 777 && e[19].value == 0.002);
         history_entries_free(e, n);
         /* an edited line is skipped and counted, the rest kept */

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "loader.h"
-#include "precheck.h"
+#include "core/loader.h"
+#include "core/precheck.h"
 #include "test.h"
 
 static int run_nothing(const struct bw_run *run, const struct bw_host *h)
@@ -47,11 +47,13 @@ int main(void)
         CHECK(registry_find(reg, "misbehave"));
         CHECK(!registry_find(reg, "badabi"));
         char want[128];
-        snprintf(want, sizeof(want), "badabi.so: built for plugin ABI %d, this benchwatch needs ABI %d",
+        snprintf(want, sizeof(want),
+                 "badabi.so: built for plugin ABI %d, this benchwatch needs ABI %d",
                  BW_PLUGIN_ABI_VERSION + 1, BW_PLUGIN_ABI_VERSION);
         CHECK_STR_CONTAINS(reg->warnings, want);
         CHECK_STR_CONTAINS(reg->warnings, "rebuild the plugin");
-        CHECK_STR_CONTAINS(reg->warnings, "nosym.so: no symbol 'benchwatch_plugin': not a benchwatch plugin");
+        CHECK_STR_CONTAINS(reg->warnings, "nosym.so: no symbol 'benchwatch_plugin': not a "
+                                          "benchwatch plugin");
         CHECK(!registry_find(reg, "badparam"));
         CHECK_STR_CONTAINS(reg->warnings, "badparam.so: plugin 'badparam': concurrency_param "
                            "'thread' is not one of its parameters");

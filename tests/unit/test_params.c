@@ -4,19 +4,26 @@
  * `applies` is malformed. */
 #include <errno.h>
 
-#include "params.h"
+#include "core/params.h"
 #include "test.h"
 
 static const char *const modes[] = { "read", "write", NULL };
 static const struct bw_param_def defs[] = {
-        { "threads", BW_PARAM_INT, "1", 1, 64, NULL, NULL, "threads", BW_PARAM_LABEL, NULL },
-        { "ratio", BW_PARAM_DOUBLE, "0.7", 0, 1, NULL, NULL, "ratio", 0, NULL },
-        { "direct", BW_PARAM_BOOL, "yes", 0, 0, NULL, NULL, "O_DIRECT", 0, NULL },
-        { "mode", BW_PARAM_ENUM, "read", 0, 0, modes, NULL, "mode", 0, NULL },
-        { "duration", BW_PARAM_DURATION, "10s", 0.001, 86400, NULL, "s", "time", 0, NULL },
-        { "block_size", BW_PARAM_SIZE, "16k", 512, 1 << 30, NULL, "bytes", "bs", 0, NULL },
-        { "header", BW_PARAM_STRING, "", 0, 0, NULL, NULL, "hdr", BW_PARAM_MULTI, NULL },
-        { "url", BW_PARAM_STRING, "http://127.0.0.1/", 0, 0, NULL, NULL, "url", 0, NULL },
+        { .name = "threads", .type = BW_PARAM_INT, .default_value = "1", .min = 1, .max = 64,
+          .help = "threads", .flags = BW_PARAM_LABEL },
+        { .name = "ratio", .type = BW_PARAM_DOUBLE, .default_value = "0.7", .min = 0, .max = 1,
+          .help = "ratio" },
+        { .name = "direct", .type = BW_PARAM_BOOL, .default_value = "yes", .help = "O_DIRECT" },
+        { .name = "mode", .type = BW_PARAM_ENUM, .default_value = "read", .choices = modes,
+          .help = "mode" },
+        { .name = "duration", .type = BW_PARAM_DURATION, .default_value = "10s", .min = 0.001,
+          .max = 86400, .unit = "s", .help = "time" },
+        { .name = "block_size", .type = BW_PARAM_SIZE, .default_value = "16k", .min = 512,
+          .max = 1 << 30, .unit = "bytes", .help = "bs" },
+        { .name = "header", .type = BW_PARAM_STRING, .default_value = "", .help = "hdr",
+          .flags = BW_PARAM_MULTI },
+        { .name = "url", .type = BW_PARAM_STRING, .default_value = "http://127.0.0.1/",
+          .help = "url" },
         { .name = NULL },
 };
 
@@ -74,7 +81,8 @@ int main(void)
         param_set_free(ps);
 
         static const struct bw_param_def broken[] = {
-                { "n", BW_PARAM_INT, "ten", 0, 0, NULL, NULL, "", 0, NULL }, { .name = NULL },
+                { .name = "n", .type = BW_PARAM_INT, .default_value = "ten", .help = "" },
+                { .name = NULL },
         };
         CHECK(param_set_new(broken, &ps, &why) < 0);
         CHECK_STR_CONTAINS(why, "default of parameter 'n' is invalid");
@@ -83,10 +91,13 @@ int main(void)
         /* applies: rwmix only with mode=rw, fsync with write|rw */
         static const char *const rw[] = { "read", "write", "rw", NULL };
         static const struct bw_param_def cond[] = {
-                { "mode", BW_PARAM_ENUM, "read", 0, 0, rw, NULL, "", BW_PARAM_LABEL, NULL },
-                { "rwmix", BW_PARAM_INT, "50", 0, 100, NULL, NULL, "", BW_PARAM_LABEL, "mode=rw" },
-                { "fsync", BW_PARAM_INT, "0", 0, 9, NULL, NULL, "", BW_PARAM_LABEL, "mode=write|rw" },
-                { NULL },
+                { .name = "mode", .type = BW_PARAM_ENUM, .default_value = "read", .choices = rw,
+                  .help = "", .flags = BW_PARAM_LABEL },
+                { .name = "rwmix", .type = BW_PARAM_INT, .default_value = "50", .min = 0,
+                  .max = 100, .help = "", .flags = BW_PARAM_LABEL, .applies = "mode=rw" },
+                { .name = "fsync", .type = BW_PARAM_INT, .default_value = "0", .min = 0, .max = 9,
+                  .help = "", .flags = BW_PARAM_LABEL, .applies = "mode=write|rw" },
+                { .name = NULL },
         };
         CHECK(param_set_new(cond, &ps, &why) == 0);
         CHECK(param_applies(ps, 0) && !param_applies(ps, 1) && !param_applies(ps, 2));
@@ -96,14 +107,19 @@ int main(void)
         CHECK(param_applies(ps, 1) && param_applies(ps, 2));
         param_set_free(ps);
         static const struct bw_param_def bad_name[] = {
-                { "x", BW_PARAM_INT, "1", 0, 9, NULL, NULL, "", 0, "mood=rw" }, { NULL },
+                { .name = "x", .type = BW_PARAM_INT, .default_value = "1", .min = 0, .max = 9,
+                  .help = "", .applies = "mood=rw" },
+                { .name = NULL },
         };
         CHECK(param_set_new(bad_name, &ps, &why) < 0);
         CHECK_STR_CONTAINS(why, "parameter 'x': applies 'mood=rw' does not name another parameter");
         free(why);
         static const struct bw_param_def bad_choice[] = {
-                { "mode", BW_PARAM_ENUM, "read", 0, 0, rw, NULL, "", 0, NULL },
-                { "x", BW_PARAM_INT, "1", 0, 9, NULL, NULL, "", 0, "mode=rw|randrw" }, { NULL },
+                { .name = "mode", .type = BW_PARAM_ENUM, .default_value = "read", .choices = rw,
+                  .help = "" },
+                { .name = "x", .type = BW_PARAM_INT, .default_value = "1", .min = 0, .max = 9,
+                  .help = "", .applies = "mode=rw|randrw" },
+                { .name = NULL },
         };
         CHECK(param_set_new(bad_choice, &ps, &why) < 0);
         CHECK_STR_CONTAINS(why, "'randrw' is not a choice of 'mode'");

@@ -3,8 +3,8 @@
 #include <errno.h>
 #include <locale.h>
 
-#include "parse.h"
 #include "test.h"
+#include "util/parse.h"
 
 static double dur(const char *s)
 {

@@ -8,8 +8,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "priority.h"
-#include "result.h"
+#include "core/priority.h"
+#include "core/result.h"
 #include "test.h"
 
 static void parse(void)

@@ -9,9 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "rundelay.h"
+#include "core/rundelay.h"
 #include "test.h"
-#include "timeutil.h"
+#include "util/timeutil.h"
 
 static char dir[] = "/tmp/test_rundelay.XXXXXX";
 

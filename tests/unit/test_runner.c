@@ -11,10 +11,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "loader.h"
-#include "runner.h"
+#include "core/loader.h"
+#include "core/runner.h"
 #include "test.h"
-#include "timeutil.h"
+#include "util/timeutil.h"
 
 static struct plugin_registry *reg;
 static char cache_dir[] = "/tmp/bwtest-runner.XXXXXX";

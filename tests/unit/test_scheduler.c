@@ -13,10 +13,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "app.h"
-#include "scheduler.h"
+#include "cmd/app.h"
+#include "core/scheduler.h"
 #include "test.h"
-#include "timeutil.h"
+#include "util/timeutil.h"
 
 struct event {
         char probe[32];
@@ -132,7 +132,7 @@ static void test_reload(struct sched *s)
         configure("[probe p1]\nplugin = misbehave\nvalue = 1\ninterval = 1h\n"
                   "[probe p2]\nplugin = misbehave\nvalue = 2\ninterval = 1h\n"
                   "[probe p3]\nplugin = misbehave\nvalue = 3\ninterval = 1h\n");
-        CHECK(sched_reload(s) == 0);
+        CHECK(sched_reload(s, app.cfg) == 0);
         run_loop(10, 4);
         run_loop(1, 99); /* and nothing else runs */
         CHECK(n_events == 4);
@@ -150,7 +150,7 @@ static void test_defer(struct sched *s)
         n_events = 0;
         /* p1..p3 removed; q defers at once, then after 1 s, 2 s, 2 s... */
         configure("[probe q]\nplugin = misbehave\nvalue = 9\ninterval = 2s\n");
-        CHECK(sched_reload(s) == 0);
+        CHECK(sched_reload(s, app.cfg) == 0);
         run_loop(3.5, 99);
         CHECK(n_events == 3 && count("q", true) == 3);
         for (size_t i = 0; i < 3; i++) {
@@ -175,7 +175,7 @@ static void test_stop(struct sched *s)
         n_events = 0;
         configure("[probe long]\nplugin = misbehave\naction = sleep\nsleep = 30s\n"
                   "interval = 1h\n");
-        CHECK(sched_reload(s) == 0);
+        CHECK(sched_reload(s, app.cfg) == 0);
         double end = now_mono() + 5;
         while (!sched_busy(s) && now_mono() < end)
                 CHECK(sd_event_run(loop, 50 * 1000) >= 0);
@@ -198,11 +198,14 @@ static void test_first_pass(void)
         const struct sched_callbacks cb = { .result = on_result, .deferred = on_deferred };
         n_events = 0;
         configure_with("splay = 1\nfirst_splay = 30s\nduty_cycle = 0.01\n",
-                       "[probe f1]\nplugin = misbehave\naction = sleep\nsleep = 0.2s\ninterval = 1h\n"
-                       "[probe f2]\nplugin = misbehave\naction = sleep\nsleep = 0.2s\ninterval = 1h\n"
-                       "[probe f3]\nplugin = misbehave\naction = sleep\nsleep = 0.2s\ninterval = 1h\n");
+                       "[probe f1]\nplugin = misbehave\naction = sleep\nsleep = 0.2s\ninterval = "
+                       "1h\n"
+                       "[probe f2]\nplugin = misbehave\naction = sleep\nsleep = 0.2s\ninterval = "
+                       "1h\n"
+                       "[probe f3]\nplugin = misbehave\naction = sleep\nsleep = 0.2s\ninterval = "
+                       "1h\n");
         double t0 = now_mono();
-        CHECK(sched_new(loop, &app, &cb, NULL, &s) == 0);
+        CHECK(sched_new(loop, app.cfg, app.reg, &cb, NULL, &s) == 0);
         sched_first_pass(s);
         run_loop(10, 3);
         CHECK(n_events == 3);
@@ -237,7 +240,7 @@ int main(void)
         CHECK(sd_event_new(&loop) >= 0);
         struct sched *s = NULL;
         const struct sched_callbacks cb = { .result = on_result, .deferred = on_deferred };
-        CHECK(sched_new(loop, &app, &cb, NULL, &s) == 0);
+        CHECK(sched_new(loop, app.cfg, app.reg, &cb, NULL, &s) == 0);
         test_reload(s);
         test_defer(s);
         test_stop(s);

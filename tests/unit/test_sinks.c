@@ -23,14 +23,14 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "expo.h"
-#include "hist.h"
-#include "result.h"
-#include "sink.h"
-#include "sink_journal.h"
-#include "sink_pushgateway.h"
-#include "sink_textfile.h"
-#include "timeutil.h"
+#include "core/result.h"
+#include "encode/prom_text.h"
+#include "sink/sink.h"
+#include "sink/sink_journal.h"
+#include "sink/sink_pushgateway.h"
+#include "sink/sink_textfile.h"
+#include "util/hist.h"
+#include "util/timeutil.h"
 
 
 
@@ -132,7 +132,8 @@ static void test_fields(void)
         r->duration = 2.5;
         assert(result_add(r, "benchwatch_disk_iops", "", METRIC_GAUGE, rd, 5000, NULL) == 0);
         assert(result_add(r, "benchwatch_disk_iops", "", METRIC_GAUGE, wr, 1200, NULL) == 0);
-        assert(result_add(r, "benchwatch_disk_latency_seconds", "", METRIC_SUMMARY, rd, 0, &h) == 0);
+        assert(result_add(r, "benchwatch_disk_latency_seconds", "", METRIC_SUMMARY, rd, 0, &h) ==
+               0);
         assert(result_add_probe_families(r) == 0);
         assert(sink_journal_fields(r, &f, &n) == 0);
         const char *want[] = {

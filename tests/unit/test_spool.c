@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "spool.h"
+#include "sink/spool.h"
 
 static char *pop_str(struct spool *s)
 {

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "sweep.h"
+#include "cmd/sweep.h"
 #include "test.h"
 
 int main(void)

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "baseline.h"
+#include "detect/baseline.h"
+#include "detect/tracker.h"
 #include "test.h"
-#include "tracker.h"
 
 struct run_figures {
         double steal, run_delay, others_cpu; /* < 0: absent */
@@ -85,7 +85,8 @@ static void test_steal_by_resource(void)
                        "waited for a CPU"));
         /* a CPU-bound run judged by a wall-clock figure: steal as before */
         EXPECT(!counts(&ts, cpu_run(false, &(struct run_figures){ 0.30, 0.02, 0.05 }),
-                       "30.0% of the CPU time was stolen by the hypervisor during the run (max_steal 10%)"));
+                       "30.0% of the CPU time was stolen by the hypervisor during the run "
+                       "(max_steal 10%)"));
         EXPECT(counts(&ts, cpu_run(false, &(struct run_figures){ 0.05, 0.50, 0.05 }), NULL));
         /* judge = wall_clock: the cpu run with a twin is judged by its
          * wall-clock rate, so steal excludes it again */

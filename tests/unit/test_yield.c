@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "yield.h"
+#include "core/yield.h"
 
 static volatile int burning = 1;
 

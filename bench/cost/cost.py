@@ -1,0 +1,45 @@
+"""cost.py WORK ROUNDS NCPU — bench/cost/cost.sh's table: per probe of the
+built-in configuration, the median CPU seconds of a run (WORK/PROBE.R.cpu),
+its cost per hour and share of the host, the run-to-run noise of its main
+figure (robust CV of WORK/PROBE.R.json) and the delay to flag a 15% loss
+that noise implies (bench/detector/detector.sh: 3 runs at <= 3%, 4 at
+<= 6%).  WORK/done lists "probe plugin interval" per line.
+"""
+import json, os, re, statistics as st, sys
+work, rounds, ncpu = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+# each plugin's main figures, the first one a run has is the one judged
+MAIN = {"cpu": ["events_per_second"], "threads": ["events_per_second"],
+        "memory": ["bytes_per_second", "load_latency_seconds"], "disk": ["iops"],
+        "seqread": ["bytes_per_second"], "disklat": ["latency_seconds"]}
+def seconds(text):
+    m = re.fullmatch(r"([\d.]+)(ms|s|min|h|d)", text)
+    return float(m.group(1)) * {"ms": 1e-3, "s": 1, "min": 60, "h": 3600, "d": 86400}[m.group(2)]
+def main_figure(path, plugin):
+    d = json.load(open(path))
+    for figure in MAIN[plugin]:
+        # a summary's figure is its median (disklat's judged p50)
+        vals = [s["value"] if "value" in s else s["quantiles"]["0.5"]
+                for m in d["metrics"] if m["name"] == "benchwatch_%s_%s" % (plugin, figure)
+                for s in m["samples"]]
+        if vals:
+            return sum(vals)
+    return 0
+total = 0
+print("\n%-15s %9s %10s %9s %8s %9s %15s" % ("probe", "interval", "cpu s/run", "cpu s/h", "% host",
+                                            "noise", "15% loss in"))
+for line in open(os.path.join(work, "done")):
+    probe, plugin, every = line.split()
+    iv = seconds(every)
+    cpu = st.median(float(open("%s/%s.%d.cpu" % (work, probe, r)).read()) for r in range(1, rounds + 1))
+    figs = [main_figure("%s/%s.%d.json" % (work, probe, r), plugin) for r in range(1, rounds + 1)]
+    med = st.median(figs)
+    mad = st.median(abs(x - med) for x in figs)
+    cv = 1.4826 * mad / med if med else float("nan")
+    runs = 3 if cv <= 0.03 else 4 if cv <= 0.06 else float("nan")
+    per_h = cpu * 3600 / iv
+    total += per_h
+    delay = "%d runs, %.0f min" % (runs, runs * iv / 60) if runs == runs else "> 4 runs"
+    print("%-15s %9s %10.2f %9.1f %7.2f%% %8.1f%% %15s" % (probe, every, cpu, per_h,
+          100 * per_h / (3600 * ncpu), 100 * cv, delay))
+print("%-15s %9s %10s %9.1f %7.2f%%" % ("in all", "", "", total, 100 * total / (3600 * ncpu)))
+print("\n(goal: <= 0.5% of the host's CPU; the daemon itself, idle between runs, adds well under 0.01%)")

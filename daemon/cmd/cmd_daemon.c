@@ -1,0 +1,469 @@
+/* cmd_daemon.c — `benchwatch daemon`: the service.  Loads plugins, config
+ * and sinks, then runs the scheduler on an sd-event loop until SIGTERM;
+ * SIGHUP reloads (a bad new configuration is reported and the old one
+ * kept); talks sd_notify (READY, STATUS, RELOADING, STOPPING, WATCHDOG).
+ * On a terminal it also prints each result as it arrives.
+ *
+ * The watchdog is fed by a timer on the same loop, at half of
+ * WATCHDOG_USEC, and only while the scheduler says it makes progress: a
+ * wedged loop stops feeding it because the timer never fires, and a loop
+ * that spins without progress because sched_stalled() says so.  Either
+ * way systemd kills and restarts the service. */
+#include <errno.h>
+#include <getopt.h>
+#include <malloc.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <systemd/sd-daemon.h>
+#include <time.h>
+
+#include "cmd/cli.h"
+#include "cmd/commands.h"
+#include "core/log.h"
+#include "core/scheduler.h"
+#include "detect/context.h"
+#include "detect/tracker.h"
+#include "encode/report_format.h"
+#include "sink/sink.h"
+#include "sink/statefile.h"
+#include "util/timeutil.h"
+
+struct daemon {
+        struct app *app;
+        sd_event *event;
+        struct sched *sched;
+        struct sink_set *sinks;
+        struct tracker *tracker;
+        struct context host;  /* read once at start */
+        sd_event_source *watchdog;
+        uint64_t watchdog_usec;
+        bool stalled;
+        bool print;
+        bool first_pass;         /* --first-pass */
+        struct statefile state;  /* what status.txt says (statefile.h) */
+        bool state_failing;
+};
+
+static int make_sinks(const struct config *cfg, struct sink_set **ret, char **ret_error)
+{
+        size_t n = 0;
+        while (sink_types[n])
+                n++;
+        const struct param_set *opts[n + 1];
+        for (size_t i = 0; i < n; i++)
+                opts[i] = config_section(cfg, sink_types[i]->section);
+        opts[n] = NULL;
+        const struct sink_env env = {
+                .state_dir = cfg->daemon->values[CFG_D_STATE_DIR].s,
+        };
+        return sink_set_new(opts, &env, ret, ret_error);
+}
+
+/* The state and cache directories of cfg (systemd creates them for the
+ * unit; a hand-started daemon makes them), before anything uses them: the
+ * sinks (the remote-write spool is in state_dir), the tracker, the runs.
+ * The one place the daemon creates them, at start and at each reload. */
+static int make_dirs(const struct config *cfg)
+{
+        const char *dirs[] = { cfg->daemon->values[CFG_D_STATE_DIR].s,
+                               cfg->daemon->values[CFG_D_CACHE_DIR].s };
+        for (size_t i = 0; i < 2; i++) {
+                int r = app_ensure_dir(dirs[i]);
+                if (r < 0) {
+                        log_error("cannot create '%s': %s", dirs[i], strerror(-r));
+                        return r;
+                }
+        }
+        return 0;
+}
+
+static void notify_status(struct daemon *d)
+{
+        char *st = sched_status(d->sched);
+        if (st)
+                sd_notifyf(false, "STATUS=%s", st);
+        free(st);
+}
+
+/* The probes of the state file in the scheduler's order, each keeping what
+ * its last run left. */
+static int state_probes(struct daemon *d)
+{
+        size_t n = sched_count(d->sched);
+        struct statefile_probe *probes = calloc(n + 1, sizeof(*probes));
+        if (!probes)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                struct sched_probe_info info;
+                sched_probe_info(d->sched, i, &info);
+                struct statefile_probe *old = (struct statefile_probe *)
+                        statefile_find(&d->state, info.name);
+                const struct probe_cfg *pc = config_find_probe(d->app->cfg, info.name);
+                struct statefile_probe *p = &probes[i];
+                if (old) {
+                        *p = *old;
+                        *old = (struct statefile_probe){ 0 };
+                } else {
+                        p->name = strdup(info.name);
+                }
+                free(p->plugin);
+                p->plugin = strdup(pc ? pc->plugin->name : "?");
+                p->interval = info.interval;
+                p->next = info.next;
+                p->deferred_day = info.deferred_day;
+                p->yielded_day = info.yielded_day;
+        }
+        struct statefile old = { .probes = d->state.probes, .n_probes = d->state.n_probes };
+        d->state.probes = probes;
+        d->state.n_probes = n;
+        statefile_clear(&old);
+        for (size_t i = 0; i < n; i++)
+                if (!probes[i].name || !probes[i].plugin)
+                        return -ENOMEM;
+        return 0;
+}
+
+/* Rewrite <state_dir>/status.txt for `benchwatch status`; a failure is
+ * logged once until it works again. */
+static void save_state(struct daemon *d)
+{
+        char *why = NULL;
+        int r = state_probes(d);
+        if (r >= 0)
+                r = statefile_take_sinks(&d->state);
+        if (r >= 0)
+                r = statefile_write(app_daemon_option(d->app, "state_dir")->s, &d->state, &why);
+        if (r < 0 && !d->state_failing)
+                log_warning("status: %s (benchwatch status will show less)",
+                            why ? why : strerror(-r));
+        d->state_failing = r < 0;
+        free(why);
+}
+
+/* What status.txt says of a probe's last run. */
+static void note_run(struct daemon *d, const struct result *res, bool counted, const char *why)
+{
+        struct statefile_probe *p = (struct statefile_probe *)statefile_find(&d->state, res->probe);
+        if (!p && state_probes(d) >= 0)
+                p = (struct statefile_probe *)statefile_find(&d->state, res->probe);
+        if (!p)
+                return;
+        p->last = res->started + res->duration;
+        p->ok = res->success;
+        p->counted = res->success && counted;
+        free(p->why);
+        p->why = !res->success ? strdup(res->error ? res->error : "failed")
+                 : !counted ? strdup(why ? why : "host busy") : NULL;
+}
+
+static void on_result(struct result *res, void *userdata)
+{
+        struct daemon *d = userdata;
+        if (d->print) {
+                format_line(stdout, res);
+                fflush(stdout);
+        }
+        else if (!res->success)
+                log_warning("%s probe '%s' failed: %s", res->plugin, res->probe, res->error);
+        /* deferred runs never get here; a run during which the hypervisor
+         * took the CPU away is judged but not counted */
+        struct tracker_settings ts;
+        char *why = NULL;
+        tracker_settings(d->app->cfg, &ts);
+        bool counted = !res->success || tracker_run_counts(&ts, res, &why);
+        if (!counted)
+                log_notice("%s probe '%s': run judged but not counted in the reference: %s",
+                           res->plugin, res->probe, why ? why : "host busy");
+        note_run(d, res, counted, why);
+        free(why);
+        tracker_observe(d->tracker, d->app->cfg, res, counted);
+        sink_set_publish(d->sinks, res);
+        notify_status(d);
+        save_state(d);
+        /* a run's transient allocations (decoding, history, formatting) are
+         * freed by now: hand the free pages back, so that the daemon's
+         * resident memory between runs is what it keeps, not its peak */
+        malloc_trim(0);
+}
+
+/* A deferral: the sinks show the probe's deferral count at once, so a host
+ * that is always busy is visible even though its probes never run. */
+static void on_deferred(const struct result *refresh, const char *why, void *userdata)
+{
+        struct daemon *d = userdata;
+        sink_set_publish(d->sinks, refresh);
+        save_state(d);
+}
+
+static void on_changed(void *userdata)
+{
+        notify_status(userdata);
+        save_state(userdata);
+}
+
+static int on_watchdog(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        struct daemon *d = userdata;
+        const char *why = sched_stalled(d->sched);
+        if (!why) {
+                if (d->stalled)
+                        log_notice("scheduler making progress again");
+                d->stalled = false;
+                sd_notify(false, "WATCHDOG=1");
+        } else if (!d->stalled) {
+                d->stalled = true;
+                log_error("%s: no longer feeding the watchdog", why);
+                sd_notifyf(false, "STATUS=stalled: %s", why);
+        }
+        return sd_event_source_set_time(s, usec + d->watchdog_usec / 2);
+}
+
+/* A timer at half of WATCHDOG_USEC when the service manager asks for one. */
+static int setup_watchdog(struct daemon *d)
+{
+        uint64_t now = 0;
+        if (sd_watchdog_enabled(false, &d->watchdog_usec) <= 0 || d->watchdog_usec < 2)
+                return 0;
+        int r = sd_event_now(d->event, CLOCK_MONOTONIC, &now);
+        if (r >= 0)
+                r = sd_event_add_time(d->event, &d->watchdog, CLOCK_MONOTONIC,
+                                      now + d->watchdog_usec / 2, d->watchdog_usec / 20,
+                                      on_watchdog, d);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(d->watchdog, SD_EVENT_ON);
+        return r;
+}
+
+/* A reload's new sinks start from what the old ones showed: the host's
+ * info and each configured probe's latest result (a removed probe's series
+ * leave the textfile). */
+static void seed_sinks(struct daemon *d, struct sink_set *sinks)
+{
+        struct result *info = context_info_result(&d->host);
+        if (info)
+                sink_set_seed(sinks, info);
+        result_free(info);
+        for (size_t i = 0; i < sched_count(d->sched); i++)
+                if (sched_latest(d->sched, i))
+                        sink_set_seed(sinks, sched_latest(d->sched, i));
+}
+
+/* Load and check the configuration whole, then swap it in; on any error
+ * the running configuration stays as it was. */
+static int reload_config(struct daemon *d, char **ret_why)
+{
+        struct config *cfg = NULL, *old = d->app->cfg;
+        struct sink_set *sinks = NULL;
+        int r = app_load_config(d->app, &cfg, ret_why);
+        if (r >= 0)
+                r = make_dirs(cfg);
+        if (r >= 0)
+                r = make_sinks(cfg, &sinks, ret_why);
+        if (r >= 0) {
+                d->app->cfg = cfg;
+                r = sched_reload(d->sched, cfg);
+        }
+        if (r < 0) {
+                d->app->cfg = old;
+                sink_set_free(sinks);
+                config_free(cfg);
+                return r;
+        }
+        config_free(old);
+        seed_sinks(d, sinks);
+        sink_set_free(d->sinks);
+        d->sinks = sinks;
+        return 0;
+}
+
+static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+        struct daemon *d = userdata;
+        char *why = NULL;
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        sd_notifyf(false, "RELOADING=1\nMONOTONIC_USEC=%llu\nSTATUS=reloading configuration",
+                   (unsigned long long)ts.tv_sec * 1000000ULL +
+                           (unsigned long long)ts.tv_nsec / 1000);
+        int r = reload_config(d, &why);
+        if (r < 0) {
+                log_error("reload failed, keeping the running configuration:\n%s",
+                          why ? why : strerror(-r));
+        } else {
+                log_info("configuration reloaded from %s: %zu probe(s)", d->app->cfg->source,
+                         d->app->cfg->n_probes);
+                tracker_warn_obsolete(d->app->cfg);
+        }
+        free(why);
+        sd_notify(false, "READY=1");
+        notify_status(d);
+        return 0;
+}
+
+static void on_idle(void *userdata)
+{
+        struct daemon *d = userdata;
+        sd_event_exit(d->event, 0);
+}
+
+static int on_term(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+        struct daemon *d = userdata;
+        sd_notify(false, "STOPPING=1\nSTATUS=stopping");
+        log_info("stopping (signal %s)", sigabbrev_np((int)si->ssi_signo));
+        sched_stop(d->sched, on_idle, d);
+        return 0;
+}
+
+/* Before any thread exists (the sinks start workers), so that every thread
+ * inherits the mask and the signals reach the loop's signalfd only: a
+ * worker with SIGTERM unblocked would take the default action, killing
+ * the daemon without stopping its probe. */
+static void block_signals(void)
+{
+        sigset_t mask;
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGCHLD);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGHUP);
+        sigprocmask(SIG_BLOCK, &mask, NULL);
+        signal(SIGPIPE, SIG_IGN);
+}
+
+static int setup_loop(struct daemon *d)
+{
+        int r = sd_event_default(&d->event);
+        if (r >= 0)
+                r = sd_event_add_signal(d->event, NULL, SIGTERM, on_term, d);
+        if (r >= 0)
+                r = sd_event_add_signal(d->event, NULL, SIGINT, on_term, d);
+        if (r >= 0)
+                r = sd_event_add_signal(d->event, NULL, SIGHUP, on_reload, d);
+        return r;
+}
+
+/* The host's context and the baseline tracker. */
+static int prepare_tracker(struct daemon *d)
+{
+        if (context_read_this_host(&d->host) < 0 ||
+            tracker_new(app_daemon_option(d->app, "state_dir")->s, &d->host, &d->tracker) < 0)
+                return EXIT_ENV;
+        return EXIT_OK;
+}
+
+/* benchwatch_build_info and _host_info: the sinks keep them beside the
+ * probes' results (a reload seeds them again: seed_sinks). */
+static void publish_host_info(struct daemon *d)
+{
+        struct result *info = context_info_result(&d->host);
+        if (info)
+                sink_set_publish(d->sinks, info);
+        result_free(info);
+}
+
+static void daemon_usage(FILE *f)
+{
+        fprintf(f, "Usage: benchwatch [--config FILE] daemon [--print] [--first-pass]\n\n"
+                   "Runs every enabled probe on its interval, never two at once, and\n"
+                   "sends each result to the configured sinks. SIGHUP reloads the\n"
+                   "configuration (a bad one is reported and the old one kept);\n"
+                   "SIGTERM stops the running probe and exits.\n\n"
+                   "  --print        print each result on stdout (default when stdout is a "
+                   "terminal)\n"
+                   "  --first-pass   run every probe once at start, one after the other, without\n"
+                   "                 splay or duty-cycle pause (a demonstration), then as usual\n");
+}
+
+/* The loop, from READY=1 to the end of the stop. */
+static int run(struct daemon *d)
+{
+        static const struct sched_callbacks cb = {
+                .result = on_result, .deferred = on_deferred, .changed = on_changed,
+        };
+        int r = setup_loop(d);
+        if (r >= 0)
+                r = sched_new(d->event, d->app->cfg, d->app->reg, &cb, d, &d->sched);
+        if (r >= 0)
+                r = setup_watchdog(d);
+        if (r >= 0 && d->first_pass)
+                sched_first_pass(d->sched);
+        if (r < 0) {
+                log_error("cannot start the scheduler: %s", strerror(-r));
+                return EXIT_ENV;
+        }
+        log_info("benchwatch %s started: %zu probe(s) from %s, %zu sink(s)",
+                 PACKAGE_VERSION, d->app->cfg->n_probes, d->app->cfg->source,
+                 sink_set_count(d->sinks));
+        tracker_warn_obsolete(d->app->cfg);
+        publish_host_info(d);
+        d->state.pid = (long)getpid();
+        d->state.started = now_wall();
+        save_state(d);
+        sd_notify(false, "READY=1");
+        notify_status(d);
+        r = sd_event_loop(d->event);
+        if (r < 0)
+                log_error("event loop failed: %s", strerror(-r));
+        return r < 0 ? EXIT_ENV : EXIT_OK;
+}
+
+int cmd_daemon(struct app *app, int argc, char **argv)
+{
+        static const struct option opts[] = {
+                { "print", no_argument, NULL, 'p' },
+                { "first-pass", no_argument, NULL, 'F' },
+                { "help", no_argument, NULL, 'h' },
+                { 0 },
+        };
+        struct daemon d = { .app = app, .print = isatty(STDOUT_FILENO) };
+        int c;
+        while ((c = cli_getopt("daemon", argc, argv, "h", opts)) != -1) {
+                if (c == 'p' || c == 'F') {
+                        d.print |= c == 'p';
+                        d.first_pass |= c == 'F';
+                        continue;
+                }
+                daemon_usage(c == 'h' ? stdout : stderr);
+                return c == 'h' ? EXIT_OK : EXIT_USAGE;
+        }
+        if (optind < argc) {
+                cli_reject("daemon", argv[optind]);
+                daemon_usage(stderr);
+                return EXIT_USAGE;
+        }
+        block_signals();
+        /* the daemon only validates and schedules: its probes run in
+         * processes of their own, so it loads no plugin it has no probe of */
+        app->plugins_on_demand = true;
+        int ex = app_init(app);
+        if (ex != EXIT_OK)
+                return ex;
+        char *why = NULL;
+        if (make_dirs(app->cfg) < 0) {
+                app_done(app);
+                return EXIT_ENV;
+        }
+        int r = make_sinks(app->cfg, &d.sinks, &why);
+        if (r < 0) {
+                log_error("%s", why ? why : strerror(-r));
+                free(why);
+                app_done(app);
+                return EXIT_USAGE;
+        }
+        ex = prepare_tracker(&d);
+        if (ex == EXIT_OK)
+                ex = run(&d);
+        tracker_free(d.tracker);
+        statefile_clear(&d.state);
+        context_clear(&d.host);
+        sd_event_source_disable_unref(d.watchdog);
+        sched_free(d.sched);
+        sink_set_free(d.sinks);
+        sd_event_unref(d.event);
+        app_done(app);
+        return ex;
+}

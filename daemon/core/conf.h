@@ -1,0 +1,136 @@
+/* conf.h — the configuration: an INI file plus its drop-in directory.
+ *
+ * The daemon, `check-config` and `run PROBE` all need the same validated
+ * view of /etc/benchwatch/benchwatch.conf and conf.d/NAME.conf, so this module
+ * turns text into typed values once, with errors that name file, line,
+ * section, key and reason, and reports every error of every file at once
+ * (an operator fixes a file in one round, not one line per restart).
+ *
+ * It knows nothing of the plugin loader or the sinks: plugins are found
+ * through a lookup callback and the sink sections ([pushgateway], [journal]
+ * ...) are described by option tables the caller passes in, so a section is
+ * stored as a param_set validated against its table. */
+#ifndef BENCHWATCH_CONFIG_H
+#define BENCHWATCH_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/params.h"
+#include "core/plugin.h"
+
+/* A section type other than [daemon] and [probe NAME], e.g. the options of
+ * [pushgateway] as the sinks module defines them. */
+struct cfg_section_type {
+        const char *name;
+        const struct bw_param_def *options; /* ends with { .name = NULL } */
+};
+
+typedef const struct bw_plugin *(*cfg_plugin_lookup)(void *userdata,
+                                                     const char *name);
+
+struct cfg_env {
+        cfg_plugin_lookup lookup;
+        /* The i-th available plugin name, NULL past the end: lists the
+         * choices in "unknown plugin" errors. Optional. */
+        const char *(*plugin_name)(void *userdata, size_t i);
+        void *userdata;
+        /* Ends with { .name = NULL }; NULL: no sink sections allowed. */
+        const struct cfg_section_type *sections;
+};
+
+struct probe_cfg {
+        char *name;                   /* [A-Za-z0-9_.-]+ */
+        const struct bw_plugin *plugin;
+        double interval, timeout;     /* seconds, [daemon] defaults applied */
+        bool enabled;
+        struct param_set *params;     /* the plugin's parameters */
+        struct param_set *opts;       /* interval, timeout, enabled as given */
+        char *file;                   /* where the probe was first defined */
+        unsigned line;
+};
+
+struct cfg_section {
+        const char *name;             /* the type's name, e.g. "pushgateway" */
+        struct param_set *opts;
+        char *file;                   /* where the section first appeared */
+        unsigned line;
+};
+
+struct config {
+        char *source;                 /* the main file, or e.g. "<built-in>" */
+        struct param_set *daemon;     /* config_daemon_options, by CFG_D_* */
+        struct probe_cfg *probes;     /* in order of first appearance */
+        size_t n_probes;
+        struct cfg_section *sections; /* sink sections present, same order */
+        size_t n_sections;
+};
+
+/* Indices into config_daemon_options and config->daemon->values. */
+enum {
+        CFG_D_INTERVAL,
+        CFG_D_TIMEOUT,
+        CFG_D_SPLAY,
+        CFG_D_NICE,
+        CFG_D_IOPRIO_CLASS,   /* .i: 0 best-effort, 1 idle */
+        CFG_D_IOPRIO_LEVEL,
+        CFG_D_CACHE_DIR,
+        CFG_D_STATE_DIR,
+        CFG_D_PLUGIN_DIR,
+        CFG_D_MAX_LOAD,
+        CFG_D_MAX_PSI_CPU,
+        CFG_D_MAX_PSI_IO,
+        CFG_D_MAX_PSI_MEMORY,
+        CFG_D_DUTY_CYCLE,
+        CFG_D_HISTORY_SIZE,   /* .i: bytes */
+        CFG_D_YIELD,          /* .b */
+        CFG_D_YIELD_CPU,
+        CFG_D_YIELD_IO,       /* .i: bytes per second */
+        CFG_D_YIELD_MEMORY,
+        CFG_D_FIRST_SPLAY,    /* .d: seconds */
+        CFG_D_CPU_POLICY,     /* .i: PRIO_CPU_* (priority.h) */
+        CFG_D_COUNT
+};
+
+extern const struct bw_param_def config_daemon_options[];
+
+/* The configuration used when none is given: cpu, threads, memory
+ * bandwidth and memory latency probes (no server needed) with 2-second runs
+ * every 10 to 30 minutes, under 0.5% of a 2-core host, and a disk probe
+ * added by config_load_builtin() when the disk plugin is available. */
+extern const char config_builtin_default[];
+extern const char config_builtin_disk[];
+
+/* Load path, then <dir of path>/conf.d/NAME.conf in name order. A later file
+ * overrides keys of [daemon] and sink sections and extends or overrides a
+ * probe of the same name (each [probe NAME] at most once per file). Returns
+ * 0; the -errno of the main file when it cannot be read (-ENOENT: it does
+ * not exist); -EINVAL when any file has errors or a drop-in cannot be read;
+ * -ENOMEM. Except for -ENOMEM, *ret_error (malloc'd) then holds every
+ * error, one per line: "file:line: [section] key: reason". */
+int config_load_file(const struct cfg_env *env, const char *path,
+                     struct config **ret, char **ret_error);
+/* One file's text; name is used in errors and as config->source. */
+int config_load_string(const struct cfg_env *env, const char *name,
+                       const char *text, struct config **ret,
+                       char **ret_error);
+/* config_builtin_default (+ config_builtin_disk if env finds "disk"), and
+ * with main_path (a main file that does not exist) the drop-ins of its
+ * conf.d, as config_load_file() would add them: a package or an operator
+ * changes one thing of the built-in configuration (the Debian package's
+ * textfile path) without writing a whole file. */
+int config_load_builtin_with(const struct cfg_env *env, const char *main_path,
+                             struct config **ret, char **ret_error);
+/* The built-in configuration alone. */
+int config_load_builtin(const struct cfg_env *env, struct config **ret,
+                        char **ret_error);
+void config_free(struct config *cfg);
+
+const struct probe_cfg *config_find_probe(const struct config *cfg,
+                                          const char *name);
+/* The options of a sink section, or NULL when the section is absent. */
+const struct param_set *config_section(const struct config *cfg,
+                                       const char *name);
+bool config_probe_name_valid(const char *name);
+
+#endif

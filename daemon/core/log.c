@@ -1,0 +1,89 @@
+/* log.c — see log.h. */
+#include "core/log.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include <systemd/sd-journal.h>
+
+#include "util/timeutil.h"
+
+static int max_level = LOG_INFO;
+static int use_prefix = -1;
+
+void log_set_level(int priority)
+{
+        max_level = priority;
+}
+
+static bool to_journal(void)
+{
+        if (use_prefix < 0)
+                use_prefix = getenv("JOURNAL_STREAM") != NULL;
+        return use_prefix;
+}
+
+void log_msg(int priority, const char *fmt, ...)
+{
+        if (priority > max_level)
+                return;
+        va_list ap;
+        va_start(ap, fmt);
+        if (to_journal())
+                fprintf(stderr, "<%d>", priority);
+        else if (priority <= LOG_ERR)
+                fputs("benchwatch: error: ", stderr);
+        else if (priority == LOG_WARNING)
+                fputs("benchwatch: warning: ", stderr);
+        vfprintf(stderr, fmt, ap);
+        fputc('\n', stderr);
+        va_end(ap);
+}
+
+void log_event(int priority, const char *const *fields, const char *fmt, ...)
+{
+        va_list ap;
+        va_start(ap, fmt);
+        char *msg = NULL;
+        if (vasprintf(&msg, fmt, ap) < 0)
+                msg = NULL;
+        va_end(ap);
+        if (priority > max_level || !msg) {
+                free(msg);
+                return;
+        }
+        size_t n = 0;
+        while (fields && fields[n])
+                n++;
+        struct iovec iov[n + 3];
+        char *m = NULL, prio[16];
+        snprintf(prio, sizeof(prio), "PRIORITY=%d", priority);
+        int r = -1;
+        if (to_journal() && asprintf(&m, "MESSAGE=%s", msg) >= 0) {
+                iov[0] = (struct iovec){ m, strlen(m) };
+                iov[1] = (struct iovec){ prio, strlen(prio) };
+                iov[2] = (struct iovec){ (char *)"SYSLOG_IDENTIFIER=benchwatch", 28 };
+                for (size_t i = 0; i < n; i++)
+                        iov[3 + i] = (struct iovec){ (char *)fields[i], strlen(fields[i]) };
+                r = sd_journal_sendv(iov, (int)(n + 3));
+        }
+        if (r < 0)
+                log_msg(priority, "%s", msg);
+        free(m);
+        free(msg);
+}
+
+int log_ratelimit_ok(struct log_ratelimit *rl)
+{
+        double now = now_mono();
+        if (rl->last && now - rl->last < rl->interval) {
+                rl->suppressed++;
+                return 0;
+        }
+        rl->last = now;
+        return 1;
+}

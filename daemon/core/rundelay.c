@@ -1,0 +1,108 @@
+/* rundelay.c — see rundelay.h. */
+#include "core/rundelay.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/fdio.h"
+#include "util/strutil.h"
+
+struct thread_delay {
+        long tid;
+        double ns;
+};
+
+struct rundelay {
+        char *task_dir;             /* <proc>/<pid>/task */
+        struct thread_delay *t;
+        size_t n, cap;
+};
+
+int rundelay_new(const char *proc, pid_t pid, struct rundelay **ret)
+{
+        struct rundelay *d = calloc(1, sizeof(*d));
+        if (!d || !(d->task_dir = str_printf("%s/%d/task", proc, (int)pid))) {
+                free(d);
+                return -ENOMEM;
+        }
+        *ret = d;
+        return 0;
+}
+
+/* The thread's slot, added when new; NULL when out of memory. */
+static struct thread_delay *slot(struct rundelay *d, long tid)
+{
+        for (size_t i = 0; i < d->n; i++)
+                if (d->t[i].tid == tid)
+                        return &d->t[i];
+        if (d->n == d->cap) {
+                size_t cap = d->cap ? 2 * d->cap : 16;
+                struct thread_delay *t = realloc(d->t, cap * sizeof(*t));
+                if (!t)
+                        return NULL;
+                d->t = t;
+                d->cap = cap;
+        }
+        d->t[d->n] = (struct thread_delay){ .tid = tid };
+        return &d->t[d->n++];
+}
+
+/* "<cpu ns> <run delay ns> <timeslices>" of one thread. */
+static int read_thread(struct rundelay *d, const char *name)
+{
+        char path[512], buf[128];
+        unsigned long long run, delay;
+        char *end;
+        long tid = strtol(name, &end, 10);
+        if (*end || tid <= 0)
+                return 0;
+        snprintf(path, sizeof(path), "%s/%s/schedstat", d->task_dir, name);
+        if (read_small_file(path, buf, sizeof(buf)) < 0 ||
+            sscanf(buf, "%llu %llu", &run, &delay) != 2)
+                return 0; /* the thread just exited: its last sample stands */
+        struct thread_delay *t = slot(d, tid);
+        if (!t)
+                return -ENOMEM;
+        if ((double)delay > t->ns)
+                t->ns = (double)delay;
+        return 0;
+}
+
+int rundelay_sample(struct rundelay *d)
+{
+        DIR *dir = opendir(d->task_dir);
+        struct dirent *e;
+        int r = 0;
+        if (!dir)
+                return -errno;
+        while (r >= 0 && (e = readdir(dir)))
+                if (e->d_name[0] != '.')
+                        r = read_thread(d, e->d_name);
+        closedir(dir);
+        return r;
+}
+
+double rundelay_seconds(const struct rundelay *d)
+{
+        double ns = 0;
+        for (size_t i = 0; i < d->n; i++)
+                ns += d->t[i].ns;
+        return ns / 1e9;
+}
+
+size_t rundelay_threads(const struct rundelay *d)
+{
+        return d->n;
+}
+
+void rundelay_free(struct rundelay *d)
+{
+        if (!d)
+                return;
+        free(d->task_dir);
+        free(d->t);
+        free(d);
+}

@@ -1,0 +1,738 @@
+/* scheduler.c — see scheduler.h.
+ *
+ * All times are CLOCK_MONOTONIC seconds.  The one timer is armed for the
+ * earliest of the slots' next times, but never before the duty-cycle quiet
+ * time ends; it is off while a run is in progress (the run's end re-arms
+ * it) and during the look before one.  A slot is the schedule of one
+ * enabled probe and survives reloads by name, with its deferral count and
+ * latest result.
+ *
+ * The look: before a run, the host is sampled YIELD_SAMPLES times, as a
+ * running probe is (yield.h), with the daemon itself in the probe's place.
+ * A run that would yield at once is deferred before it starts: on a host
+ * that stays busy (a CPU-bound service that leaves PSI low because it has
+ * no more threads than CPUs) no probe process is started only to be
+ * stopped half a second later, again and again. */
+#include "core/scheduler.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "core/busy.h"
+#include "core/log.h"
+#include "core/runspec.h"
+#include "core/yield.h"
+#include "util/parse.h"
+#include "util/strutil.h"
+#include "util/timeutil.h"
+
+#define STOP_GRACE 3.0          /* SIGTERM .. SIGKILL of a run on stop */
+#define STALL_SLACK 30.0        /* how late is "not making progress" */
+#define DEFER_RETRY_MAX 900.0   /* backoff cap of deferred runs */
+#define DEFERRED_FAMILY "benchwatch_probe_deferred_total"
+#define DEFERRED_HELP "runs of the probe deferred (before they started) or " \
+        "yielded (stopped during the run) because other work needed the resource, " \
+        "since the daemon started"
+
+/* The reasons of benchwatch_probe_deferred_total{reason}: the resources of
+ * busy_check() and of yield.h; every one is always exported. */
+enum { REASON_CPU, REASON_IO, REASON_MEMORY, REASON_LOAD, N_REASONS };
+static const char *const reason_names[N_REASONS] = { "cpu", "io", "memory", "load" };
+
+struct slot {
+        char *name;
+        char *fingerprint;      /* plugin, timeout, parameters */
+        double next;
+        double interval;
+        unsigned streak;        /* deferrals in a row */
+        double deferred;        /* deferrals since the daemon started */
+        double deferred_by[N_REASONS];
+        /* deferrals and yields by hour (UNIX hour % 24), for the last day */
+        unsigned hour_deferred[24], hour_yielded[24];
+        long hour_of[24];
+        bool tried;             /* run (or deferred) once since the start */
+        struct result *last;    /* latest result, as published */
+};
+
+struct sched {
+        sd_event *event;
+        sd_event_source *timer;
+        const struct config *cfg;       /* the running configuration */
+        const struct plugin_registry *reg;
+        struct sched_callbacks cb;
+        void *userdata;
+        struct slot *slots;
+        size_t n;
+        struct runner *running;
+        struct param_set *running_params;
+        char *running_name;
+        double run_started, run_timeout;
+        struct busy_snapshot run_load;  /* the host when the run started */
+        struct yield_limits yield;      /* of the running probe */
+        sd_event_source *look_timer;
+        struct yield_monitor *look;     /* the host, before a run of look_name */
+        char *look_name;
+        unsigned look_samples;
+        double quiet_until;     /* duty cycle: no run starts before */
+        void (*idle)(void *userdata);
+        void *idle_userdata;
+        bool stopping;
+        bool first_pass;        /* sched_first_pass(): no pause until every slot was tried */
+        unsigned runs, failures;
+        double deferrals;
+        char *last_probe;
+        bool last_ok;
+        double last_end;
+};
+
+static double random_unit(void)
+{
+        uint32_t v = 0;
+        if (getrandom(&v, sizeof(v), GRND_NONBLOCK) != sizeof(v))
+                v = (uint32_t)(now_ns() * 2654435761u);
+        return v / 4294967296.0;
+}
+
+static double daemon_opt(const struct sched *s, int i)
+{
+        return s->cfg->daemon->values[i].d;
+}
+
+/* Each wait is lengthened by 0..splay x interval. */
+static double splay_of(const struct sched *s, double interval)
+{
+        return random_unit() * fmin(daemon_opt(s, CFG_D_SPLAY), 1.0) * interval;
+}
+
+/* The first run after start (or of a new probe) waits 0..splay x interval,
+ * but at most first_splay (the duty cycle's pause after each run still
+ * spaces them: sched_first_pass() is for a pass without it). */
+static double first_splay_of(const struct sched *s, double interval)
+{
+        double most = fmin(fmin(daemon_opt(s, CFG_D_SPLAY), 1.0) * interval,
+                           daemon_opt(s, CFG_D_FIRST_SPLAY));
+        return random_unit() * most;
+}
+
+static void slot_clear(struct slot *slot)
+{
+        if (slot->fingerprint)
+                explicit_bzero(slot->fingerprint, strlen(slot->fingerprint));
+        free(slot->fingerprint);
+        free(slot->name);
+        result_free(slot->last);
+        *slot = (struct slot){ 0 };
+}
+
+static struct slot *find_slot(struct sched *s, const char *name)
+{
+        for (size_t i = 0; i < s->n; i++)
+                if (!strcmp(s->slots[i].name, name))
+                        return &s->slots[i];
+        return NULL;
+}
+
+static void arm(struct sched *s);
+
+/* ---- deferral count ------------------------------------------------------- */
+
+static int reason_index(const char *reason)
+{
+        for (int i = 0; i < N_REASONS; i++)
+                if (reason && !strcmp(reason, reason_names[i]))
+                        return i;
+        return REASON_LOAD;
+}
+
+/* Sets the probe's deferral counts on res (adding the samples missing). */
+static int set_deferred(struct result *res, const struct slot *slot)
+{
+        int r = 0;
+        for (int i = 0; i < N_REASONS && r >= 0; i++) {
+                const char *lv[] = { "reason", reason_names[i], NULL };
+                double count = slot ? slot->deferred_by[i] : 0;
+                struct sample *s = (struct sample *)result_find_sample(res, DEFERRED_FAMILY, lv);
+                if (s)
+                        s->value = count;
+                else
+                        r = result_add(res, DEFERRED_FAMILY, DEFERRED_HELP, METRIC_COUNTER,
+                                       lv, count, NULL);
+        }
+        return r;
+}
+
+/* What the sinks get on a deferral: the latest result with the count
+ * brought up to date, or one holding only the count. */
+static struct result *refresh_of(const struct slot *slot, const char *plugin,
+                                 const char *why)
+{
+        struct result *res = NULL;
+        if (slot->last) {
+                res = result_copy(slot->last);
+        } else {
+                res = result_new(slot->name, plugin);
+                char *err = res ? str_printf("not run yet: deferred, host busy (%s)", why) : NULL;
+                if (!err || result_set_error(res, err) < 0) {
+                        result_free(res);
+                        res = NULL;
+                }
+                free(err);
+        }
+        if (res)
+                res->refresh = true;
+        if (res && set_deferred(res, slot) < 0) {
+                result_free(res);
+                res = NULL;
+        }
+        return res;
+}
+
+static double retry_delay(const struct slot *slot)
+{
+        double base = fmin(fmax(slot->interval / 4, 1), 60);
+        double cap = fmax(fmin(slot->interval, DEFER_RETRY_MAX), base);
+        double d = base * ldexp(1, (int)fmin(slot->streak, 20) - 1);
+        return fmin(d, cap);
+}
+
+/* One more deferral (or yield) in the hourly buckets of the last day. */
+static void count_hourly(struct slot *slot, bool yield)
+{
+        long hour = (long)(now_wall() / 3600);
+        int i = (int)(hour % 24);
+        if (slot->hour_of[i] != hour) {
+                slot->hour_of[i] = hour;
+                slot->hour_deferred[i] = slot->hour_yielded[i] = 0;
+        }
+        if (yield)
+                slot->hour_yielded[i]++;
+        else
+                slot->hour_deferred[i]++;
+}
+
+static void defer(struct sched *s, struct slot *slot, const char *plugin,
+                  const char *reason, const char *why, bool yield)
+{
+        char buf[32];
+        slot->tried = true;
+        count_hourly(slot, yield);
+        slot->deferred++;
+        slot->deferred_by[reason_index(reason)]++;
+        slot->streak++;
+        s->deferrals++;
+        double delay = retry_delay(slot);
+        slot->next = now_mono() + delay;
+        /* once per streak: a host that stays busy does not flood the log */
+        log_msg(slot->streak == 1 ? LOG_NOTICE : LOG_DEBUG,
+                "%s probe '%s' deferred, host busy: %s; next try in %s", plugin,
+                slot->name, why, format_duration(delay, buf, sizeof(buf)));
+        struct result *refresh = s->cb.deferred ? refresh_of(slot, plugin, why) : NULL;
+        if (refresh) {
+                s->cb.deferred(refresh, why, s->userdata);
+                /* what the sinks show now, and what a reload hands them */
+                result_free(slot->last);
+                slot->last = refresh;
+        }
+}
+
+/* ---- runs ---------------------------------------------------------------------- */
+
+static void clear_running(struct sched *s)
+{
+        s->running = NULL;
+        param_set_free(s->running_params);
+        s->running_params = NULL;
+        free(s->running_name);
+        s->running_name = NULL;
+}
+
+/* What the host went through during the run, beside its figures:
+ * benchwatch_probe_steal_ratio and benchwatch_probe_pressure_ratio. */
+static void add_run_load(const struct sched *s, struct result *res)
+{
+        struct busy_snapshot now;
+        struct busy_window w;
+        busy_snapshot_take(&now);
+        busy_window_between(&s->run_load, &now, &w);
+        (void)busy_window_add_metrics(&w, res);
+}
+
+/* Whether the first pass is still going: a slot not yet tried. */
+static bool in_first_pass(const struct sched *s)
+{
+        for (size_t i = 0; s->first_pass && i < s->n; i++)
+                if (!s->slots[i].tried)
+                        return true;
+        return false;
+}
+
+/* After a run of d seconds, none for d x (1/duty_cycle - 1); during the
+ * first pass the next probe follows at once. */
+static void account_duty(struct sched *s, double end)
+{
+        double dc = daemon_opt(s, CFG_D_DUTY_CYCLE);
+        double d = fmax(end - s->run_started, 0);
+        s->quiet_until = dc > 0 && dc < 1 && !in_first_pass(s) ? end + d * (1 / dc - 1) : end;
+}
+
+/* A run stopped to make way for other work: a deferral, retried later;
+ * neither a run nor a failure, and nothing of it reaches the baselines. */
+static void yielded(struct sched *s, struct slot *slot, struct result *res)
+{
+        const char *why = res->error ? res->error : "yielded to other work";
+        if (slot)
+                defer(s, slot, res->plugin, res->yielded, why, true);
+        result_free(res);
+        if (s->cb.changed)
+                s->cb.changed(s->userdata);
+        arm(s);
+}
+
+static void on_done(struct runner *rn, struct result *res, void *userdata)
+{
+        struct sched *s = userdata;
+        double end = now_mono();
+        struct slot *slot = find_slot(s, res->probe);
+        if (slot)
+                slot->tried = true;
+        account_duty(s, end);
+        runner_free(rn); /* safe: the runner touches nothing after done() */
+        clear_running(s);
+        if (!res->yielded) {
+                s->runs++;
+                s->failures += !res->success;
+                free(s->last_probe);
+                s->last_probe = strdup(res->probe);
+                s->last_ok = res->success;
+                s->last_end = end;
+        }
+        if (s->stopping) {
+                /* cut short by us: not a measurement, and not a failure */
+                log_info("%s probe '%s': run interrupted by the stop, result discarded",
+                         res->plugin, res->probe);
+                result_free(res);
+                if (s->idle)
+                        s->idle(s->idle_userdata);
+                return;
+        }
+        if (res->yielded) {
+                yielded(s, slot, res);
+                return;
+        }
+        (void)set_deferred(res, slot);
+        if (res->success)
+                add_run_load(s, res);
+        s->cb.result(res, s->userdata);
+        if (slot) {
+                result_free(slot->last);
+                slot->last = res;
+        } else {
+                result_free(res); /* the probe went away during its run */
+        }
+        arm(s);
+}
+
+static void start(struct sched *s, struct slot *slot)
+{
+        const struct probe_cfg *pc = config_find_probe(s->cfg, slot->name);
+        struct run_spec spec;
+        double now = now_mono();
+        slot->next = now + slot->interval + splay_of(s, slot->interval);
+        if (slot->streak > 1)
+                log_info("%s probe '%s': running after %u deferrals", pc->plugin->name,
+                         pc->name, slot->streak);
+        slot->streak = 0;
+        s->running_name = strdup(pc->name);
+        if (!s->running_name || param_set_copy(pc->params, &s->running_params) < 0) {
+                log_error("%s probe '%s': out of memory", pc->plugin->name, pc->name);
+                clear_running(s);
+                return;
+        }
+        runspec_fill(s->cfg, s->reg->dir, s->running_name, pc->plugin, s->running_params,
+                     pc->timeout, &spec);
+        runspec_yield_limits(s->cfg, false, &s->yield);
+        spec.yield = &s->yield;
+        busy_snapshot_take(&s->run_load);
+        int r = runspec_ensure_dir(spec.cache_dir);
+        if (r >= 0)
+                r = runner_start(s->event, &spec, on_done, s, &s->running);
+        if (r < 0) {
+                log_error("%s probe '%s': cannot start a run: %s", pc->plugin->name,
+                          pc->name, strerror(-r));
+                clear_running(s);
+                s->failures++;
+                return;
+        }
+        s->run_started = now;
+        s->run_timeout = pc->timeout;
+        log_debug("%s probe '%s': started (pid %d)", pc->plugin->name, pc->name,
+                  (int)runner_pid(s->running));
+}
+
+/* ---- the look before a run ------------------------------------------------- */
+
+static void end_look(struct sched *s)
+{
+        yield_monitor_free(s->look);
+        s->look = NULL;
+        free(s->look_name);
+        s->look_name = NULL;
+        s->look_samples = 0;
+        sd_event_source_set_enabled(s->look_timer, SD_EVENT_OFF);
+}
+
+/* Whether the run would yield at once decides: deferred, or started (also
+ * when the host cannot be read: a host we cannot watch does not stop it). */
+static int on_look(sd_event_source *src, uint64_t usec, void *userdata)
+{
+        struct sched *s = userdata;
+        const char *reason = NULL;
+        char *why = NULL;
+        int r = yield_monitor_sample(s->look, &reason, &why);
+        if (r == 0 && ++s->look_samples < YIELD_SAMPLES) {
+                sd_event_source_set_time(src, usec + (uint64_t)(YIELD_INTERVAL * 1e6));
+                return sd_event_source_set_enabled(src, SD_EVENT_ONESHOT);
+        }
+        struct slot *slot = find_slot(s, s->look_name);
+        end_look(s);
+        /* a reload meanwhile may have removed or rescheduled the probe */
+        if (slot && slot->next <= now_mono() + 0.001) {
+                const struct probe_cfg *pc = config_find_probe(s->cfg, slot->name);
+                if (r > 0)
+                        defer(s, slot, pc->plugin->name, reason, why, false);
+                else
+                        start(s, slot);
+                if (s->cb.changed)
+                        s->cb.changed(s->userdata);
+        }
+        free(why);
+        if (!s->running)
+                arm(s);
+        return 0;
+}
+
+/* 0 when the look has begun, -errno when the run should start now. */
+static int begin_look(struct sched *s, const struct slot *slot, const struct probe_cfg *pc)
+{
+        struct yield_limits lim;
+        runspec_yield_limits(s->cfg, false, &lim);
+        if (!yield_limits_any(&lim))
+                return -ENOENT;
+        bool disk_io = pc->plugin->caps & BW_CAP_DISK_IO;
+        int r = yield_monitor_new(&lim, getpid(), disk_io, &s->look);
+        if (r >= 0 && !(s->look_name = strdup(slot->name)))
+                r = -ENOMEM;
+        if (r >= 0)
+                r = sd_event_source_set_time_relative(s->look_timer,
+                                                      (uint64_t)(YIELD_INTERVAL * 1e6));
+        if (r >= 0)
+                r = sd_event_source_set_enabled(s->look_timer, SD_EVENT_ONESHOT);
+        if (r < 0)
+                end_look(s);
+        return r;
+}
+
+/* The due slot runs unless the host is busy now or in the look. */
+static void run_or_defer(struct sched *s, struct slot *slot)
+{
+        const struct probe_cfg *pc = config_find_probe(s->cfg, slot->name);
+        const struct busy_limits lim = {
+                .max_load = daemon_opt(s, CFG_D_MAX_LOAD),
+                .max_psi_cpu = daemon_opt(s, CFG_D_MAX_PSI_CPU),
+                .max_psi_io = daemon_opt(s, CFG_D_MAX_PSI_IO),
+                .max_psi_memory = daemon_opt(s, CFG_D_MAX_PSI_MEMORY),
+        };
+        char *why = NULL;
+        const char *reason = NULL;
+        int r = busy_check(&lim, &reason, &why);
+        if (r > 0)
+                defer(s, slot, pc->plugin->name, reason, why, false);
+        else if (begin_look(s, slot, pc) < 0)
+                start(s, slot);
+        free(why);
+        if (s->cb.changed)
+                s->cb.changed(s->userdata);
+}
+
+static struct slot *earliest(struct sched *s)
+{
+        struct slot *due = NULL;
+        for (size_t i = 0; i < s->n; i++)
+                if (!due || s->slots[i].next < due->next)
+                        due = &s->slots[i];
+        return due;
+}
+
+static int on_timer(sd_event_source *src, uint64_t usec, void *userdata)
+{
+        struct sched *s = userdata;
+        if (s->running || s->look || s->stopping)
+                return 0;
+        double now = now_mono();
+        struct slot *due = earliest(s);
+        if (due && due->next <= now + 0.001 && s->quiet_until <= now + 0.001)
+                run_or_defer(s, due);
+        if (!s->running && !s->look)
+                arm(s);
+        return 0;
+}
+
+/* Sleep until the earliest next run, or the end of the quiet time. */
+static void arm(struct sched *s)
+{
+        struct slot *due = earliest(s);
+        if (s->running || s->look || s->stopping || !due) {
+                sd_event_source_set_enabled(s->timer, SD_EVENT_OFF);
+                return;
+        }
+        double at = fmax(fmax(due->next, s->quiet_until), now_mono());
+        sd_event_source_set_time(s->timer, (uint64_t)ceil(at * 1e6));
+        sd_event_source_set_enabled(s->timer, SD_EVENT_ONESHOT);
+}
+
+/* ---- configuration ---------------------------------------------------------------- */
+
+/* Everything of a probe that, when it changes, makes it a new probe. */
+static char *fingerprint(const struct probe_cfg *pc)
+{
+        char *buf = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&buf, &size);
+        if (!f)
+                return NULL;
+        fprintf(f, "%s\n%.17g\n%.17g\n", pc->plugin->name, pc->interval, pc->timeout);
+        const struct param_set *ps = pc->params;
+        for (size_t i = 0; i < ps->n; i++) {
+                const struct bw_param_value *v = &ps->values[i];
+                fprintf(f, "%s=", ps->defs[i].name);
+                if (ps->defs[i].flags & BW_PARAM_MULTI)
+                        for (size_t k = 0; k < v->n_list; k++)
+                                fprintf(f, "%s%s", k ? "," : "", v->list[k]);
+                else
+                        fputs(param_text(ps, i) ? param_text(ps, i) : "", f);
+                fputc('\n', f);
+        }
+        if (fclose(f) != 0) {
+                free(buf);
+                return NULL;
+        }
+        return buf;
+}
+
+/* The new slot for pc, taking over what old (same name) had. */
+static int make_slot(struct sched *s, const struct probe_cfg *pc,
+                     struct slot *old, struct slot *ret)
+{
+        ret->name = strdup(pc->name);
+        ret->fingerprint = fingerprint(pc);
+        if (!ret->name || !ret->fingerprint)
+                return -ENOMEM;
+        ret->interval = pc->interval;
+        bool same = old && !strcmp(old->fingerprint, ret->fingerprint);
+        ret->next = same ? old->next : now_mono() + first_splay_of(s, pc->interval);
+        if (old) {
+                ret->deferred = old->deferred;
+                memcpy(ret->deferred_by, old->deferred_by, sizeof(ret->deferred_by));
+                memcpy(ret->hour_deferred, old->hour_deferred, sizeof(ret->hour_deferred));
+                memcpy(ret->hour_yielded, old->hour_yielded, sizeof(ret->hour_yielded));
+                memcpy(ret->hour_of, old->hour_of, sizeof(ret->hour_of));
+                ret->streak = same ? old->streak : 0;
+                ret->tried = old->tried;
+                ret->last = old->last;
+                old->last = NULL;
+        }
+        if (old && !same)
+                log_info("%s probe '%s' changed: scheduled afresh", pc->plugin->name, pc->name);
+        else if (!old && s->slots)
+                log_info("%s probe '%s' added", pc->plugin->name, pc->name);
+        return 0;
+}
+
+static void log_removed(struct sched *s, const struct slot *slots, size_t n)
+{
+        for (size_t i = 0; s->slots && i < s->n; i++) {
+                bool kept = false;
+                for (size_t k = 0; k < n && !kept; k++)
+                        kept = !strcmp(slots[k].name, s->slots[i].name);
+                if (!kept)
+                        log_info("probe '%s' removed", s->slots[i].name);
+        }
+}
+
+int sched_reload(struct sched *s, const struct config *cfg)
+{
+        const struct config *old = s->cfg;
+        s->cfg = cfg;   /* make_slot's splay is the new configuration's */
+        struct slot *slots = calloc(cfg->n_probes + 1, sizeof(*slots));
+        size_t n = 0;
+        int r = slots ? 0 : -ENOMEM;
+        for (size_t i = 0; r >= 0 && i < cfg->n_probes; i++) {
+                const struct probe_cfg *pc = &cfg->probes[i];
+                if (!pc->enabled)
+                        continue;
+                r = make_slot(s, pc, find_slot(s, pc->name), &slots[n++]);
+        }
+        if (r < 0) {
+                /* results already taken over go with the half-built slots */
+                for (size_t k = 0; slots && k < n; k++)
+                        slot_clear(&slots[k]);
+                free(slots);
+                s->cfg = old;
+                return r;
+        }
+        log_removed(s, slots, n);
+        for (size_t i = 0; i < s->n; i++)
+                slot_clear(&s->slots[i]);
+        free(s->slots);
+        s->slots = slots;
+        s->n = n;
+        arm(s);
+        return 0;
+}
+
+/* ---- the rest ---------------------------------------------------------------------- */
+
+int sched_new(sd_event *e, const struct config *cfg, const struct plugin_registry *reg,
+              const struct sched_callbacks *cb, void *userdata, struct sched **ret)
+{
+        struct sched *s = calloc(1, sizeof(*s));
+        if (!s)
+                return -ENOMEM;
+        s->event = sd_event_ref(e);
+        s->reg = reg;
+        s->cb = *cb;
+        s->userdata = userdata;
+        int r = sd_event_add_time(e, &s->timer, CLOCK_MONOTONIC, 0, 0, on_timer, s);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(s->timer, SD_EVENT_OFF);
+        if (r >= 0)
+                r = sd_event_add_time(e, &s->look_timer, CLOCK_MONOTONIC, 0,
+                                      YIELD_ACCURACY_USEC, on_look, s);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(s->look_timer, SD_EVENT_OFF);
+        if (r >= 0)
+                r = sched_reload(s, cfg);
+        if (r < 0) {
+                sched_free(s);
+                return r;
+        }
+        *ret = s;
+        return 0;
+}
+
+void sched_first_pass(struct sched *s)
+{
+        double now = now_mono();
+        s->first_pass = true;
+        /* in the configuration's order: earliest() takes the first of equals */
+        for (size_t i = 0; i < s->n; i++)
+                if (!s->slots[i].tried)
+                        s->slots[i].next = now;
+        arm(s);
+}
+
+void sched_stop(struct sched *s, void (*idle)(void *userdata), void *userdata)
+{
+        s->stopping = true;
+        end_look(s);
+        s->idle = idle;
+        s->idle_userdata = userdata;
+        arm(s);
+        if (s->running)
+                runner_stop(s->running, STOP_GRACE);
+        else if (idle)
+                idle(userdata);
+}
+
+bool sched_busy(const struct sched *s)
+{
+        return s->running != NULL;
+}
+
+const char *sched_stalled(const struct sched *s)
+{
+        double now = now_mono();
+        if (s->running)
+                return now > s->run_started + s->run_timeout + STOP_GRACE + STALL_SLACK
+                               ? "a probe run outlived its deadline and was not reaped"
+                               : NULL;
+        const struct slot *due = earliest((struct sched *)s);
+        if (s->stopping || !due)
+                return NULL;
+        return now > fmax(due->next, s->quiet_until) + STALL_SLACK
+                       ? "a due probe run did not start" : NULL;
+}
+
+char *sched_status(const struct sched *s)
+{
+        char *deferred = s->deferrals ? str_printf(", %.0f deferred (host busy)", s->deferrals)
+                                      : strdup("");
+        char *st = NULL;
+        if (!deferred)
+                return NULL;
+        if (!s->last_probe)
+                st = str_printf("%zu probe(s) scheduled, none run yet%s%s%s", s->n, deferred,
+                                s->running_name ? "; running " : "",
+                                s->running_name ? s->running_name : "");
+        else
+                st = str_printf("%zu probe(s); %u run(s), %u failed%s; last: %s %s %.0fs ago%s%s",
+                                s->n, s->runs, s->failures, deferred, s->last_probe,
+                                s->last_ok ? "ok" : "FAILED", now_mono() - s->last_end,
+                                s->running_name ? "; running " : "",
+                                s->running_name ? s->running_name : "");
+        free(deferred);
+        return st;
+}
+
+size_t sched_count(const struct sched *s)
+{
+        return s->n;
+}
+
+const struct result *sched_latest(const struct sched *s, size_t i)
+{
+        return i < s->n ? s->slots[i].last : NULL;
+}
+
+void sched_probe_info(const struct sched *s, size_t i, struct sched_probe_info *ret)
+{
+        const struct slot *slot = &s->slots[i];
+        double wall = now_wall();
+        long hour = (long)(wall / 3600);
+        *ret = (struct sched_probe_info){
+                .name = slot->name,
+                .interval = slot->interval,
+                .next = wall + fmax(fmax(slot->next, s->quiet_until) - now_mono(), 0),
+                .running = s->running_name && !strcmp(s->running_name, slot->name),
+        };
+        for (int h = 0; h < 24; h++) {
+                if (slot->hour_of[h] <= hour - 24 || slot->hour_of[h] > hour)
+                        continue;
+                ret->deferred_day += slot->hour_deferred[h];
+                ret->yielded_day += slot->hour_yielded[h];
+        }
+}
+
+void sched_free(struct sched *s)
+{
+        if (!s)
+                return;
+        runner_free(s->running);
+        param_set_free(s->running_params);
+        free(s->running_name);
+        for (size_t i = 0; i < s->n; i++)
+                slot_clear(&s->slots[i]);
+        free(s->slots);
+        free(s->last_probe);
+        yield_monitor_free(s->look);
+        free(s->look_name);
+        sd_event_source_disable_unref(s->look_timer);
+        sd_event_source_disable_unref(s->timer);
+        sd_event_unref(s->event);
+        free(s);
+}

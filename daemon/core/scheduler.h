@@ -1,0 +1,89 @@
+/* scheduler.h — decides which probe runs next, and runs it.
+ *
+ * Each enabled probe runs on its own interval with random splay, so a fleet
+ * started together does not measure in lockstep; never two runs at once
+ * (a probe that is due while another runs waits its turn).  It lives on
+ * the daemon's sd-event loop and sleeps on one timer until the next probe
+ * is due, so an idle daemon costs nothing.
+ *
+ * It keeps the daemon polite: a due run is deferred while the host is busy
+ * (busy.h, and half a second's look by the test a running probe yields by,
+ * yield.h; retried after a backoff of a minute or less, doubling, capped at
+ * the probe's interval and 15 minutes) and every deferral is counted in
+ * benchwatch_probe_deferred_total{probe}; the duty cycle of [daemon] is a
+ * quiet time after each run (a run of d seconds is followed by at least
+ * d x (1/duty_cycle - 1) seconds without any).
+ *
+ * A new configuration (reload) keeps the schedule of probes that did not
+ * change; a probe whose plugin, parameters, interval or timeout changed is
+ * scheduled afresh, as a new one. */
+#ifndef BENCHWATCH_SCHED_H
+#define BENCHWATCH_SCHED_H
+
+#include <stdbool.h>
+#include <systemd/sd-event.h>
+
+#include "core/conf.h"
+#include "core/loader.h"
+#include "core/result.h"
+
+struct sched;
+
+struct sched_callbacks {
+        /* A run finished. res carries benchwatch_probe_deferred_total; the
+         * callee may add to it (verdicts) but does not free it: the
+         * scheduler keeps it as the probe's latest result. */
+        void (*result)(struct result *res, void *userdata);
+        /* A due run was deferred (host busy). refresh is the probe's latest
+         * result with the counter brought up to date (or, before its first
+         * run, a result holding only the counter), for the sinks to show;
+         * it is the scheduler's and only valid during the call. Optional. */
+        void (*deferred)(const struct result *refresh, const char *why,
+                         void *userdata);
+        /* The scheduler's state changed (a run started...): a chance to
+         * update STATUS=. Optional. */
+        void (*changed)(void *userdata);
+};
+
+/* Schedules cfg's enabled probes, run with the plugins of reg (its
+ * directory); both are the caller's and outlive the scheduler (cfg until
+ * the next sched_reload). */
+int sched_new(sd_event *e, const struct config *cfg, const struct plugin_registry *reg,
+              const struct sched_callbacks *cb, void *userdata, struct sched **ret);
+/* Take cfg (after a reload): new probes are scheduled with splay, removed
+ * ones dropped, changed ones rescheduled, unchanged ones keep their next
+ * time.  A run in progress finishes with the settings it started with.  On
+ * failure the scheduler goes on with the configuration it had. */
+int sched_reload(struct sched *s, const struct config *cfg);
+/* Run every probe once now, one after the other in the configuration's
+ * order, without splay or duty-cycle pause between them, then go on as
+ * usual (`daemon --first-pass`: `make demo` shows every probe's first
+ * result within a minute).  The host-busy checks still apply. */
+void sched_first_pass(struct sched *s);
+/* Stop: the running child (if any) is asked to stop (SIGTERM, killed after
+ * a grace period); `idle` is called when nothing runs any more. */
+void sched_stop(struct sched *s, void (*idle)(void *userdata), void *userdata);
+bool sched_busy(const struct sched *s);
+/* NULL while the scheduler makes progress; else why not (a run outlived
+ * its deadline and could not be reaped, or a due run did not start). The
+ * daemon stops feeding the watchdog then. */
+const char *sched_stalled(const struct sched *s);
+/* The latest result of the i-th scheduled probe (NULL before its first
+ * run); i < sched_count(). */
+size_t sched_count(const struct sched *s);
+const struct result *sched_latest(const struct sched *s, size_t i);
+/* What `benchwatch status` shows of the i-th scheduled probe. */
+struct sched_probe_info {
+        const char *name;       /* the scheduler's */
+        double interval;
+        double next;            /* UNIX time its next run may start */
+        bool running;
+        unsigned deferred_day;  /* deferred before starting, about the last 24 h */
+        unsigned yielded_day;   /* stopped during a run, about the last 24 h */
+};
+void sched_probe_info(const struct sched *s, size_t i, struct sched_probe_info *ret);
+/* One-line state for STATUS=: "3 probe(s); 12 run(s), 0 failed, ..." */
+char *sched_status(const struct sched *s);
+void sched_free(struct sched *s);
+
+#endif

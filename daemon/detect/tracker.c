@@ -1,0 +1,496 @@
+/* tracker.c — see tracker.h. */
+#include "detect/tracker.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "detect/baseline.h"
+#include "detect/baseline_store.h"
+#include "detect/history.h"
+#include "util/parse.h"
+#include "util/strutil.h"
+
+enum {
+        T_MIN_RUNS, T_REFERENCE_RUNS, T_RECENT_RUNS, T_THRESHOLD, T_ALLOWANCE, T_ALARM, T_CLAMP,
+        T_DRIFT_ALARM,
+        T_MAX_STEAL, T_VERIFY_MIN_RUNS, T_VERIFY_RUNS, T_MAX_RUN_DELAY, T_MAX_OTHERS_CPU, T_JUDGE,
+        T_OBSOLETE, /* the per-run rule's options, from before the CUSUM */
+        T_WINDOW = T_OBSOLETE, T_WARMUP, T_NOISE_K, T_DEBOUNCE,
+};
+
+#define OBSOLETE "obsolete, accepted and ignored: "
+
+static const char *const judge_choices[] = { "cpu_time", "wall_clock", NULL };
+
+const struct bw_param_def tracker_options[] = {
+        [T_MIN_RUNS] = {
+                .name = "min_runs", .type = BW_PARAM_INT,
+                .default_value = "10", .min = DETECTOR_REF_MIN,
+                .max = DETECTOR_REF_MAX, .unit = "runs",
+                .help = "counted runs the reference must hold before the first "
+                        "verdict; until reference_runs, verdicts allow for the "
+                        "reference's own uncertainty",
+        },
+        [T_REFERENCE_RUNS] = {
+                .name = "reference_runs", .type = BW_PARAM_INT,
+                .default_value = "100", .min = DETECTOR_REF_MIN,
+                .max = DETECTOR_REF_MAX, .unit = "runs",
+                .help = "counted runs the reference (level and noise) is "
+                        "learnt over, then pinned",
+        },
+        [T_RECENT_RUNS] = {
+                .name = "recent_runs", .type = BW_PARAM_INT,
+                .default_value = "6", .min = 1, .max = DETECTOR_RECENT_MAX,
+                .unit = "runs",
+                .help = "counted runs the recent level (median) is taken over",
+        },
+        [T_THRESHOLD] = {
+                .name = "threshold", .type = BW_PARAM_DOUBLE,
+                .default_value = "0.05", .min = 0, .max = 0.99,
+                .unit = "fraction",
+                .help = "minimum change that is a regression (0.05 = 5% worse "
+                        "than the reference)",
+        },
+        [T_ALLOWANCE] = {
+                .name = "allowance", .type = BW_PARAM_DOUBLE,
+                .default_value = "0.6", .min = 0, .max = 10,
+                .unit = "noise units",
+                .help = "CUSUM allowance: evidence a run adds is its residual "
+                        "minus this",
+        },
+        [T_ALARM] = {
+                .name = "alarm", .type = BW_PARAM_DOUBLE,
+                .default_value = "8.5", .min = 0.1, .max = 1000,
+                .unit = "noise units",
+                .help = "CUSUM decision interval: accumulated evidence that "
+                        "declares a regression",
+        },
+        [T_CLAMP] = {
+                .name = "clamp", .type = BW_PARAM_DOUBLE,
+                .default_value = "2.75", .min = 0.1, .max = 100,
+                .unit = "noise units",
+                .help = "most evidence one run can add, so no single wild run "
+                        "alarms",
+        },
+        [T_DRIFT_ALARM] = {
+                .name = "drift_alarm", .type = BW_PARAM_DOUBLE,
+                .default_value = "4.3", .min = 0, .max = 100,
+                .unit = "noise units",
+                .help = "decision level of the drift test (a decline fitted "
+                        "over the last runs against the pinned reference); 0 "
+                        "turns it off",
+        },
+        [T_MAX_STEAL] = {
+                .name = "max_steal", .type = BW_PARAM_DOUBLE,
+                .default_value = "0.10", .min = 0, .max = 1, .unit = "fraction",
+                .help = "a run of a probe judged by a wall-clock CPU figure "
+                        "during which more of the host's CPU time was stolen "
+                        "by the hypervisor is judged but not counted",
+        },
+        [T_VERIFY_MIN_RUNS] = {
+                .name = "verify_min_runs", .type = BW_PARAM_INT,
+                .default_value = "3", .min = 1, .max = DETECTOR_REF_MAX,
+                .unit = "runs",
+                .help = "fewest runs `benchwatch verify` decides on",
+        },
+        [T_VERIFY_RUNS] = {
+                .name = "verify_runs", .type = BW_PARAM_INT,
+                .default_value = "20", .min = 1, .max = DETECTOR_REF_MAX,
+                .unit = "runs",
+                .help = "most runs `benchwatch verify` makes of a probe; it "
+                        "stops as soon as the answer is clear",
+        },
+        [T_MAX_RUN_DELAY] = {
+                .name = "max_run_delay", .type = BW_PARAM_DOUBLE,
+                .default_value = "0.10", .min = 0, .max = 100,
+                .unit = "fraction",
+                .help = "a run of a probe judged by a CPU-time figure or "
+                        "waiting on a device or server (disk, seqread, http, "
+                        "mysql) whose threads were runnable but not running "
+                        "for more than this share of the run (schedstat run "
+                        "delay) is judged but not counted",
+        },
+        [T_MAX_OTHERS_CPU] = {
+                .name = "max_others_cpu", .type = BW_PARAM_DOUBLE,
+                .default_value = TRACKER_MAX_OTHERS_CPU, .min = 0, .max = 1,
+                .unit = "fraction",
+                .help = "a run during which other processes used more than "
+                        "this share of the host's CPU time (without reaching "
+                        "the daemon's yield_cpu) is judged but not counted; 1: "
+                        "never",
+        },
+        [T_JUDGE] = {
+                .name = "judge", .type = BW_PARAM_ENUM,
+                .default_value = "wall_clock", .choices = judge_choices,
+                .help = "of a CPU-bound probe's rate, judge the work per "
+                        "second of wall time, sysbench's figure (wall_clock), "
+                        "or of its own CPU time (cpu_time: a neighbour cannot "
+                        "lower it, nor can a CPU quota); the other is exported "
+                        "only",
+        },
+        [T_WINDOW] = {
+                .name = "window", .type = BW_PARAM_INT,
+                .default_value = "20", .min = 3, .max = 100, .unit = "runs",
+                .help = OBSOLETE "see reference_runs and recent_runs",
+        },
+        [T_WARMUP] = {
+                .name = "warmup", .type = BW_PARAM_INT,
+                .default_value = "5", .min = 1, .max = 100, .unit = "runs",
+                .help = OBSOLETE "see reference_runs",
+        },
+        [T_NOISE_K] = {
+                .name = "noise_k", .type = BW_PARAM_DOUBLE,
+                .default_value = "3", .min = 0, .max = 100, .unit = "",
+                .help = OBSOLETE "see allowance and alarm",
+        },
+        [T_DEBOUNCE] = {
+                .name = "debounce", .type = BW_PARAM_INT,
+                .default_value = "3", .min = 1, .max = 100, .unit = "runs",
+                .help = OBSOLETE "see alarm",
+        },
+        { .name = NULL },
+};
+
+void tracker_settings(const struct config *cfg, struct tracker_settings *ret)
+{
+        const struct param_set *ps = cfg ? config_section(cfg, "regression") : NULL;
+        *ret = (struct tracker_settings){ 0 };
+        detector_config_default(&ret->det);
+        ret->verify_min_runs = 3;
+        ret->verify_max_runs = 20;
+        ret->max_steal = 0.10;
+        ret->max_run_delay = 0.10;
+        ret->max_others_cpu = strtod(TRACKER_MAX_OTHERS_CPU, NULL);
+        if (!ps)
+                return;
+        ret->det.min_runs = (unsigned)ps->values[T_MIN_RUNS].i;
+        ret->det.reference_runs = (unsigned)ps->values[T_REFERENCE_RUNS].i;
+        ret->det.recent_runs = (unsigned)ps->values[T_RECENT_RUNS].i;
+        ret->det.threshold = ps->values[T_THRESHOLD].d;
+        ret->det.allowance = ps->values[T_ALLOWANCE].d;
+        ret->det.alarm = ps->values[T_ALARM].d;
+        ret->det.clamp = ps->values[T_CLAMP].d;
+        ret->det.drift_alarm = ps->values[T_DRIFT_ALARM].d;
+        ret->max_steal = ps->values[T_MAX_STEAL].d;
+        ret->max_run_delay = ps->values[T_MAX_RUN_DELAY].d;
+        ret->max_others_cpu = ps->values[T_MAX_OTHERS_CPU].d;
+        ret->det.judge_cpu_time = ps->values[T_JUDGE].i == 0;
+        ret->verify_min_runs = (unsigned)ps->values[T_VERIFY_MIN_RUNS].i;
+        ret->verify_max_runs = (unsigned)ps->values[T_VERIFY_RUNS].i;
+}
+
+int tracker_check(const struct config *cfg, char **ret_error)
+{
+        struct tracker_settings ts;
+        tracker_settings(cfg, &ts);
+        if (!(ts.det.clamp > ts.det.allowance)) {
+                *ret_error = str_printf("%s: [regression] clamp (%g) must be larger than "
+                                        "allowance (%g)", cfg->source, ts.det.clamp,
+                                        ts.det.allowance);
+                return -EINVAL;
+        }
+        const struct param_set *ps = cfg ? config_section(cfg, "regression") : NULL;
+        if (ps && ps->values[T_MIN_RUNS].is_set && ts.det.min_runs > ts.det.reference_runs) {
+                *ret_error = str_printf("%s: [regression] min_runs (%u) is larger than "
+                                        "reference_runs (%u)", cfg->source, ts.det.min_runs,
+                                        ts.det.reference_runs);
+                return -EINVAL;
+        }
+        if (ts.verify_min_runs > ts.verify_max_runs) {
+                *ret_error = str_printf("%s: [regression] verify_min_runs (%u) is larger than "
+                                        "verify_runs (%u)", cfg->source, ts.verify_min_runs,
+                                        ts.verify_max_runs);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+void tracker_warn_obsolete(const struct config *cfg)
+{
+        const struct param_set *ps = cfg ? config_section(cfg, "regression") : NULL;
+        char *list = NULL;
+        for (int i = T_OBSOLETE; ps && tracker_options[i].name; i++) {
+                if (!ps->values[i].is_set)
+                        continue;
+                char *l = str_printf("%s%s%s", list ? list : "", list ? ", " : "",
+                                     tracker_options[i].name);
+                free(list);
+                list = l;
+        }
+        if (list)
+                log_warning("%s: [regression] %s: obsolete and ignored since the detector "
+                            "accumulates evidence across runs (see reference_runs, alarm and "
+                            "threshold in benchwatch.conf(5))", cfg->source, list);
+        free(list);
+}
+
+/* The run's figure named family, when it is above limit; else NAN. */
+static double over(const struct result *res, const char *family, double limit)
+{
+        const struct sample *s = result_find_sample(res, family, NULL);
+        return s && s->value > limit ? s->value : NAN;
+}
+
+bool tracker_run_counts(const struct tracker_settings *ts, const struct result *res,
+                        char **ret_why)
+{
+        char *why = NULL;
+        double v;
+        if (!res->io_bound &&
+            !isnan(v = over(res, "benchwatch_probe_others_cpu_ratio", ts->max_others_cpu)))
+                why = str_printf("other processes used %.1f%% of the CPU time during the run "
+                                 "(max_others_cpu %.0f%%)", v * 100, ts->max_others_cpu * 100);
+        else if (tracker_judged_on_own_time(ts, res) &&
+                 !isnan(v = over(res, "benchwatch_probe_run_delay_ratio", ts->max_run_delay)))
+                why = str_printf("the probe's threads waited for a CPU %.1f%% of the run "
+                                 "(max_run_delay %.0f%%)", v * 100, ts->max_run_delay * 100);
+        else if (!tracker_judged_on_own_time(ts, res) &&
+                 !isnan(v = over(res, "benchwatch_probe_steal_ratio", ts->max_steal)))
+                why = str_printf("%.1f%% of the CPU time was stolen by the hypervisor "
+                                 "during the run (max_steal %.0f%%)", v * 100,
+                                 ts->max_steal * 100);
+        else
+                return true;
+        if (ret_why)
+                *ret_why = why;
+        else
+                free(why);
+        return false;
+}
+
+bool tracker_judged_on_own_time(const struct tracker_settings *ts, const struct result *res)
+{
+        return res->io_bound || baseline_judges_cpu_time(res, &ts->det);
+}
+
+struct tracker {
+        char *state_dir;
+        struct context host;
+        struct log_ratelimit errors;
+};
+
+int tracker_new(const char *state_dir, const struct context *host,
+                struct tracker **ret)
+{
+        struct tracker *t = calloc(1, sizeof(*t));
+        if (!t || !(t->state_dir = strdup(state_dir)) ||
+            context_copy(&t->host, host) < 0) {
+                if (t)
+                        free(t->state_dir);
+                free(t);
+                return -ENOMEM;
+        }
+        t->errors.interval = 3600;
+        *ret = t;
+        return 0;
+}
+
+void tracker_free(struct tracker *t)
+{
+        if (!t)
+                return;
+        free(t->state_dir);
+        context_clear(&t->host);
+        free(t);
+}
+
+/* The stored baseline; a corrupt file was set aside: start afresh. */
+static struct baseline *load(struct tracker *t, const char *probe)
+{
+        struct baseline *b = NULL;
+        char *why = NULL;
+        int r = baseline_load(t->state_dir, probe, &b, &why);
+        if (r == -EBADMSG || r == -EPROTONOSUPPORT) {
+                log_warning("%s", why ? why : strerror(-r));
+                b = baseline_new(probe);
+        } else if (r < 0 && log_ratelimit_ok(&t->errors)) {
+                log_error("%s", why ? why : strerror(-r));
+        }
+        free(why);
+        return b;
+}
+
+static void log_transitions(const struct baseline *b)
+{
+        for (size_t i = 0; i < b->n_series; i++) {
+                char *m = baseline_transition_message(b, &b->series[i]);
+                if (m)
+                        log_warning("%s", m);
+                free(m);
+        }
+}
+
+/* The run's tracked figures, with their reference and state, appended to
+ * the probe's history. */
+static void record_history(struct tracker *t, const struct config *cfg,
+                           const struct baseline *b, const struct result *res, bool counted)
+{
+        struct history_entry e[b->n_series ? b->n_series : 1];
+        size_t n = 0;
+        char *why = NULL;
+        for (size_t i = 0; i < b->n_series; i++) {
+                const struct baseline_series *s = &b->series[i];
+                const struct detector_verdict *v = &s->verdict;
+                if (!s->seen)
+                        continue;
+                e[n++] = (struct history_entry){
+                        .t = res->started, .counted = counted, .value = v->value,
+                        .state = !v->valid ? HISTORY_LEARNING :
+                                 v->regression ? HISTORY_REGRESSION : HISTORY_OK,
+                        .reference = v->valid ? v->reference : NAN, .key = s->key,
+                };
+        }
+        size_t max = cfg ? (size_t)cfg->daemon->values[CFG_D_HISTORY_SIZE].i : 8u << 20;
+        if (n && history_append(t->state_dir, res->probe, e, n, max, &why) < 0 &&
+            log_ratelimit_ok(&t->errors))
+                log_error("%s", why ? why : "cannot append to the history");
+        free(why);
+}
+
+/* "kernel_release" -> "KERNEL_RELEASE": journal fields are upper case. */
+static char *journal_field_name(const char *item)
+{
+        char *f = strdup(item);
+        for (char *p = f; p && *p; p++)
+                *p = (*p >= 'a' && *p <= 'z') ? (char)(*p - 'a' + 'A') :
+                     ((*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')) ? *p : '_';
+        return f;
+}
+
+/* One journal event per change of context between two runs of a probe. */
+static void log_context_change(const struct baseline *b, const struct context *before,
+                               const char *change)
+{
+        const struct context *now = &b->seen;
+        const char *fields[2 * now->n + 4];
+        char *owned[2 * now->n + 2];
+        size_t n = 0, k = 0;
+        owned[k++] = str_printf("BENCHWATCH_PROBE=%s", b->probe);
+        owned[k++] = str_printf("BENCHWATCH_CONTEXT_CHANGE=%s", change);
+        for (size_t i = 0; i < now->n; i++) {
+                const char *was = context_get(before, now->items[i].name);
+                if (was && !strcmp(was, now->items[i].value))
+                        continue;
+                char *field = journal_field_name(now->items[i].name);
+                owned[k++] = field ? str_printf("BENCHWATCH_%s_BEFORE=%s", field,
+                                                was ? was : "") : NULL;
+                owned[k++] = field ? str_printf("BENCHWATCH_%s_AFTER=%s", field,
+                                                now->items[i].value) : NULL;
+                free(field);
+        }
+        fields[n++] = "MESSAGE_ID=8d868cd2b3f64028a42c1320bee7683f";
+        fields[n++] = "BENCHWATCH_EVENT=context-change";
+        for (size_t i = 0; i < k; i++)
+                if (owned[i])
+                        fields[n++] = owned[i];
+        fields[n] = NULL;
+        log_event(LOG_NOTICE, fields, "probe '%s': measured on another context than its "
+                  "last run: %s", b->probe, change);
+        for (size_t i = 0; i < k; i++)
+                free(owned[i]);
+}
+
+/* The run's context into b; a change is logged.  True when b changed in a
+ * way worth saving even if the run is not counted. */
+static bool note_context(struct tracker *t, struct baseline *b, const struct result *res)
+{
+        struct context now = { 0 }, before = { 0 };
+        char *change = NULL;
+        bool first = !b->seen.n;
+        if (context_of_run(&t->host, res, &now) < 0 || context_copy(&before, &b->seen) < 0 ||
+            baseline_note_context(b, &now, &change) < 0) {
+                context_clear(&now);
+                context_clear(&before);
+                return false;
+        }
+        if (change)
+                log_context_change(b, &before, change);
+        free(change);
+        bool changed = first || !context_equal(&before, &now);
+        context_clear(&now);
+        context_clear(&before);
+        return changed;
+}
+
+/* The fewest runs any figure of this run has in its reference, or -1 when
+ * every seen reference is pinned. */
+static int learning_runs(const struct baseline *b)
+{
+        int least = -1;
+        for (size_t i = 0; i < b->n_series; i++) {
+                const struct baseline_series *s = &b->series[i];
+                if (s->seen && !s->det.pinned && (least < 0 || (int)s->det.n_ref < least))
+                        least = (int)s->det.n_ref;
+        }
+        return least;
+}
+
+/* While the reference is learnt: the journal says how many runs it holds
+ * and when verdicts start (at notice level when they do and on the first
+ * run, at info level between), and the textfile when the first verdict is
+ * due at the probe's interval (benchwatch_baseline_first_verdict_timestamp_seconds). */
+static int note_learning(const struct config *cfg, const struct tracker_settings *ts,
+                         const struct baseline *b, struct result *res, bool counted)
+{
+        int held = learning_runs(b);
+        unsigned min = ts->det.min_runs < ts->det.reference_runs ? ts->det.min_runs :
+                       ts->det.reference_runs;
+        if (held < 0)
+                return 0;
+        const struct probe_cfg *pc = cfg ? config_find_probe(cfg, res->probe) : NULL;
+        double interval = pc ? pc->interval : NAN;
+        if ((unsigned)held >= min) {
+                if (counted && (unsigned)held == min)
+                        log_notice("probe '%s': its reference holds %d counted runs: verdicts "
+                                   "from now on, surer as it grows to %u runs, where it is pinned",
+                                   b->probe, held, ts->det.reference_runs);
+                return 0;
+        }
+        unsigned more = min - (unsigned)held;
+        char when[32] = "";
+        if (isfinite(interval))
+                format_duration(more * interval, when, sizeof(when));
+        if (counted)
+                log_msg(held == 1 ? LOG_NOTICE : LOG_INFO,
+                        "probe '%s': its reference holds %d of %u counted runs; the first "
+                        "verdict after %u more%s%s", b->probe, held, ts->det.reference_runs,
+                        more, *when ? ", in about " : "", when);
+        if (!isfinite(interval))
+                return 0;
+        return result_add(res, "benchwatch_baseline_first_verdict_timestamp_seconds",
+                          "When the probe's first verdict is due at its interval, while its "
+                          "reference holds fewer than [regression] min_runs counted runs, UNIX "
+                          "time",
+                          METRIC_GAUGE, NULL, res->started + more * interval, NULL);
+}
+
+void tracker_observe(struct tracker *t, const struct config *cfg,
+                     struct result *res, bool counted)
+{
+        struct tracker_settings ts;
+        char *why = NULL;
+        if (!res->success)
+                return;
+        tracker_settings(cfg, &ts);
+        struct baseline *b = load(t, res->probe);
+        if (!b)
+                return;
+        bool context_changed = note_context(t, b, res);
+        int r = baseline_update(b, res, &ts.det, counted);
+        if (r >= 0)
+                log_transitions(b);
+        if (r >= 0)
+                r = baseline_add_metrics(b, res, counted);
+        if (r >= 0)
+                r = note_learning(cfg, &ts, b, res, counted);
+        if (r >= 0 && (counted || context_changed) && baseline_save(b, t->state_dir, &why) < 0 &&
+            log_ratelimit_ok(&t->errors))
+                log_error("%s", why ? why : "cannot save the baseline");
+        if (r >= 0)
+                record_history(t, cfg, b, res, counted);
+        free(why);
+        baseline_free(b);
+}

@@ -1,0 +1,89 @@
+/* tracker.h — the daemon's memory of each probe's references.
+ *
+ * After every run the daemon hands the result here: the probe's baseline is
+ * loaded (read around every run, so a `baseline reset` or `accept` made
+ * meanwhile by another process is never overwritten), updated with the
+ * run's figures, saved atomically, and the verdict metrics
+ * (benchwatch_baseline, benchwatch_regression, _ratio, _change_ratio,
+ * _evidence...) are appended to the result before it goes to the sinks.
+ * Entering or leaving a regression is logged at warning level with the
+ * size of the change, against what, how sure and, when entering, what the
+ * run's context has that the reference's had not; a change of context
+ * between two runs is a journal event of its own (BENCHWATCH_EVENT=
+ * context-change, with the items before and after as fields).  The [regression]
+ * section tunes the detector and verify. */
+#ifndef BENCHWATCH_TRACKER_H
+#define BENCHWATCH_TRACKER_H
+
+#include <stdbool.h>
+
+#include "core/conf.h"
+#include "core/result.h"
+#include "detect/context.h"
+#include "detect/detector.h"
+
+/* The [regression] section's options. */
+extern const struct bw_param_def tracker_options[];
+
+struct tracker_settings {
+        struct detector_config det;
+        unsigned verify_min_runs, verify_max_runs;
+        double max_steal;  /* a run with more of the host's CPU time stolen
+                              by the hypervisor is judged but not counted */
+        double max_run_delay;  /* the same for the probe's threads' run
+                                  delay, where steal cannot move the figure */
+        double max_others_cpu; /* and for others' share of the CPU */
+};
+
+/* max_others_cpu's default: where the CPU-time figures' error beside a
+ * co-tenant exceeds their own quiet noise (bench/cost/contention.sh). */
+#define TRACKER_MAX_OTHERS_CPU "0.50"
+
+/* Settings from the config's [regression] section (defaults when absent
+ * or cfg is NULL). */
+void tracker_settings(const struct config *cfg, struct tracker_settings *ret);
+
+/* What the options' ranges cannot say (clamp > allowance...): -EINVAL
+ * and a malloc'd message naming the file. */
+int tracker_check(const struct config *cfg, char **ret_error);
+
+/* Logs a warning naming the options of [regression] that are set but no
+ * longer used (the per-run rule's window, warmup, noise_k, debounce). */
+void tracker_warn_obsolete(const struct config *cfg);
+
+/* Whether a run counts towards the references.  Not, for a CPU-bound
+ * probe (not res->io_bound), when other processes used more than
+ * max_others_cpu of the host's CPU time during it
+ * (benchwatch_probe_others_cpu_ratio, from the runner's yield monitor; an
+ * I/O-bound probe's threads feel others' CPU use only as run delay).
+ * Then steal is judged by the resource it takes:
+ *   - a probe judged on its own time (tracker_judged_on_own_time) is not
+ *     counted when its threads were runnable but not running for more
+ *     than max_run_delay of the run (benchwatch_probe_run_delay_ratio):
+ *     host steal cannot have moved its figure;
+ *   - any other (a CPU-bound probe judged by a wall-clock figure) when
+ *     more than max_steal of the host's CPU time went to the hypervisor
+ *     (benchwatch_probe_steal_ratio, recorded by the scheduler).
+ * A figure the run lacks excludes nothing.  *ret_why (malloc'd, may be
+ * NULL) says why not. */
+bool tracker_run_counts(const struct tracker_settings *ts, const struct result *res,
+                        char **ret_why);
+
+/* The run's judged figures are ones host steal cannot move: the plugin
+ * waits on a device or a server (res->io_bound), or the run is judged by
+ * a CPU-time figure (baseline_judges_cpu_time; not with judge =
+ * wall_clock). */
+bool tracker_judged_on_own_time(const struct tracker_settings *ts, const struct result *res);
+
+struct tracker;
+/* host: the host's context (context.h), copied; each run's context is it
+ * plus the run's device. */
+int tracker_new(const char *state_dir, const struct context *host,
+                struct tracker **ret);
+/* Update the probe's baseline with res (counted: see tracker_run_counts)
+ * and append the verdict metrics to res.  Logs its own problems. */
+void tracker_observe(struct tracker *t, const struct config *cfg,
+                     struct result *res, bool counted);
+void tracker_free(struct tracker *t);
+
+#endif

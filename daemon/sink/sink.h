@@ -1,0 +1,87 @@
+/* sink.h — where results go: the sink interface and the fan-out to every
+ * configured sink.
+ *
+ * A sink type is a config section ([pushgateway], [remote_write],
+ * [journal], [syslog], [textfile]) with a declarative option table (the same struct bw_param_def
+ * plugins use, so the config module parses every section the same way) and
+ * a constructor.  A sink is enabled when its section exists, unless it says
+ * `enabled = no`; [journal] is on even without a section.  A constructor
+ * may decline (*ret = NULL), e.g. [pushgateway] without a url.
+ *
+ * publish() never blocks on the network or the disk: the Pushgateway and
+ * textfile sinks keep the latest result of every probe (sink_latest.h) and hand it to their
+ * own worker thread, so a slow or failing sink never holds up another sink
+ * or the scheduler.  Sinks log their own failures (rate-limited). */
+#ifndef BENCHWATCH_SINK_H
+#define BENCHWATCH_SINK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/params.h"
+#include "core/result.h"
+
+struct sink {
+        const char *name; /* the section: "pushgateway" */
+        /* Take r into account; r stays the caller's (copy what you keep).
+         * 0 or -errno (only -ENOMEM in practice; delivery errors are the
+         * sink's business). Called from one thread at a time. */
+        int (*publish)(struct sink *s, const struct result *r);
+        /* Stops the sink's worker after a last attempt and frees it. */
+        void (*free)(struct sink *s);
+        /* Optional: take r as a probe's current state without treating it
+         * as a new run (a reload hands over the previous set's results:
+         * the textfile keeps every probe, the journal logs nothing). */
+        int (*seed)(struct sink *s, const struct result *r);
+        /* Writes where another type's sink would (a [journal] without
+         * journald writes to syslog): the fan-out drops it when a sink of
+         * a type that supersedes its own is configured too. */
+        bool stand_in;
+};
+
+/* What a sink may need to know of the daemon beyond its own section. */
+struct sink_env {
+        const char *state_dir; /* [daemon] state_dir; NULL: none (a test) */
+};
+
+struct sink_type {
+        const char *section;
+        const struct bw_param_def *options; /* ends with { .name = NULL } */
+        bool default_on;                    /* enabled without a section */
+        /* The section whose stand-in sinks give way to this one's ([syslog]
+         * supersedes a [journal] writing to syslog); NULL: none. */
+        const char *supersedes;
+        /* 0 with *ret = NULL when the options say "nothing to do";
+         * -EINVAL etc. with *ret_error (malloc'd) saying why. */
+        int (*create)(const struct param_set *opts, const struct sink_env *env,
+                      struct sink **ret, char **ret_error);
+};
+
+/* Every sink type, NULL-terminated. */
+extern const struct sink_type *const sink_types[];
+const struct sink_type *sink_type_find(const char *section);
+
+/* ---- the fan-out --------------------------------------------------------- */
+
+struct sink_set;
+
+/* opts[i] belongs to sink_types[i]: the parsed section, or NULL when the
+ * config has no such section (default_on types then use their defaults).
+ * On failure *ret_error names the section: "[textfile]: path ...". */
+int sink_set_new(const struct param_set *const *opts,
+                 const struct sink_env *env, struct sink_set **ret,
+                 char **ret_error);
+/* Hand r to every sink; returns the first error, after trying them all. */
+int sink_set_publish(struct sink_set *set, const struct result *r);
+/* After a reload: hand the new set a probe's latest result (the scheduler
+ * keeps them), so that what the sinks show keeps every configured probe
+ * before its next run.  The first error, after trying every sink. */
+int sink_set_seed(struct sink_set *set, const struct result *r);
+size_t sink_set_count(const struct sink_set *set);
+void sink_set_free(struct sink_set *set);
+
+/* The value of option `name` of a sink's table (asserts it exists). */
+const struct bw_param_value *sink_opt(const struct param_set *ps,
+                                      const char *name);
+
+#endif

@@ -1,0 +1,361 @@
+/* statefile.c — see statefile.h.  The writer builds the whole file in
+ * memory and hands it to write_file_atomic(); the reader takes exactly the
+ * lines it knows and refuses a file without the header. */
+#include "sink/statefile.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/atomicfile.h"
+#include "util/parse.h"
+#include "util/strutil.h"
+#include "util/timeutil.h"
+
+static char *path_of(const char *state_dir)
+{
+        return str_printf("%s/%s", state_dir, STATEFILE_NAME);
+}
+
+/* Text on one line: newlines become spaces. */
+static void put_text(FILE *f, const char *s)
+{
+        for (; s && *s; s++)
+                fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
+}
+
+static void put_probe(FILE *f, const struct statefile_probe *p)
+{
+        fprintf(f, "probe %s %s %.17g %.17g %.17g %d %d %u %u\n", p->name, p->plugin,
+                p->interval, p->next, p->last, p->ok, p->counted, p->deferred_day,
+                p->yielded_day);
+        if (p->why) {
+                fprintf(f, "why %s ", p->name);
+                put_text(f, p->why);
+                fputc('\n', f);
+        }
+}
+
+int statefile_write(const char *state_dir, struct statefile *sf, char **ret_error)
+{
+        char *buf = NULL, *path = path_of(state_dir);
+        size_t len = 0;
+        FILE *f = path ? open_memstream(&buf, &len) : NULL;
+        if (!f) {
+                free(path);
+                return -ENOMEM;
+        }
+        sf->written = now_wall();
+        fprintf(f, "benchwatch-status %d\ndaemon %ld %.17g %.17g\n", STATEFILE_FORMAT_VERSION,
+                sf->pid, sf->started, sf->written);
+        for (size_t i = 0; i < sf->n_probes; i++)
+                put_probe(f, &sf->probes[i]);
+        for (size_t i = 0; i < sf->n_sinks; i++) {
+                const struct statefile_sink *s = &sf->sinks[i];
+                fprintf(f, "sink %s %.17g %.17g ", s->name, s->last_ok, s->last_error);
+                put_text(f, s->error);
+                fputc('\n', f);
+        }
+        int r = fclose(f) == 0 ? 0 : -ENOMEM;
+        if (r >= 0)
+                r = write_file_atomic(state_dir, path, buf, len, 0644);
+        if (r < 0 && ret_error)
+                *ret_error = str_printf("cannot write '%s': %s", path, strerror(-r));
+        free(buf);
+        free(path);
+        return r;
+}
+
+/* ---- reading ------------------------------------------------------------------ */
+
+/* The next space-separated word of *s (NUL-terminated in place), or NULL. */
+static char *word(char **s)
+{
+        char *w = *s;
+        while (*w == ' ')
+                w++;
+        if (!*w)
+                return NULL;
+        char *end = strchr(w, ' ');
+        if (end) {
+                *end = 0;
+                *s = end + 1;
+        } else {
+                *s = w + strlen(w);
+        }
+        return w;
+}
+
+static int word_double(char **s, double *ret)
+{
+        const char *w = word(s);
+        return w ? parse_double(w, ret) : -EBADMSG;
+}
+
+static int word_uint(char **s, unsigned *ret)
+{
+        const char *w = word(s);
+        int64_t v = 0;
+        int r = w ? parse_int64(w, &v) : -EBADMSG;
+        if (r >= 0 && (v < 0 || v > 1000000000))
+                r = -EBADMSG;
+        if (r >= 0)
+                *ret = (unsigned)v;
+        return r;
+}
+
+static int read_probe(struct statefile *sf, char *rest)
+{
+        struct statefile_probe p = { 0 }, *grown;
+        const char *name = word(&rest), *plugin = word(&rest);
+        unsigned ok = 0, counted = 0;
+        int r = name && plugin ? 0 : -EBADMSG;
+        if (r >= 0)
+                r = word_double(&rest, &p.interval);
+        if (r >= 0)
+                r = word_double(&rest, &p.next);
+        if (r >= 0)
+                r = word_double(&rest, &p.last);
+        if (r >= 0)
+                r = word_uint(&rest, &ok);
+        if (r >= 0)
+                r = word_uint(&rest, &counted);
+        if (r >= 0)
+                r = word_uint(&rest, &p.deferred_day);
+        if (r >= 0)
+                r = word_uint(&rest, &p.yielded_day);
+        if (r < 0)
+                return -EBADMSG;
+        grown = realloc(sf->probes, (sf->n_probes + 1) * sizeof(*grown));
+        if (!grown)
+                return -ENOMEM;
+        sf->probes = grown;
+        p.ok = ok;
+        p.counted = counted;
+        p.name = strdup(name);
+        p.plugin = strdup(plugin);
+        sf->probes[sf->n_probes++] = p;
+        return p.name && p.plugin ? 0 : -ENOMEM;
+}
+
+static int read_sink(struct statefile *sf, char *rest)
+{
+        struct statefile_sink s = { 0 }, *grown;
+        const char *name = word(&rest);
+        int r = name ? word_double(&rest, &s.last_ok) : -EBADMSG;
+        if (r >= 0)
+                r = word_double(&rest, &s.last_error);
+        if (r < 0)
+                return -EBADMSG;
+        grown = realloc(sf->sinks, (sf->n_sinks + 1) * sizeof(*grown));
+        if (!grown)
+                return -ENOMEM;
+        sf->sinks = grown;
+        s.name = strdup(name);
+        s.error = *rest ? strdup(rest) : NULL;
+        sf->sinks[sf->n_sinks++] = s;
+        return s.name && (s.error || !*rest) ? 0 : -ENOMEM;
+}
+
+static int read_line(struct statefile *sf, char *line)
+{
+        char *rest = line;
+        const char *kind = word(&rest);
+        if (!kind)
+                return -EBADMSG;
+        if (!strcmp(kind, "daemon")) {
+                double pid = 0;
+                int r = word_double(&rest, &pid);
+                if (r >= 0)
+                        r = word_double(&rest, &sf->started);
+                if (r >= 0)
+                        r = word_double(&rest, &sf->written);
+                sf->pid = (long)pid;
+                return r < 0 ? -EBADMSG : 0;
+        }
+        if (!strcmp(kind, "probe"))
+                return read_probe(sf, rest);
+        if (!strcmp(kind, "sink"))
+                return read_sink(sf, rest);
+        if (!strcmp(kind, "why")) {
+                const char *name = word(&rest);
+                struct statefile_probe *p = name ? (struct statefile_probe *)
+                                                   statefile_find(sf, name) : NULL;
+                if (!p)
+                        return -EBADMSG;
+                free(p->why);
+                return (p->why = strdup(rest)) ? 0 : -ENOMEM;
+        }
+        return 0; /* a later version's line: ignored */
+}
+
+static int read_all(FILE *f, struct statefile *sf)
+{
+        char *line = NULL;
+        size_t size = 0;
+        ssize_t n;
+        int r = 0;
+        bool header = false;
+        while (r >= 0 && (n = getline(&line, &size, f)) > 0) {
+                if (line[n - 1] != '\n') {
+                        r = -EBADMSG;
+                        break;
+                }
+                line[n - 1] = 0;
+                if (!header) {
+                        char want[32];
+                        snprintf(want, sizeof(want), "benchwatch-status %d",
+                                 STATEFILE_FORMAT_VERSION);
+                        r = strcmp(line, want) ? -EBADMSG : 0;
+                        header = true;
+                } else {
+                        r = read_line(sf, line);
+                }
+        }
+        free(line);
+        return r < 0 ? r : header ? 0 : -EBADMSG;
+}
+
+int statefile_read(const char *state_dir, struct statefile **ret, char **ret_error)
+{
+        char *path = path_of(state_dir);
+        struct statefile *sf = calloc(1, sizeof(*sf));
+        FILE *f = NULL;
+        int r = path && sf ? 0 : -ENOMEM;
+        if (r >= 0 && !(f = fopen(path, "re")))
+                r = -errno;
+        if (f) {
+                r = read_all(f, sf);
+                fclose(f);
+        }
+        if (r < 0) {
+                if (ret_error && r != -ENOMEM)
+                        *ret_error = str_printf(r == -EBADMSG ? "'%s' is not a status file"
+                                                              : "cannot read '%s': %s",
+                                                path, strerror(-r));
+                statefile_free(sf);
+        } else {
+                *ret = sf;
+        }
+        free(path);
+        return r;
+}
+
+static void sinks_free(struct statefile_sink *s, size_t n)
+{
+        for (size_t i = 0; i < n; i++) {
+                free(s[i].name);
+                free(s[i].error);
+        }
+        free(s);
+}
+
+void statefile_clear(struct statefile *sf)
+{
+        for (size_t i = 0; i < sf->n_probes; i++) {
+                free(sf->probes[i].name);
+                free(sf->probes[i].plugin);
+                free(sf->probes[i].why);
+        }
+        free(sf->probes);
+        sinks_free(sf->sinks, sf->n_sinks);
+        *sf = (struct statefile){ 0 };
+}
+
+void statefile_free(struct statefile *sf)
+{
+        if (!sf)
+                return;
+        statefile_clear(sf);
+        free(sf);
+}
+
+const struct statefile_probe *statefile_find(const struct statefile *sf, const char *probe)
+{
+        for (size_t i = 0; sf && i < sf->n_probes; i++)
+                if (sf->probes[i].name && !strcmp(sf->probes[i].name, probe))
+                        return &sf->probes[i];
+        return NULL;
+}
+
+const struct statefile_sink *statefile_find_sink(const struct statefile *sf, const char *sink)
+{
+        for (size_t i = 0; sf && i < sf->n_sinks; i++)
+                if (!strcmp(sf->sinks[i].name, sink))
+                        return &sf->sinks[i];
+        return NULL;
+}
+
+/* ---- the sinks' health ----------------------------------------------------------- */
+
+static pthread_mutex_t health_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct statefile_sink *health;
+static size_t n_health;
+
+/* With the lock held: the entry of `sink`, created; NULL when out of memory. */
+static struct statefile_sink *health_of(const char *sink)
+{
+        for (size_t i = 0; i < n_health; i++)
+                if (!strcmp(health[i].name, sink))
+                        return &health[i];
+        struct statefile_sink *grown = realloc(health, (n_health + 1) * sizeof(*grown));
+        if (!grown)
+                return NULL;
+        health = grown;
+        health[n_health] = (struct statefile_sink){ .name = strdup(sink) };
+        return health[n_health].name ? &health[n_health++] : NULL;
+}
+
+void statefile_sink_ok(const char *sink)
+{
+        pthread_mutex_lock(&health_lock);
+        struct statefile_sink *s = health_of(sink);
+        if (s)
+                s->last_ok = now_wall();
+        pthread_mutex_unlock(&health_lock);
+}
+
+void statefile_sink_error(const char *sink, const char *fmt, ...)
+{
+        va_list ap;
+        va_start(ap, fmt);
+        char *text = str_vprintf(fmt, ap);
+        va_end(ap);
+        pthread_mutex_lock(&health_lock);
+        struct statefile_sink *s = health_of(sink);
+        if (s) {
+                s->last_error = now_wall();
+                free(s->error);
+                s->error = text;
+                text = NULL;
+        }
+        pthread_mutex_unlock(&health_lock);
+        free(text);
+}
+
+int statefile_take_sinks(struct statefile *sf)
+{
+        int r = 0;
+        pthread_mutex_lock(&health_lock);
+        struct statefile_sink *copy = calloc(n_health + 1, sizeof(*copy));
+        for (size_t i = 0; copy && i < n_health && r >= 0; i++) {
+                copy[i] = health[i];
+                copy[i].name = strdup(health[i].name);
+                copy[i].error = health[i].error ? strdup(health[i].error) : NULL;
+                if (!copy[i].name || (health[i].error && !copy[i].error))
+                        r = -ENOMEM;
+        }
+        size_t n = n_health;
+        pthread_mutex_unlock(&health_lock);
+        if (!copy || r < 0) {
+                sinks_free(copy, copy ? n : 0);
+                return -ENOMEM;
+        }
+        sinks_free(sf->sinks, sf->n_sinks);
+        sf->sinks = copy;
+        sf->n_sinks = n;
+        return 0;
+}

@@ -1,0 +1,80 @@
+/* statefile.h — what the running daemon knows that no other file of the
+ * state directory says, for `benchwatch status` to read while it runs.
+ *
+ * The baselines (baseline_store.h) and histories (history.h) hold the
+ * references, verdicts and counted runs; the textfile and the spool show
+ * themselves.  What only the daemon's memory held — when each probe runs
+ * next, why its last run failed or was not counted, how often it was
+ * deferred or yielded lately, the last error of each sink — the daemon
+ * writes to <state_dir>/status.txt after every run, deferral and start,
+ * replacing it atomically (atomicfile.h), so a reader sees the old file or
+ * the new one:
+ *
+ *   benchwatch-status 1
+ *   daemon <pid> <started> <written>
+ *   probe <name> <plugin> <interval s> <next run> <last run> <ok 0|1>
+ *       <counted 0|1> <deferred in 24h> <yielded in 24h>   (one line)
+ *   why <name> <text: why the last run failed or was not counted>
+ *   sink <name> <last success> <last error> <text of the last error, may be empty>
+ *
+ * Times are UNIX times (0: never / unknown).  Text is the rest of its line
+ * with newlines turned into spaces.  The sinks record their health from
+ * their own threads in a process-wide table here (statefile_sink_*).
+ * Nothing here logs. */
+#ifndef BENCHWATCH_STATEFILE_H
+#define BENCHWATCH_STATEFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define STATEFILE_FORMAT_VERSION 1
+#define STATEFILE_NAME "status.txt"
+
+struct statefile_probe {
+        char *name, *plugin;
+        double interval;
+        double next;              /* UNIX time of the next run; 0 unknown */
+        double last;              /* UNIX time the last run ended; 0 none */
+        bool ok, counted;
+        char *why;                /* failed or not counted: why; else NULL */
+        unsigned deferred_day;    /* deferred before starting, last 24 h */
+        unsigned yielded_day;     /* stopped during the run, last 24 h */
+};
+
+struct statefile_sink {
+        char *name;               /* the section: "pushgateway" */
+        double last_ok, last_error; /* UNIX times; 0 never */
+        char *error;              /* the last error; NULL when none */
+};
+
+struct statefile {
+        long pid;
+        double started, written;
+        struct statefile_probe *probes;
+        size_t n_probes;
+        struct statefile_sink *sinks;
+        size_t n_sinks;
+};
+
+/* Replace <state_dir>/status.txt with sf (sf->written is set to now).
+ * -errno with *ret_error naming the file. */
+int statefile_write(const char *state_dir, struct statefile *sf, char **ret_error);
+/* Read it.  -ENOENT when there is none (no daemon ran here), -EBADMSG
+ * when it is not one; -errno and *ret_error naming the file. */
+int statefile_read(const char *state_dir, struct statefile **ret, char **ret_error);
+void statefile_free(struct statefile *sf);
+/* Free what sf holds and zero it (for one not from statefile_read). */
+void statefile_clear(struct statefile *sf);
+const struct statefile_probe *statefile_find(const struct statefile *sf, const char *probe);
+const struct statefile_sink *statefile_find_sink(const struct statefile *sf, const char *sink);
+
+/* The sinks' health, process-wide, from any thread: a delivery that
+ * worked, or one that failed and why. */
+void statefile_sink_ok(const char *sink);
+void statefile_sink_error(const char *sink, const char *fmt, ...)
+        __attribute__((format(printf, 2, 3)));
+/* A copy of the table into sf->sinks (replacing what was there).
+ * 0 or -ENOMEM. */
+int statefile_take_sinks(struct statefile *sf);
+
+#endif

@@ -1,0 +1,459 @@
+/* memory_dram.c — see memory_dram.h. */
+#include "memory_dram.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <syslog.h>
+#include <unistd.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#include "common/sbloop.h"
+#include "util/fdio.h"
+#include "util/timeutil.h"
+
+/* ---- dram mode: sizing against the last-level cache ----------------------- */
+
+#define DRAM_MIN_ARRAY (256 * MIB)
+#define DRAM_MAX_ARRAY (8192 * MIB)
+
+int memory_parse_cache_size(const char *s, uint64_t *ret)
+{
+        char *end;
+        unsigned long long v;
+
+        errno = 0;
+        v = strtoull(s, &end, 10);
+        if (errno || end == s)
+                return -EINVAL;
+        if (*end == 'K')
+                v <<= 10, end++;
+        else if (*end == 'M')
+                v <<= 20, end++;
+        else if (*end == 'G')
+                v <<= 30, end++;
+        if (*end != '\0' && *end != '\n')
+                return -EINVAL;
+        *ret = v;
+        return 0;
+}
+
+int memory_count_cpu_list(const char *s, unsigned *ret)
+{
+        unsigned n = 0;
+
+        while (*s && *s != '\n') {
+                char *end;
+                unsigned long a = strtoul(s, &end, 10), b = a;
+                if (end == s)
+                        return -EINVAL;
+                if (*end == '-') {
+                        s = end + 1;
+                        b = strtoul(s, &end, 10);
+                        if (end == s || b < a)
+                                return -EINVAL;
+                }
+                n += (unsigned)(b - a + 1);
+                s = *end == ',' ? end + 1 : end;
+                if (*end != ',' && *end && *end != '\n')
+                        return -EINVAL;
+        }
+        if (!n)
+                return -EINVAL;
+        *ret = n;
+        return 0;
+}
+
+struct cache_info {
+        int level;
+        uint64_t size;
+        unsigned sharing;
+};
+
+/* One cpuN/cache/indexK: false for instruction caches and missing entries. */
+static bool read_cache_index(const char *cache_dir, int k, struct cache_info *ci)
+{
+        char dir[400], buf[128];
+
+        snprintf(dir, sizeof(dir), "%s/index%d", cache_dir, k);
+        if (read_sysfs_attr(dir, "type", buf, sizeof(buf)) < 0 ||
+            !strncmp(buf, "Instruction", 11))
+                return false;
+        if (read_sysfs_attr(dir, "level", buf, sizeof(buf)) < 0)
+                return false;
+        ci->level = (int)strtol(buf, NULL, 10);
+        if (read_sysfs_attr(dir, "size", buf, sizeof(buf)) < 0 ||
+            memory_parse_cache_size(buf, &ci->size) < 0)
+                return false;
+        if (read_sysfs_attr(dir, "shared_cpu_list", buf, sizeof(buf)) < 0 ||
+            memory_count_cpu_list(buf, &ci->sharing) < 0)
+                ci->sharing = 1;
+        return true;
+}
+
+int memory_llc_bytes(const char *cache_dir, unsigned online, uint64_t *ret)
+{
+        struct cache_info best = { 0 }, ci;
+
+        for (int k = 0; k < 16; k++)
+                if (read_cache_index(cache_dir, k, &ci) && ci.level > best.level)
+                        best = ci;
+        if (!best.size)
+                return -ENODATA;
+        /* Instances of that cache: one per `sharing` CPUs. */
+        *ret = best.size * ((online + best.sharing - 1) / best.sharing);
+        return 0;
+}
+
+int memory_dram_array_bytes(uint64_t llc, uint64_t avail, uint64_t *ret)
+{
+        uint64_t want = 8 * llc > DRAM_MIN_ARRAY ? 8 * llc : DRAM_MIN_ARRAY;
+        uint64_t cap = avail / 12 < DRAM_MAX_ARRAY ? avail / 12 : DRAM_MAX_ARRAY;
+
+        if (want > cap)
+                want = cap;
+        want &= ~(UINT64_C(2) * MIB - 1);
+        if (!llc || want < 4 * llc)
+                return -E2BIG;
+        *ret = want;
+        return 0;
+}
+
+static int mem_available(uint64_t *ret)
+{
+        char line[256];
+        FILE *f = fopen("/proc/meminfo", "re");
+        int r = -ENODATA;
+
+        if (!f)
+                return -errno;
+        while (fgets(line, sizeof(line), f))
+                if (!strncmp(line, "MemAvailable:", 13)) {
+                        char *end;
+                        unsigned long long kb = strtoull(line + 13, &end, 10);
+                        if (end != line + 13) {
+                                *ret = (uint64_t)kb * 1024;
+                                r = 0;
+                        }
+                        break;
+                }
+        fclose(f);
+        return r;
+}
+
+/* The machine's last-level cache (unless ret_llc is NULL) and available
+ * memory, which the dram and latency modes size their buffers by (`mode`
+ * and `what` for messages). */
+int memory_host_sizes(const struct bw_host *h, const char *mode,
+                      const char *what, uint64_t *ret_llc, uint64_t *ret_avail)
+{
+        long online = sysconf(_SC_NPROCESSORS_ONLN);
+        uint64_t llc = 0, avail = 0;
+        int r = !ret_llc ? 0 :
+                memory_llc_bytes("/sys/devices/system/cpu/cpu0/cache",
+                                 online > 0 ? (unsigned)online : 1, &llc);
+
+        if (r < 0) {
+                long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+                long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+                if (l3 <= 0 && l2 <= 0)
+                        return h->fail(h, -ENODATA, "%s mode: cannot tell the "
+                                       "last-level cache size (no "
+                                       "/sys/devices/system/cpu/cpu0/cache), so "
+                                       "cannot size %s beyond it", mode, what);
+                llc = (uint64_t)(l3 > 0 ? l3 : l2);
+        }
+        r = mem_available(&avail);
+        if (r < 0)
+                return h->fail(h, r, "%s mode: cannot read MemAvailable from "
+                               "/proc/meminfo: %s", mode, strerror(-r));
+        if (ret_llc)
+                *ret_llc = llc;
+        *ret_avail = avail;
+        return 0;
+}
+
+static int dram_size(const struct bw_host *h, uint64_t *ret_llc,
+                     uint64_t *ret_array)
+{
+        uint64_t llc = 0, avail = 0;
+        int r = memory_host_sizes(h, "dram", "arrays", &llc, &avail);
+
+        if (r < 0)
+                return r;
+        r = memory_dram_array_bytes(llc, avail, ret_array);
+        if (r < 0)
+                return h->fail(h, r, "dram mode: %llu MiB of available memory "
+                               "allows no arrays of 4x the %llu MiB last-level "
+                               "cache; the figure would be cache speed, not "
+                               "DRAM speed", (unsigned long long)(avail / MIB),
+                               (unsigned long long)(llc / MIB));
+        *ret_llc = llc;
+        return 0;
+}
+
+/* ---- dram mode: STREAM copy and triad ------------------------------------- */
+
+#define DRAM_Q 0.5    /* triad scalar: keeps the values bounded (a -> 4) */
+#define DRAM_CHUNK 8  /* elements; fixed-count inner loops vectorise at -O2 */
+
+struct dram_job {
+        double *a, *b, *c;
+        size_t n, bytes;   /* elements and bytes of one array */
+        unsigned threads;
+        const struct bw_host *h;
+        struct sbgate gate;
+        pthread_barrier_t bar;
+        uint64_t start_ns, end_ns, hard_end_ns;
+        bool go, stopped;  /* written by worker 0 between barriers */
+        uint64_t passes;
+        double best[2];    /* fastest copy and triad pass, seconds */
+        double cpu[2];     /* copy and triad: the workers' CPU time, all
+                              passes, summed (seconds) */
+};
+
+struct dram_worker {
+        pthread_t thread;
+        struct dram_job *job;
+        unsigned tid;
+        uint64_t cpu_ns[2]; /* its own CPU time in copy and in triad */
+};
+
+static void dram_copy(double *restrict c, const double *restrict a, size_t n)
+{
+        for (size_t j = 0; j < n; j += DRAM_CHUNK)
+                for (size_t k = 0; k < DRAM_CHUNK; k++)
+                        c[j + k] = a[j + k];
+}
+
+/* The stores of a go around the cache (non-temporal, as memcpy() does for
+ * copies this large and as STREAM's compilers do with streaming stores):
+ * otherwise each line of a is first read for ownership, traffic STREAM's
+ * counting does not see, and triad would measure the cache protocol. */
+static void dram_triad(double *restrict a, const double *restrict b,
+                       const double *restrict c, size_t n)
+{
+#ifdef __SSE2__
+        for (size_t j = 0; j < n; j += 2) /* slices are 64-byte aligned */
+                _mm_stream_pd(a + j, _mm_add_pd(_mm_load_pd(b + j),
+                              _mm_mul_pd(_mm_set1_pd(DRAM_Q), _mm_load_pd(c + j))));
+        _mm_sfence();
+#else
+        for (size_t j = 0; j < n; j += DRAM_CHUNK)
+                for (size_t k = 0; k < DRAM_CHUNK; k++)
+                        a[j + k] = b[j + k] + DRAM_Q * c[j + k];
+#endif
+}
+
+static void dram_slice(const struct dram_job *j, unsigned tid, size_t *lo,
+                       size_t *hi)
+{
+        size_t chunks = j->n / DRAM_CHUNK;
+
+        *lo = chunks * tid / j->threads * DRAM_CHUNK;
+        *hi = chunks * (tid + 1) / j->threads * DRAM_CHUNK;
+}
+
+/* Worker 0, between passes: keep the best times, decide whether to go on.
+ * At least two passes unless the deadline forbids it. */
+static void dram_account(struct dram_job *j, uint64_t t0, uint64_t t1,
+                         uint64_t t2)
+{
+        double copy = (double)(t1 - t0) / 1e9, triad = (double)(t2 - t1) / 1e9;
+
+        if (!j->passes || copy < j->best[0])
+                j->best[0] = copy;
+        if (!j->passes || triad < j->best[1])
+                j->best[1] = triad;
+        j->passes++;
+        j->h->progress(j->h, 1);
+        j->stopped = j->h->stopping(j->h);
+        j->go = !j->stopped && t2 < j->hard_end_ns &&
+                (t2 < j->end_ns || j->passes < 2);
+}
+
+static void *dram_worker_main(void *arg)
+{
+        struct dram_worker *w = arg;
+        struct dram_job *j = w->job;
+        size_t lo, hi;
+
+        if (!sbgate_wait(&j->gate))
+                return NULL;
+        dram_slice(j, w->tid, &lo, &hi);
+        for (size_t i = lo; i < hi; i++) { /* first touch: NUMA-local pages */
+                j->a[i] = 1.0;
+                j->b[i] = 2.0;
+                j->c[i] = 0.0;
+        }
+        do {
+                pthread_barrier_wait(&j->bar);
+                uint64_t t0 = now_ns(), c0 = thread_cpu_ns();
+                dram_copy(j->c + lo, j->a + lo, hi - lo);
+                uint64_t c1 = thread_cpu_ns();
+                pthread_barrier_wait(&j->bar);
+                uint64_t t1 = now_ns(), c2 = thread_cpu_ns();
+                dram_triad(j->a + lo, j->b + lo, j->c + lo, hi - lo);
+                w->cpu_ns[0] += c1 - c0;
+                w->cpu_ns[1] += thread_cpu_ns() - c2;
+                pthread_barrier_wait(&j->bar);
+                if (w->tid == 0)
+                        dram_account(j, t0, t1, now_ns());
+                pthread_barrier_wait(&j->bar);
+        } while (j->go);
+        return NULL;
+}
+
+static bool dram_holds(const struct dram_job *j, size_t i, double ea, double ec)
+{
+        return fabs(j->a[i] - ea) <= 1e-12 * ea && fabs(j->c[i] - ec) <= 1e-12 * ea;
+}
+
+/* Every 4099th element and the last hold what the passes must leave. */
+static bool dram_valid(const struct dram_job *j)
+{
+        double ea = 1.0, ec = 0.0;
+
+        for (uint64_t p = 0; p < j->passes; p++) {
+                ec = ea;
+                ea = 2.0 + DRAM_Q * ec;
+        }
+        for (size_t i = 0; i < j->n; i += 4099)
+                if (!dram_holds(j, i, ea, ec))
+                        return false;
+        return dram_holds(j, j->n - 1, ea, ec);
+}
+
+static void *dram_map(size_t bytes)
+{
+        void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED)
+                return NULL;
+#ifdef MADV_HUGEPAGE
+        madvise(p, bytes, MADV_HUGEPAGE); /* fewer TLB misses; optional */
+#endif
+        return p;
+}
+
+static int dram_threads(struct dram_job *j, struct dram_worker *w)
+{
+        unsigned started = 0;
+        int r = 0;
+
+        for (; started < j->threads; started++) {
+                w[started] = (struct dram_worker){ .job = j, .tid = started };
+                r = -pthread_create(&w[started].thread, NULL, dram_worker_main,
+                                    &w[started]);
+                if (r < 0)
+                        break;
+        }
+        sbgate_open(&j->gate, r < 0);
+        for (unsigned i = 0; i < started; i++) {
+                pthread_join(w[i].thread, NULL);
+                j->cpu[0] += (double)w[i].cpu_ns[0] / 1e9;
+                j->cpu[1] += (double)w[i].cpu_ns[1] / 1e9;
+        }
+        return r;
+}
+
+static int dram_measure(struct dram_job *j, double duration, double deadline)
+{
+        struct dram_worker *w = calloc(j->threads, sizeof(*w));
+        int r;
+
+        if (!w)
+                return -ENOMEM;
+        sbgate_init(&j->gate);
+        r = -pthread_barrier_init(&j->bar, NULL, j->threads);
+        if (r >= 0) {
+                j->start_ns = now_ns();
+                j->end_ns = j->start_ns + (uint64_t)(duration * 1e9);
+                j->hard_end_ns = (uint64_t)(deadline * 1e9) - 250000000u;
+                if (j->end_ns > j->hard_end_ns)
+                        j->end_ns = j->hard_end_ns;
+                r = dram_threads(j, w);
+                pthread_barrier_destroy(&j->bar);
+        }
+        sbgate_destroy(&j->gate);
+        free(w);
+        return r;
+}
+
+static void dram_emit(const struct bw_host *h, const struct dram_job *j,
+                      double seconds)
+{
+        static const char *const copy[] = { "operation", "copy", NULL };
+        static const char *const triad[] = { "operation", "triad", NULL };
+        double per[2] = { 2.0 * (double)j->bytes, 3.0 * (double)j->bytes };
+
+        h->gauge(h, "bytes_per_second", "DRAM bandwidth of the fastest pass, "
+                 "bytes counted as STREAM does (copy 2 arrays, triad 3)",
+                 copy, per[0] / j->best[0]);
+        h->gauge(h, "bytes_per_second", "DRAM bandwidth of the fastest pass, "
+                 "bytes counted as STREAM does (copy 2 arrays, triad 3)",
+                 triad, per[1] / j->best[1]);
+        /* the CPU-time twins: all passes over the workers' CPU time in
+         * them (a pass a co-tenant delayed is not the fastest, but its CPU
+         * time is still its own work) */
+        h->gauge(h, "bytes_per_cpu_second", "Bytes moved per second of the "
+                 "worker threads' own CPU time, all passes (STREAM counting)",
+                 copy, j->cpu[0] > 0 ? per[0] * (double)j->passes / j->cpu[0] : 0);
+        h->gauge(h, "bytes_per_cpu_second", "Bytes moved per second of the "
+                 "worker threads' own CPU time, all passes (STREAM counting)",
+                 triad, j->cpu[1] > 0 ? per[1] * (double)j->passes / j->cpu[1] : 0);
+        h->counter(h, "bytes_total", "Bytes moved in the run (STREAM counting)",
+                   copy, per[0] * (double)j->passes);
+        h->counter(h, "bytes_total", "Bytes moved in the run (STREAM counting)",
+                   triad, per[1] * (double)j->passes);
+        h->gauge(h, "working_set_bytes", "Size of the three STREAM arrays",
+                 NULL, 3.0 * (double)j->bytes);
+        h->gauge(h, "total_time_seconds", "Wall time of the run, first touch "
+                 "of the arrays included", NULL, seconds);
+}
+
+int memory_dram_run(const struct memory_dram_spec *spec, const struct bw_host *h)
+{
+        struct dram_job j = { .threads = spec->threads, .h = h };
+        uint64_t llc = 0, bytes = 0;
+        int r = dram_size(h, &llc, &bytes);
+
+        if (r < 0)
+                return r;
+        j.bytes = bytes;
+        j.n = bytes / sizeof(double);
+        j.a = dram_map(bytes);
+        j.b = dram_map(bytes);
+        j.c = dram_map(bytes);
+        if (!j.a || !j.b || !j.c)
+                r = h->fail(h, -ENOMEM, "dram mode: cannot map 3 arrays of "
+                            "%llu MiB", (unsigned long long)(bytes / MIB));
+        else if ((r = dram_measure(&j, spec->duration, spec->deadline)) < 0)
+                r = h->fail(h, r, "dram mode: cannot run %u threads: %s",
+                            j.threads, strerror(-r));
+        else if (j.stopped)
+                r = h->fail(h, -ECANCELED, "stopped before the end of the run");
+        else if (!dram_valid(&j))
+                r = h->fail(h, -EIO, "dram mode: the arrays do not hold the "
+                            "values copy and triad must leave: bad memory?");
+        else {
+                h->log(h, LOG_INFO, "dram: 3 arrays of %llu MiB, last-level "
+                       "cache %llu MiB, %llu passes",
+                       (unsigned long long)(bytes / MIB),
+                       (unsigned long long)(llc / MIB),
+                       (unsigned long long)j.passes);
+                dram_emit(h, &j, (double)(now_ns() - j.start_ns) / 1e9);
+        }
+        for (double *p[] = { j.a, j.b, j.c }, **q = p; q < p + 3; q++)
+                if (*q)
+                        munmap(*q, bytes);
+        return r;
+}
+

@@ -1,0 +1,46 @@
+/* memory_dram.h — the memory plugin's DRAM bandwidth mode (STREAM's copy
+ * and triad over arrays far beyond the last-level cache) and the facts of
+ * the host every DRAM-sized buffer is sized by: the last-level cache from
+ * sysfs and the available memory.
+ *
+ * Kept apart from memory.c (the parameter table and sysbench's block mode)
+ * so each way of measuring lives in its own file; memory.c calls in here
+ * and into memory_latency.c, never the other way round.  The sizing
+ * functions are what tests/plugins/test_memory.c checks directly. */
+#ifndef BENCHWATCH_MEMORY_DRAM_H
+#define BENCHWATCH_MEMORY_DRAM_H
+
+#include <stdint.h>
+
+#include "core/plugin.h"
+
+#define MIB (UINT64_C(1) << 20)
+
+/* Sizes in sysfs cache files: "32768K", "1M", "512". */
+int memory_parse_cache_size(const char *s, uint64_t *ret);
+/* Number of CPUs in a sysfs CPU list such as "0-3,8,10-11". */
+int memory_count_cpu_list(const char *s, unsigned *ret);
+/* Total last-level cache of the machine, from a cpuN/cache directory. */
+int memory_llc_bytes(const char *cache_dir, unsigned online, uint64_t *ret);
+/* Bytes of each dram-mode array: at least 8x the LLC and 256 MiB, at most a
+ * twelfth of the available memory (all three: a quarter) and 8 GiB; -E2BIG
+ * when that leaves less than STREAM's rule of 4x the LLC per array. */
+int memory_dram_array_bytes(uint64_t llc, uint64_t avail, uint64_t *ret);
+/* The machine's last-level cache (unless ret_llc is NULL) and available
+ * memory (`mode` and `what` name the buffer in messages); a failure is
+ * recorded through h. */
+int memory_host_sizes(const struct bw_host *h, const char *mode,
+                      const char *what, uint64_t *ret_llc, uint64_t *ret_avail);
+
+struct memory_dram_spec {
+        unsigned threads;
+        double duration;    /* seconds: first touch and passes */
+        double deadline;    /* run->deadline */
+};
+
+/* Maps the arrays, runs copy and triad for spec->duration and emits
+ * bytes_per_second{operation=copy|triad} (the best pass), the arrays' size
+ * and the time; fails rather than report cache speed as DRAM speed. */
+int memory_dram_run(const struct memory_dram_spec *spec, const struct bw_host *h);
+
+#endif

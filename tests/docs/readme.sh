@@ -1,0 +1,77 @@
+#!/bin/sh
+# readme.sh — the README stays what a user reads first, and the docs it
+# points to stay true to the tree: README.md is at most 150 lines; every
+# path under bench/, docs/, tests/, conf/, daemon/, plugins/, tools/,
+# units/ or man/ that README.md or docs/*.md names exists; the docs that
+# carry the README's figures open with the commands that reproduce them;
+# and .ci/run still finds the README's test command (Quick start,
+# command 2), which CI runs.
+top=${top_srcdir:-$(dirname "$0")/../..}
+readme="$top/README.md"
+[ -f "$readme" ] || { echo "SKIP: no README.md in $top"; exit 77; }
+rc=0
+fail() { echo "FAIL: $*"; rc=1; }
+T=$(mktemp -d) || exit 99
+trap 'rm -rf "$T"' EXIT
+
+n=$(wc -l < "$readme")
+[ "$n" -le 150 ] || fail "README.md has $n lines, more than 150"
+
+# Paths named in the README and the docs: a word starting with one of the
+# tree's top folders (not inside /usr/share/... or a URL), its trailing
+# punctuation dropped; globs and placeholders are not checked.
+for f in "$readme" "$top"/docs/*.md; do
+        [ -f "$f" ] || continue
+        grep -oE '(^|[^A-Za-z0-9_./<-])(bench|docs|tests|conf|daemon|plugins|tools|units|man)/[A-Za-z0-9_./-]*' "$f" |
+                sed 's/^[^a-z]//; s/[.,:;]*$//' | sort -u |
+                while read -r p; do
+                        case $p in *'*'*|*'<'*) continue ;; esac
+                        [ -e "$top/$p" ] || echo "$p"
+                done > "$T/missing"
+        while read -r p; do
+                fail "$(basename "$f") names $p, which is not in the tree"
+        done < "$T/missing"
+done
+
+# The README's Layout matches the tree: each folder in its first column
+# (several where they share a line) and each sub-folder named after it
+# ("util/, core/ (plugin.h)": the words ending in '/', outside brackets).
+awk '/^## Layout/ { on = 1; next } /^## / { on = 0 }
+     on && /^    [^ ]/ {
+             head = substr($0, 5); rest = ""
+             if (match(head, /   +/)) { rest = substr(head, RSTART); head = substr(head, 1, RSTART - 1) }
+             n = split(head, h, " "); dir = (n == 1) ? h[1] : ""
+             for (i = 1; i <= n; i++) print h[i]
+             words(rest); next }
+     on && /^                     / { words($0) }
+     function words(s,   w, k, m) {
+             gsub(/\([^)]*\)/, "", s); m = split(s, w, /[ ,;]+/)
+             for (k = 1; k <= m; k++)
+                     if (dir != "" && w[k] ~ /^[a-z_]+\/$/) print dir w[k] }' "$readme" |
+        while read -r p; do [ -e "$top/$p" ] || echo "$p"; done > "$T/layout"
+while read -r p; do
+        fail "README.md's Layout names $p, which is not in the tree"
+done < "$T/layout"
+
+# Each doc with figures opens with its commands: an indented block before
+# any other paragraph below its title.
+for d in cost detection benchmarks; do
+        f="$top/docs/$d.md"
+        [ -f "$f" ] || { fail "docs/$d.md is missing (README points to it)"; continue; }
+        first=$(sed -n '2,$p' "$f" | grep -v '^$' | head -n 1)
+        case $first in
+        "    "*) ;;
+        *) fail "docs/$d.md does not open with the command that reproduces it: '$first'" ;;
+        esac
+        grep -q "docs/$d.md" "$readme" || fail "README.md does not point to docs/$d.md"
+done
+
+# .ci/run's extraction of command 2, as .ci/run does it.
+cmd=$(sed -n 's/^    sudo \(tools\/install-deps.*make -j2 && make check.*\)$/\1/p' "$readme" | head -n 1)
+[ -n "$cmd" ] || fail "README.md has no test command .ci/run can find"
+case $cmd in
+*--build-only*) fail "the first command .ci/run finds is the build-only one: $cmd" ;;
+esac
+
+[ "$rc" -eq 0 ] && echo "PASS: README.md $n lines, every path it and docs/ name exists"
+exit $rc

@@ -1,0 +1,53 @@
+# lib.sh — sourced by the integration tests: a private temporary directory
+# removed on exit, processes started by the test stopped by PID on exit, and
+# helpers to read benchwatch's JSON output.
+set -u
+: "${BENCHWATCH:?run through make check}"
+T=$(mktemp -d /tmp/bwtest.XXXXXX)
+BW_PIDS=""
+cleanup_test() {
+        for p in $BW_PIDS; do kill "$p" 2>/dev/null; done
+        for p in $BW_PIDS; do wait "$p" 2>/dev/null; done
+        rm -rf "$T"
+}
+trap cleanup_test EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "SKIP: $*" >&2; exit 77; }
+# wait_for SECONDS COMMAND...: poll until COMMAND succeeds; 1 on time-out.
+wait_for() {
+        local limit=$1 i=0
+        shift
+        while ! "$@"; do
+                i=$((i + 1))
+                [ $i -gt $((limit * 10)) ] && return 1
+                sleep 0.1
+        done
+}
+# A [daemon] section for tests that drive the daemon: private directories,
+# no splay, no deferral on a busy host, no duty-cycle pause.
+test_daemon_section() {
+        printf '[daemon]\nstate_dir = %s/state\ncache_dir = %s/cache\nsplay = 0\nnice = 0\n' "$1" "$1"
+        printf 'duty_cycle = 1\nmax_load = 0\nmax_psi_cpu = 0\nmax_psi_io = 0\nmax_psi_memory = 0\nyield = no\n'
+}
+# add_host_debs ROOT PKG...: install into the Debian root ROOT (a copy or an
+# overlay, never a cached root itself) those packages it lacks, from this
+# host's apt cache: a runtime library the binary gained after a cached root
+# was built then needs no mirror.  Missing .debs are left to the caller.
+add_host_debs() {
+        local root=$1 p deb
+        shift
+        for p in "$@"; do
+                dpkg --root="$root" -s "$p" 2> /dev/null | grep -q '^Status: install ok installed' && continue
+                deb=$(ls /var/cache/apt/archives/"$p"_*.deb 2> /dev/null | tail -n 1)
+                [ -n "$deb" ] && dpkg --root="$root" -i "$deb" > /dev/null 2>&1
+        done
+        return 0
+}
+# An empty configuration, so tests see only the probes they name.
+: > "$T/empty.conf"
+bw() { "$BENCHWATCH" -c "$T/empty.conf" "$@"; }
+# json FILE PYTHON-EXPR: evaluate EXPR with `r` bound to the parsed file and
+# helpers value(name, **labels), summary(name, **labels).
+json() {
+        python3 "$top_srcdir/tests/integration/lib/json_eval.py" "$1" "$2"
+}
