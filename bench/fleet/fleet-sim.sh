@@ -17,15 +17,23 @@
 #    slower model while labelled as their own.
 # 3. Time runs SPEEDUP (10) times faster than on a real fleet, everywhere
 #    at once: the probes' built-in intervals (10 to 30 min), every `for:`
-#    of the rules (30m becomes 3 min), the receivers' lookback (the README's
-#    1h for remote-written figures becomes 6 min).  So an alert needs what
-#    it needs on a real fleet (BenchwatchThroughputBelowCohort: a figure low
-#    for 3 cpu runs in a row, or 1-2 disk runs), in minutes.  First a
-#    backfill: one real hour of the fleet's runs (3600/SPEEDUP s, ending
-#    now), sent as fast as the receiver takes them — the ingest rate; then
-#    LIVE seconds (300) of runs sent each at its own time, while the rules
-#    are evaluated every 5 s (vmalert's chain of recording rules takes about
-#    30 s to reach the alerts, whose `for` is then 180 s).  At the end: precision and recall of the
+#    and every range ([24h]) of the rules (30m becomes 3 min, a day 2.4
+#    hours), the receivers' lookback (the README's 1h for remote-written
+#    figures becomes 6 min), the rules' evaluation interval (EVAL, 10 s: 100
+#    s on a real fleet, whose probes run every 10 to 30 minutes).  So an
+#    alert needs what it needs on a real fleet (BenchwatchThroughputBelowCohort:
+#    a day of runs, then 30 minutes below), in minutes.  First the past:
+#    HISTORY hours (24: the cohort's day of runs), of which the last FULL
+#    seconds (1800: every probe runs once) carry every series of every run,
+#    one request per run, sent as fast as the receiver takes them (the
+#    "backfill": the ingest rate), and the hours before only the figures
+#    the rules read over their day, many runs per request ("thin":
+#    fleetsim.c says why); then LIVE seconds (360) of runs sent each at its
+#    own time, while the rules are evaluated: they start only then (a
+#    record written at now would make Prometheus refuse the past as out
+#    of bounds).  vmalert's chain of recording rules takes one evaluation a
+#    link (six) to reach the alerts, whose `for` is then 180 s; Prometheus
+#    evaluates a group's rules in one go.  At the end: precision and recall of the
 #    cohort alerts against the injected hosts and every other alert that
 #    fired (bench/fleet/fleetsim/score.py), the rule groups' evaluation time, the
 #    dashboard's queries' time (bench/fleet/fleetsim/queries.py), the series held
@@ -34,8 +42,10 @@
 #
 #   flock /tmp/bw-measure.lock bench/fleet/fleet-sim.sh
 #   env: SIZES ("1000 10000"), ENGINES ("prometheus victoria"), SPEEDUP
-#   (10), LIVE (300 s), RECORD (180 s), DISK_SLOW (0.85), MAX_RSS_MB (5120:
-#   the queries after a stop need room below 6 GiB),
+#   (10), HISTORY (24 h), FULL (1800 s), LIVE (360 s), EVAL (10s), RECORD
+#   (420 s: about 25 counted runs of each probe), DISK_SLOW (0.85),
+#   MAX_RSS_MB (14336: the queries after a stop need room below the VM's
+#   24 GiB),
 #   SEED (1), KEEP=1 keeps the work directory, REC_DIR (reuse a kept
 #   recording: its rec/ directory), BENCHWATCH,
 #   BENCHWATCH_PLUGIN_DIR, top_builddir (the built tree: fleetsim links its
@@ -50,13 +60,15 @@ export BENCHWATCH_PLUGIN_DIR=${BENCHWATCH_PLUGIN_DIR:-$build/plugins/.libs}
 SIZES=${SIZES:-1000 10000}
 ENGINES=${ENGINES:-prometheus victoria}
 SPEEDUP=${SPEEDUP:-10}
-LIVE=${LIVE:-300}
-RECORD=${RECORD:-180}
+HISTORY=${HISTORY:-24}
+FULL=${FULL:-1800}
+LIVE=${LIVE:-360}
+EVAL=${EVAL:-10s}
+RECORD=${RECORD:-420}
 DISK_SLOW=${DISK_SLOW:-0.85}
-MAX_RSS_MB=${MAX_RSS_MB:-5120}
+MAX_RSS_MB=${MAX_RSS_MB:-14336}
 SEED=${SEED:-1}
 HOUR=$((3600 / SPEEDUP))
-EVAL=5s
 for c in prometheus victoria-metrics vmalert python3 curl; do
         command -v $c > /dev/null || { echo "fleet-sim: $c not installed (tools/install-deps)" >&2; exit 3; }
 done
@@ -137,20 +149,36 @@ rec=${REC_DIR:-$tmp/rec}
 [ -f "$rec/bw.prom" ] || record
 grep -c '^benchwatch' "$rec/bw.prom" | sed 's/^/series in the recorded textfile: /'
 
-# every `for:` divided by SPEEDUP, in seconds
+# every `for:` and every range ([24h]) divided by SPEEDUP, in seconds
 awk -v k="$SPEEDUP" '
-        /^ +for: [0-9]+[smh]$/ {
-                v = $2; u = substr(v, length(v)); n = substr(v, 1, length(v) - 1)
-                s = n * (u == "h" ? 3600 : u == "m" ? 60 : 1) / k
-                sub(/for: .*/, "for: " int(s) "s") }
-        { print }' "$src/conf/benchwatch.rules.yml" > "$tmp/rules.yml"
+        function secs(v,  u, n) {
+                u = substr(v, length(v)); n = substr(v, 1, length(v) - 1)
+                return int(n * (u == "d" ? 86400 : u == "h" ? 3600 : u == "m" ? 60 : 1) / k) }
+        /^ +for: [0-9]+[smh]$/ { sub(/for: .*/, "for: " secs($2) "s") }
+        {
+                out = ""
+                while (match($0, /\[[0-9]+[smhd]\]/)) {
+                        out = out substr($0, 1, RSTART - 1) "[" secs(substr($0, RSTART + 1, RLENGTH - 2)) "s]"
+                        $0 = substr($0, RSTART + RLENGTH)
+                }
+                print out $0 }' "$src/conf/benchwatch.rules.yml" > "$tmp/rules.yml"
 grep -c '^ *for: ' "$tmp/rules.yml" | sed 's/^/rules with a for: /'
+grep -o '\[[0-9]*s\]' "$tmp/rules.yml" | sort | uniq -c | sed 's/^/ranges in the rules: /'
 summary=$tmp/summary
 : > "$summary"
 
-start_prometheus() { # DIR PORT
+# The rules start once the past is sent (rules_$engine): a record written
+# at now would make Prometheus refuse older samples as out of bounds.
+prom_config() { # DIR RULES
         printf 'global:\n  scrape_interval: 1m\n  evaluation_interval: %s\nrule_files: [%s]\nscrape_configs: []\n' \
-                "$EVAL" "$tmp/rules.yml" > "$1/prometheus.yml"
+                "$EVAL" "$2" > "$1/prometheus.yml"
+}
+rules_prometheus() { # DIR PORT
+        prom_config "$1" "$tmp/rules.yml"
+        kill -HUP $recv_pids
+}
+start_prometheus() { # DIR PORT
+        prom_config "$1" ""
         prometheus --config.file="$1/prometheus.yml" --storage.tsdb.path="$1/data" \
                 --web.listen-address=127.0.0.1:$2 --web.enable-remote-write-receiver \
                 --query.lookback-delta=${HOUR}s > "$1/server.log" 2>&1 < /dev/null &
@@ -162,24 +190,35 @@ start_prometheus() { # DIR PORT
 }
 start_victoria() { # DIR PORT
         local ap
+        # Not the defaults: the lookback (maxStalenessInterval, as
+        # Prometheus's --query.lookback-delta); latencyOffset 1 s, not 30 s,
+        # so a record vmalert writes back is read by the next rule of the
+        # chain within one evaluation, not three; maxUniqueTimeseries
+        # above the default 300,000, which a fleet-wide query over 10,000
+        # hosts' series passes (the cohort records, the dashboard's fleet
+        # rows, the count of series held).
         victoria-metrics -storageDataPath="$1/data" -httpListenAddr=127.0.0.1:$2 \
                 -search.latencyOffset=1s -search.maxStalenessInterval=${HOUR}s \
-                -memory.allowedBytes=2GiB -search.maxUniqueTimeseries=10000000 \
+                -search.maxUniqueTimeseries=10000000 \
                 > "$1/server.log" 2>&1 < /dev/null &
         recv_pids=$!
         pids="$pids $!"
         wait_url "http://127.0.0.1:$2/health" $!
-        ap=$(free_port)
+        vmalert_port=$(free_port)
+        WRITE=http://127.0.0.1:$2/api/v1/write QUERY=http://127.0.0.1:$2
+        RULES_METRICS=http://127.0.0.1:$vmalert_port/metrics
+        ALERTS=http://127.0.0.1:$vmalert_port/api/v1/alerts
+}
+rules_victoria() { # DIR PORT
         # nothing listens at the notifier: the alerts are read from vmalert
         vmalert -rule="$tmp/rules.yml" -datasource.url=http://127.0.0.1:$2 \
                 -remoteWrite.url=http://127.0.0.1:$2 -evaluationInterval=$EVAL \
-                -notifier.url=http://127.0.0.1:$(free_port) -httpListenAddr=127.0.0.1:$ap \
+                -notifier.url=http://127.0.0.1:$(free_port) \
+                -httpListenAddr=127.0.0.1:$vmalert_port \
                 > "$1/vmalert.log" 2>&1 < /dev/null &
         recv_pids="$recv_pids $!"
         pids="$pids $!"
-        wait_url "http://127.0.0.1:$ap/metrics" $!
-        WRITE=http://127.0.0.1:$2/api/v1/write QUERY=http://127.0.0.1:$2
-        RULES_METRICS=http://127.0.0.1:$ap/metrics ALERTS=http://127.0.0.1:$ap/api/v1/alerts
+        wait_url "$RULES_METRICS" $!
 }
 
 # each rule group's evaluation time, from the metrics scraped into $1
@@ -207,13 +246,20 @@ run_one() { # ENGINE HOSTS
         start_$engine "$dir" "$port"
         t0=$SECONDS
         "$tmp/fleetsim" --textfile "$rec/bw.prom" --history "$rec/state" --hosts "$n" \
-                --url "$WRITE" --window "$HOUR" --live "$LIVE" --speedup "$SPEEDUP" \
+                --url "$WRITE" --window $((FULL / SPEEDUP)) \
+                --thin $(((HISTORY * 3600 - FULL) / SPEEDUP)) --live "$LIVE" --speedup "$SPEEDUP" \
                 --seed "$SEED" --disk-slow "$DISK_SLOW" \
                 --injected "$dir/injected" > "$dir/ingest" 2> "$dir/ingest.err" &
         sender=$!
         pids="$pids $sender"
         : > "$dir/rulemetrics"
+        rules=""
         while kill -0 $sender 2> /dev/null; do
+                if [ -z "$rules" ] && grep -qs '^past sent' "$dir/ingest"; then
+                        rules_$engine "$dir" "$port"
+                        rules="started after $((SECONDS - t0)) s"
+                        echo "rules $rules"
+                fi
                 rss=0
                 for p in $recv_pids; do rss=$((rss + $(rss_mb $p VmRSS))); done
                 [ $rss -gt $peak ] && peak=$rss
@@ -227,6 +273,8 @@ run_one() { # ENGINE HOSTS
                 sleep 2
         done
         wait $sender 2> /dev/null || true
+        [ -n "$rules" ] || rules_$engine "$dir" "$port"
+        sed -i '/^past sent/d' "$dir/ingest"
         cat "$dir/ingest" "$dir/ingest.err"
         # the series the receiver holds, whatever the lookback sees
         curl -fs "$QUERY/metrics" | grep -E '^(prometheus_tsdb_head_series|vm_new_timeseries_created_total) ' |
@@ -235,6 +283,13 @@ run_one() { # ENGINE HOSTS
         curl -fs "$ALERTS" > "$dir/alerts.json" || echo '{"data":{"alerts":[]}}' > "$dir/alerts.json"
         curl -fs "$QUERY/api/v1/query" --data-urlencode 'query=benchwatch:throughput:cohort_ratio' > "$dir/ratios.json"
         python3 "$here/fleetsim/score.py" "$dir/injected" "$dir/alerts.json" "$dir/ratios.json" | tee "$dir/score" || true
+        curl -fs "$QUERY/api/v1/query" --data-urlencode 'query=benchwatch:throughput:cohort_floor' |
+                python3 -c 'import json, sys
+f = {}
+for r in json.load(sys.stdin)["data"]["result"]:
+        f.setdefault(r["metric"].get("figure"), []).append(float(r["value"][1]))
+print("cohort floors: " + "; ".join("%s %.3f-%.3f" % (k, min(v), max(v)) for k, v in sorted(f.items())))' |
+                tee -a "$dir/score" || true
         echo "rule evaluation: $(eval_times "$dir/rulemetrics")" | tee "$dir/evals"
         # the slowest rules of the last evaluation (Prometheus says; vmalert 1.79 does not)
         curl -fs "${ALERTS%/alerts}/rules" | python3 -c 'import json, sys

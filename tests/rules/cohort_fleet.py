@@ -10,7 +10,16 @@ the cohort rules on a synthetic fleet of 22 hosts in two cohorts:
 At 30m host a05's cpu figure drops 20% and host a07's disk IOPS drop 20%.
 Those two, and only they, must fire BenchwatchThroughputBelowCohort; the
 whole slower cohort, 30% below the other, must not (against the median of
-the whole fleet it would: the test checks that too)."""
+the whole fleet it would: the test checks that too).
+
+A second test is a noisy fleet of 20 hosts (one CPU model, one disk
+model): every run moves by up to 16% (disk) and 25% (threads), so single
+runs of clean hosts fall more than 15% below the cohort's median (counted
+at 1h45m), and the cohort compares each host's median over a day
+instead.  n07's disk is 15% slower: it, and only it, fires.  The threads
+figures of the hosts spread by up to 8% (a noisy figure): the cohort's
+floor is lower there, and n11, 12% below the others at threads, does not
+fire, where the disk cohort's floor stays at 0.90."""
 import sys
 
 rules = sys.argv[1]
@@ -76,10 +85,16 @@ tests:
           - labels: '{}'
             value: 10
     alert_rule_test:
+      # The cohort compares each host's median over a day: at 50m a05 and
+      # a07 have 6 runs before the drop and 5 after, their median has not
+      # moved; from 1h (7 runs after) it has, and the alert is pending.
       - eval_time: 50m
         alertname: BenchwatchThroughputBelowCohort
+        exp_alerts: []
+      - eval_time: 1h20m
+        alertname: BenchwatchThroughputBelowCohort
         exp_alerts: []    # pending for 20 of the 30 minutes
-      - eval_time: 1h30m
+      - eval_time: 1h45m
         alertname: BenchwatchThroughputBelowCohort
         exp_alerts:
           - exp_labels:
@@ -94,7 +109,7 @@ tests:
               cohort: cpu_model=AMD EPYC 7B13
             exp_annotations:
               summary: "a05: cpu_events_per_second of probe cpu is far below its cohort"
-              description: "cpu_events_per_second of probe cpu on a05 is 81.21%% of the median of the hosts of its cohort (cpu_model=AMD EPYC 7B13) running the same probe."
+              description: "The median over a day of cpu_events_per_second of probe cpu on a05 is 81.21%% of the median of the hosts of its cohort (cpu_model=AMD EPYC 7B13) running the same probe."
               runbook: "On a05: `benchwatch verify --probe cpu` (slow now, against its own reference?) and `benchwatch baseline show cpu` (a reference as low as today: slow since it was commissioned; what changed since the reference); then compare its firmware, kernel and settings with a host of the cohort at the median (benchwatch_host_info, benchwatch_disk_info)."
           - exp_labels:
               severity: info
@@ -109,6 +124,92 @@ tests:
               cohort: disk_model=SAMSUNG MZQL23T8HCLS
             exp_annotations:
               summary: "a07: disk_iops of probe root is far below its cohort"
-              description: "disk_iops of probe root on a07 is 81.21%% of the median of the hosts of its cohort (disk_model=SAMSUNG MZQL23T8HCLS) running the same probe."
+              description: "The median over a day of disk_iops of probe root on a07 is 81.21%% of the median of the hosts of its cohort (disk_model=SAMSUNG MZQL23T8HCLS) running the same probe."
               runbook: "On a07: `benchwatch verify --probe root` (slow now, against its own reference?) and `benchwatch baseline show root` (a reference as low as today: slow since it was commissioned; what changed since the reference); then compare its firmware, kernel and settings with a host of the cohort at the median (benchwatch_host_info, benchwatch_disk_info)."
 """ % (rules, "\n".join(series), cpu_cohort))
+
+
+# ---- the noisy fleet --------------------------------------------------------
+N = ["n%02d" % i for i in range(1, 21)]
+CYCLE = [1.00, 0.92, 1.06, 0.87, 1.03, 0.97, 1.10, 0.84, 1.01, 0.95, 1.08, 0.90]
+WIDE = [1.00, 0.85, 1.15, 0.78, 1.05, 0.95, 1.25, 0.80, 1.02, 0.92, 1.12, 0.88]
+EVAL = 21  # 1h45m in 5-minute steps
+
+
+def quantile(q, v):  # as PromQL's quantile and quantile_over_time
+    v = sorted(v)
+    r = q * (len(v) - 1)
+    lo = int(r)
+    hi = min(lo + 1, len(v) - 1)
+    return v[lo] + (v[hi] - v[lo]) * (r - lo)
+
+
+series = []
+disk, threads = {}, {}
+for i, h in enumerate(N):
+    base = [("job", "benchwatch"), ("instance", h)]
+    add("benchwatch_host_info", base + [("cpu_model", "AMD EPYC 7B13")], flat(1))
+    add("benchwatch_disk_info", base + [("probe", "root"), ("device", "nvme0n1"),
+                                        ("model", "SAMSUNG MZQL23T8HCLS")], flat(1))
+    d = [round(100000 * jitter(i) * (0.85 if h == "n07" else 1) * CYCLE[(k + i) % 12])
+         for k in range(STEPS)]
+    t = [round(4000 * (0.88 if h == "n11" else 1 + ((i * 7) % 9 - 4) / 50.0) *
+               WIDE[(k + 5 * i) % 12]) for k in range(STEPS)]
+    disk[h], threads[h] = d, t
+    add("benchwatch_disk_iops", base + [("probe", "root"), ("op", "read"), ("mode", "randread")],
+        " ".join("%d" % x for x in d))
+    add("benchwatch_threads_events_per_second", base + [("probe", "threads"), ("threads", "4")],
+        " ".join("%d" % x for x in t))
+
+# what the rules should find at 1h45m
+med = {h: quantile(0.5, disk[h][:EVAL + 1]) for h in N}
+ratio = med["n07"] / quantile(0.5, list(med.values()))
+now = [disk[h][EVAL] for h in N]
+single = [h for h in N if h != "n07" and disk[h][EVAL] / quantile(0.5, now) < 0.85]
+assert single, "the noise must put a clean host's single run 15% below"
+tmed = {h: quantile(0.5, threads[h][:EVAL + 1]) for h in N}
+tm = quantile(0.5, list(tmed.values()))
+assert 0.85 < tmed["n11"] / tm < 0.90, tmed["n11"] / tm
+assert sorted(med, key=med.get)[0] == "n07"
+
+cohort = 'cohort="cpu_model=AMD EPYC 7B13",cpu_model="AMD EPYC 7B13"'
+print("""  - interval: 5m
+    input_series:
+%s
+    promql_expr_test:
+      # single runs: %d clean host(s) more than 15%% below the cohort's median
+      - expr: count(benchwatch_disk_iops{job="benchwatch"} / ignoring (instance) group_left quantile without (instance) (0.5, benchwatch_disk_iops{job="benchwatch"}) < 0.85 unless on (instance) benchwatch_disk_iops{instance="n07"})
+        eval_time: 1h45m
+        exp_samples:
+          - labels: '{}'
+            value: %d
+      - expr: benchwatch:throughput:cohort_floor{figure="disk_iops"}
+        eval_time: 1h45m
+        exp_samples:
+          - labels: 'benchwatch:throughput:cohort_floor{job="benchwatch",probe="root",op="read",mode="randread",figure="disk_iops",model="SAMSUNG MZQL23T8HCLS",cohort="disk_model=SAMSUNG MZQL23T8HCLS"}'
+            value: 0.9
+      # the threads figures spread wider: the floor is lower than n11's 0.88
+      - expr: benchwatch:throughput:cohort_floor{figure="threads_events_per_second"} < bool %.4f
+        eval_time: 1h45m
+        exp_samples:
+          - labels: '{job="benchwatch",probe="threads",threads="4",figure="threads_events_per_second",%s}'
+            value: 1
+    alert_rule_test:
+      - eval_time: 1h45m
+        alertname: BenchwatchThroughputBelowCohort
+        exp_alerts:
+          - exp_labels:
+              severity: info
+              job: benchwatch
+              instance: n07
+              probe: root
+              op: read
+              mode: randread
+              figure: disk_iops
+              model: SAMSUNG MZQL23T8HCLS
+              cohort: disk_model=SAMSUNG MZQL23T8HCLS
+            exp_annotations:
+              summary: "n07: disk_iops of probe root is far below its cohort"
+              description: "The median over a day of disk_iops of probe root on n07 is %.4g%% of the median of the hosts of its cohort (disk_model=SAMSUNG MZQL23T8HCLS) running the same probe."
+              runbook: "On n07: `benchwatch verify --probe root` (slow now, against its own reference?) and `benchwatch baseline show root` (a reference as low as today: slow since it was commissioned; what changed since the reference); then compare its firmware, kernel and settings with a host of the cohort at the median (benchwatch_host_info, benchwatch_disk_info)."
+""" % ("\n".join(series), len(single), len(single), tmed["n11"] / tm, cohort, ratio * 100))

@@ -7,15 +7,20 @@ ALERTS_JSON: the /api/v1/alerts answer of Prometheus or vmalert.
 RATIOS_JSON: a /api/v1/query answer for benchwatch:throughput:cohort_ratio.
 
 Prints one line per kind: the injected hosts, those BenchwatchThroughput-
-BelowCohort fired for (firing, not pending), precision and recall; every
-other alert name that fired, with its count (the target is none); and the
-spread of the cohort ratio of the injected figure among clean and injected
-hosts (what the 0.85 threshold has to separate).  Exit 0 when precision and
-recall are both 1 and nothing else fired, else 1."""
+BelowCohort fired for (firing, not pending) on the kind's main figure
+(disk_iops, cpu_events_per_second), precision and recall; every other
+alert name that fired, with its count (the target is none); and the
+spread of the cohort ratio of the main figure among clean and injected
+hosts (what the cohort's floor has to separate).  A host whose CPU is the
+slower model runs threads and memory slower too: an alert on those figures
+of such a host is right, not false (counted apart).  Exit 0 when precision
+and recall are both 1 and nothing else fired, else 1."""
 import json
 import sys
 
 FIGURE = {"disk": "disk_iops", "cpu": "cpu_events_per_second"}
+# the figures the injected slowness moves (fleetsim.c: S_DISK; S_CPU, S_MEM)
+MOVED = {"disk": ("disk_",), "cpu": ("cpu_", "threads_", "memory_")}
 
 
 def alerts_of(doc):
@@ -72,12 +77,20 @@ def main():
     print("hosts with a cohort alert on any figure %d, injected %d, both %d: precision %.3f recall %.3f" %
           (len(hosts), len(allinj), tp, tp / len(hosts) if hosts else float("nan"),
            tp / len(allinj) if allinj else float("nan")))
-    false = {}
+    false, also = {}, {}
     for h, figs in cohort.items():
         for f in figs:
-            if injected.get(h) is None or FIGURE[injected[h]] != f:
+            k = injected.get(h)
+            if k and f == FIGURE[k]:
+                continue
+            if k and f.startswith(MOVED[k]):
+                also[f] = also.get(f, 0) + 1
+            else:
                 false[f] = false.get(f, 0) + 1
-    print("cohort alerts on a figure not injected: %s" %
+    ok = ok and not false
+    print("cohort alerts on another figure the injection slowed (right): %s" %
+          (", ".join("%s %d" % kv for kv in sorted(also.items())) or "none"))
+    print("cohort alerts on a figure not injected (false): %s" %
           (", ".join("%s %d" % kv for kv in sorted(false.items())) or "none"))
     print("other alerts firing: %s" % (", ".join("%s x%d" % kv for kv in sorted(other.items())) or "none"))
     return 0 if ok else 1
