@@ -93,10 +93,13 @@ static const struct bw_param_def memory_params[] = {
         [P_SIZE] = {
                 .name = "size", .type = BW_PARAM_SIZE, .default_value = "0",
                 .min = 0, .max = 64.0 * (1 << 30), .unit = "bytes",
-                .flags = BW_PARAM_LABEL, .applies = "mode=latency",
-                .help = "Buffer the pointer chase runs through (16k: L1, "
-                        "256k: L2...); 0: max(8 x the last-level cache, 64M), "
-                        "at most a quarter of the available memory and 8G",
+                .flags = BW_PARAM_LABEL, .applies = "mode=latency|dram",
+                .help = "latency: buffer the pointer chase runs through (16k: "
+                        "L1, 256k: L2...); 0: max(4 x the last-level cache, "
+                        "64M), at most a quarter of the available memory and "
+                        "8G.  dram: bytes of each of the three arrays; 0: "
+                        "max(4 x the last-level cache, 64M), STREAM's rule, "
+                        "at most a twelfth of the available memory and 8G",
         },
         [P_STRIDE] = {
                 .name = "stride", .type = BW_PARAM_SIZE, .default_value = "64",
@@ -395,6 +398,7 @@ static int memory_run(const struct bw_run *run, const struct bw_host *h)
                         .threads = (unsigned)run->values[P_THREADS].i,
                         .duration = run->values[P_DURATION].d,
                         .deadline = run->deadline,
+                        .size = (uint64_t)run->values[P_SIZE].i,
                 };
                 return memory_dram_run(&spec, h);
         }

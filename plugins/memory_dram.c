@@ -180,7 +180,9 @@ int memory_host_sizes(const struct bw_host *h, const char *mode,
         return 0;
 }
 
-static int dram_size(const struct bw_host *h, uint64_t *ret_llc,
+/* Each array: `size` (whole 2 MiB pages, so each can be a huge page), or
+ * sized by the cache. */
+static int dram_size(const struct bw_host *h, uint64_t size, uint64_t *ret_llc,
                      uint64_t *ret_array)
 {
         uint64_t llc = 0, avail = 0;
@@ -188,6 +190,24 @@ static int dram_size(const struct bw_host *h, uint64_t *ret_llc,
 
         if (r < 0)
                 return r;
+        if (size) {
+                size = (size + 2 * MIB - 1) & ~(UINT64_C(2) * MIB - 1);
+                if (3 * size > avail / 2)
+                        return h->fail(h, -ENOMEM, "dram mode: 3 arrays of "
+                                       "size %llu MiB are more than half of the "
+                                       "%llu MiB of available memory",
+                                       (unsigned long long)(size / MIB),
+                                       (unsigned long long)(avail / MIB));
+                if (size < 4 * llc)
+                        h->log(h, LOG_WARNING, "dram mode: arrays of %llu MiB "
+                               "are less than 4x the %llu MiB last-level "
+                               "cache (STREAM's rule): the figure is partly "
+                               "cache speed", (unsigned long long)(size / MIB),
+                               (unsigned long long)(llc / MIB));
+                *ret_llc = llc;
+                *ret_array = size;
+                return 0;
+        }
         r = memory_dram_array_bytes(llc, avail, ret_array);
         if (r < 0)
                 return h->fail(h, r, "dram mode: %llu MiB of available memory "
@@ -423,7 +443,7 @@ int memory_dram_run(const struct memory_dram_spec *spec, const struct bw_host *h
 {
         struct dram_job j = { .threads = spec->threads, .h = h };
         uint64_t llc = 0, bytes = 0;
-        int r = dram_size(h, &llc, &bytes);
+        int r = dram_size(h, spec->size, &llc, &bytes);
 
         if (r < 0)
                 return r;

@@ -22,7 +22,8 @@ int memory_parse_cache_size(const char *s, uint64_t *ret);
 int memory_count_cpu_list(const char *s, unsigned *ret);
 /* Total last-level cache of the machine, from a cpuN/cache directory. */
 int memory_llc_bytes(const char *cache_dir, unsigned online, uint64_t *ret);
-/* Bytes of each dram-mode array: at least 8x the LLC and 256 MiB, at most a
+/* Bytes of each dram-mode array: at least 4x the LLC (STREAM's rule) and
+ * 64 MiB, at most a
  * twelfth of the available memory (all three: a quarter) and 8 GiB; -E2BIG
  * when that leaves less than STREAM's rule of 4x the LLC per array. */
 int memory_dram_array_bytes(uint64_t llc, uint64_t avail, uint64_t *ret);
@@ -36,6 +37,7 @@ struct memory_dram_spec {
         unsigned threads;
         double duration;    /* seconds: first touch and passes */
         double deadline;    /* run->deadline */
+        uint64_t size;      /* bytes of each array; 0: sized by the cache */
 };
 
 /* Maps the arrays, runs copy and triad for spec->duration and emits
