@@ -23,6 +23,13 @@ figure's noise: its spread over rounds).  Then the next allocation:
 mmap and first touch of TOUCH MiB 0.2 s and 8 s after a run of the
 first variant (pages not yet reported, and reported).
 
+With NOISE=1 there is no neighbour: each variant's probe runs ROUNDS
+times, interleaved, at nice 0 (as `benchwatch run`), and the figures the
+detector judges are printed with their run-to-run noise (robust CV,
+1.4826 x MAD / median, and the range): dram's triad bytes per CPU-second
+and per second, latency's seconds per load (CPU time already), and the
+run's wall time.
+
 Usage: bench/memstall.py [BUILD_DIR [ROUNDS]]   (defaults: ., 6)
 Env:   VARIANTS ("none=;dram256=memory mode=dram size=256M;..."), RATE
        (requests/s, default a quarter of a 3 s closed-loop run), PRE (3),
@@ -44,6 +51,41 @@ REPORTED = "/sys/module/page_reporting/parameters/reported_kib"
 os.environ.setdefault("BENCHWATCH_PLUGIN_DIR", os.path.join(BUILD, "plugins", ".libs"))
 if not os.access(BW, os.X_OK):
     sys.exit("bench/memstall.py: no benchwatch in %s" % BUILD)
+
+def metrics(doc):
+    return {m["name"]: m["samples"] for m in doc.get("metrics", [])}
+
+
+if os.environ.get("NOISE") == "1":
+    figs = {}
+    for r in range(ROUNDS):
+        order = VARIANTS[r % len(VARIANTS):] + VARIANTS[:r % len(VARIANTS)]
+        for name, args in order:
+            if not args:
+                continue
+            t = time.time()
+            out = subprocess.run([BW, "run"] + args + ["--format=json"], capture_output=True, text=True)
+            t = time.time() - t
+            try:
+                m = metrics(json.loads(out.stdout))
+            except ValueError:
+                continue
+            f = figs.setdefault(name, {})
+            f.setdefault("wall s", []).append(t)
+            for key, metric, op in (("triad B/cpu-s", "benchwatch_memory_bytes_per_cpu_second", "triad"),
+                                    ("triad B/s", "benchwatch_memory_bytes_per_second", "triad"),
+                                    ("s/load", "benchwatch_memory_load_latency_seconds", None)):
+                for smp in m.get(metric, []):
+                    if op is None or smp["labels"].get("operation") == op:
+                        f.setdefault(key, []).append(smp["value"])
+    print("%-12s %-14s %12s %9s %s" % ("variant", "figure", "median", "noise", "range/median"))
+    for name, f in figs.items():
+        for key, xs in f.items():
+            med = statistics.median(xs)
+            mad = statistics.median(abs(x - med) for x in xs)
+            print("%-12s %-14s %12.4g %8.1f%% %.3f..%.3f (n %d)" % (name, key, med, 148.26 * mad / med,
+                  min(xs) / med, max(xs) / med, len(xs)))
+    sys.exit(0)
 NGINX = shutil.which("nginx") or shutil.which("/usr/sbin/nginx")
 if not NGINX:
     sys.exit("bench/memstall.py: needs nginx")
@@ -79,10 +121,6 @@ for _ in range(100):
         break
     except OSError:
         time.sleep(0.05)
-
-
-def metrics(doc):
-    return {m["name"]: m["samples"] for m in doc.get("metrics", [])}
 
 
 def http(extra, dur):
@@ -176,12 +214,14 @@ try:
         t.join()
     touches = []
     first = [a for n, a in VARIANTS if a][0]
-    for r in range(ROUNDS):
+    for r in range(ROUNDS if TOUCH else 0):
         for wait in ((0.2, 8) if r % 2 == 0 else (8, 0.2)):
             probe(first)
             time.sleep(wait)
             touches.append((wait, touch(TOUCH)))
             time.sleep(3)
+    json.dump({"slices": slices, "samples": samples, "touches": touches,
+               "runs": [dict(r, doc=None) for r in runs]}, open(os.path.join(W, "raw.json"), "w"))
 finally:
     stop.set()
     cleanup()
@@ -193,7 +233,7 @@ def window(t0, t1):
     sm = [s for s in samples if t0 <= s[0] < t1]
     rep = (sm[-1][1] - sm[0][1]) / 1024 if len(sm) > 1 and sm[0][1] >= 0 else float("nan")
     steal = 100 * (sm[-1][2] - sm[0][2]) / max(sm[-1][3] - sm[0][3], 1) if len(sm) > 1 else float("nan")
-    p99 = max(s[2] for s in sl) if sl else float("nan")
+    p99 = statistics.median(s[2] for s in sl) if sl else float("nan")
     return p99, rep, steal, sl
 
 
@@ -204,7 +244,7 @@ def med_range(xs):
     return "%.3g (%.3g..%.3g)" % (statistics.median(xs), min(xs), max(xs))
 
 
-print("\nper variant: the neighbour's worst 1-s p99 in each window over the same "
+print("\nper variant: the median of the neighbour's 1-s p99s in each window over the same "
       "window of `none` in the same round (median (range) over rounds); MiB reported "
       "to the host and steal % in the window")
 ctrl = {r["round"]: r for r in runs if r["v"] == "none"}
@@ -240,7 +280,29 @@ for name, args in VARIANTS:
     print("%-8s %-22s %-22s %-22s %-16s %-16s %-12s %s" % (
         name, med_range(cols["during"]), med_range(cols["a5"]), med_range(cols["a12"]),
         med_range(cols["rep"]), med_range(cols["steal"]), med_range(cols["len"]), fig))
-for wait in (0.2, 8):
+# pooled over rounds: each window's slices' p99s, their median and upper
+# quartile over those of `none`'s same windows
+print("\npooled over rounds: median and upper quartile of the 1-s p99s in each window, "
+      "over `none`'s in the same windows")
+def q(xs, f):
+    xs = sorted(xs)
+    return xs[min(int(f * len(xs)), len(xs) - 1)] if xs else float("nan")
+for name, args in VARIANTS:
+    cells = []
+    for key in ("during", "0-5", "5-end"):
+        xs, ys = [], []
+        for r in (r for r in runs if r["v"] == name):
+            c = ctrl.get(r["round"])
+            if not c:
+                continue
+            d = max(r["t1"] - r["t0"], 1.0)
+            a, b = {"during": (0, d), "0-5": (d, d + 5), "5-end": (d + 5, d + POST)}[key]
+            xs += [s[2] for s in window(r["t0"] + a, r["t0"] + b)[3]]
+            ys += [s[2] for s in window(c["t0"] + a, c["t0"] + b)[3]]
+        cells.append("%s %.2f/%.2f (n %d)" % (key, q(xs, .5) / q(ys, .5) if ys else float("nan"),
+                                            q(xs, .75) / q(ys, .75) if ys else float("nan"), len(xs)))
+    print("%-10s %s" % (name, "   ".join(cells)))
+for wait in (0.2, 8) if touches else ():
     ts = [t for w, t in touches if w == wait]
     print("next allocation: mmap and first touch of %d MiB, %g s after a run of %s: %s s"
           % (TOUCH, wait, [n for n, a in VARIANTS if a][0], med_range(ts)))

@@ -12,8 +12,8 @@
  * measures the core's load/store path, not the DIMMs.
  *
  * mode=dram (memory_dram.c) measures the DIMMs: STREAM's copy (c = a) and triad
- * (a = b + q*c) over three arrays each at least 8x the last-level cache
- * (and 256 MiB), counting bytes as STREAM does (copy 2 arrays, triad 3) and
+ * (a = b + q*c) over three arrays each 4x the last-level cache, STREAM's
+ * rule (and at least 64 MiB), counting bytes as STREAM does (copy 2 arrays, triad 3) and
  * reporting the best pass; the first touch of the arrays and every pass
  * count against `duration`.  When memory is too short for arrays that cannot
  * stay in the cache, the run fails rather than report cache speed as DRAM
@@ -21,7 +21,7 @@
  *
  * mode=latency (memory_latency.c) is lat_mem_rd's dependent pointer chase:
  * seconds per load through a random cycle of cache lines over a buffer of
- * `size` bytes, by default 8x the last-level cache, sized here with the
+ * `size` bytes, by default 4x the last-level cache, sized here with the
  * same cache and memory facts as the DRAM arrays. */
 #include <errno.h>
 #include <stdint.h>
@@ -38,7 +38,7 @@
 #include "timeutil.h"
 
 enum { P_MODE, P_BLOCK_SIZE, P_TOTAL_SIZE, P_OPER, P_ACCESS, P_SCOPE,
-       P_SIZE, P_STRIDE, P_THREADS, P_DURATION, P_COUNT };
+       P_SIZE, P_ARRAY_SIZE, P_STRIDE, P_RELEASE, P_THREADS, P_DURATION, P_COUNT };
 enum { MODE_BLOCK, MODE_DRAM, MODE_LATENCY };
 enum { OPER_READ, OPER_WRITE, OPER_NONE };
 enum { ACCESS_SEQ, ACCESS_RND };
@@ -93,13 +93,18 @@ static const struct bw_param_def memory_params[] = {
         [P_SIZE] = {
                 .name = "size", .type = BW_PARAM_SIZE, .default_value = "0",
                 .min = 0, .max = 64.0 * (1 << 30), .unit = "bytes",
-                .flags = BW_PARAM_LABEL, .applies = "mode=latency|dram",
-                .help = "latency: buffer the pointer chase runs through (16k: "
-                        "L1, 256k: L2...); 0: max(4 x the last-level cache, "
-                        "64M), at most a quarter of the available memory and "
-                        "8G.  dram: bytes of each of the three arrays; 0: "
-                        "max(4 x the last-level cache, 64M), STREAM's rule, "
-                        "at most a twelfth of the available memory and 8G",
+                .flags = BW_PARAM_LABEL, .applies = "mode=latency",
+                .help = "Buffer the pointer chase runs through (16k: L1, "
+                        "256k: L2...); 0: max(4 x the last-level cache, 64M), "
+                        "at most a quarter of the available memory and 8G",
+        },
+        [P_ARRAY_SIZE] = {
+                .name = "array_size", .type = BW_PARAM_SIZE, .default_value = "0",
+                .min = 0, .max = 64.0 * (1 << 30), .unit = "bytes",
+                .applies = "mode=dram",
+                .help = "Bytes of each of the three arrays; 0: max(4 x the "
+                        "last-level cache (STREAM's rule), 64M), at most a "
+                        "twelfth of the available memory and 8G",
         },
         [P_STRIDE] = {
                 .name = "stride", .type = BW_PARAM_SIZE, .default_value = "64",
@@ -107,6 +112,15 @@ static const struct bw_param_def memory_params[] = {
                 .flags = BW_PARAM_LABEL, .applies = "mode=latency",
                 .help = "Bytes of one element of the chase, a multiple of 8 "
                         "(64: one cache line, lat_mem_rd -s)",
+        },
+        [P_RELEASE] = {
+                .name = "release", .type = BW_PARAM_DURATION,
+                .default_value = RELEASE_DEFAULT, .min = 0, .max = 60, .unit = "s",
+                .applies = "mode=dram|latency",
+                .help = "Give the buffers back to the kernel 32 MiB at a "
+                        "time over this long after measuring (not counted in "
+                        "the figures): a hypervisor that takes freed guest "
+                        "memory back then does it in small steps; 0: at once",
         },
         [P_THREADS] = SBLOOP_PARAM_THREADS_APPLIES("mode=block|dram"),
         [P_DURATION] = SBLOOP_PARAM_DURATION,
@@ -359,6 +373,7 @@ static int latency_run(const struct bw_run *run, const struct bw_host *h)
                 .stride = (uint64_t)run->values[P_STRIDE].i,
                 .duration = run->values[P_DURATION].d,
                 .deadline = run->deadline,
+                .release = run->values[P_RELEASE].d,
         };
         int r = latency_size(run, h, &spec.size);
 
@@ -398,7 +413,8 @@ static int memory_run(const struct bw_run *run, const struct bw_host *h)
                         .threads = (unsigned)run->values[P_THREADS].i,
                         .duration = run->values[P_DURATION].d,
                         .deadline = run->deadline,
-                        .size = (uint64_t)run->values[P_SIZE].i,
+                        .size = (uint64_t)run->values[P_ARRAY_SIZE].i,
+                        .release = run->values[P_RELEASE].d,
                 };
                 return memory_dram_run(&spec, h);
         }

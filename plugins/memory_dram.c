@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <syslog.h>
+#include <time.h>
 #include <unistd.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -19,9 +20,38 @@
 #include "fdio.h"
 #include "timeutil.h"
 
+/* ---- giving memory back ----------------------------------------------------- */
+
+#define RELEASE_STEP (32 * MIB)
+
+void memory_release(void *p, size_t len, double seconds, double deadline,
+                    const struct bw_host *h)
+{
+        size_t steps = (len + RELEASE_STEP - 1) / RELEASE_STEP;
+        double left = deadline > 0 ? deadline - 0.5 - now_mono() : seconds;
+        double pause = steps > 1 ? (seconds < left ? seconds : left) / (double)(steps - 1) : 0;
+        char *c = p;
+
+        for (size_t done = 0; done < len; done += RELEASE_STEP) {
+                size_t n = len - done < RELEASE_STEP ? len - done : RELEASE_STEP;
+                if (done && pause > 0 && !h->stopping(h)) {
+                        struct timespec ts = { .tv_sec = (time_t)pause,
+                                .tv_nsec = (long)((pause - (double)(time_t)pause) * 1e9) };
+                        nanosleep(&ts, NULL);
+                }
+                munmap(c + done, n);
+        }
+}
+
 /* ---- dram mode: sizing against the last-level cache ----------------------- */
 
-#define DRAM_MIN_ARRAY (256 * MIB)
+/* STREAM's rule: each array at least 4x the caches.  No more: every byte
+ * the run touches is a page the kernel must hand out and, on a VM with free
+ * page reporting, the hypervisor must take back after the run and fault in
+ * again at the next (bench/memstall.py: 760 MiB reported after each run
+ * with arrays of 8x a 32 MiB cache, 376 MiB at 4x). */
+#define DRAM_LLC_MULT 4
+#define DRAM_MIN_ARRAY (64 * MIB)
 #define DRAM_MAX_ARRAY (8192 * MIB)
 
 int memory_parse_cache_size(const char *s, uint64_t *ret)
@@ -114,7 +144,8 @@ int memory_llc_bytes(const char *cache_dir, unsigned online, uint64_t *ret)
 
 int memory_dram_array_bytes(uint64_t llc, uint64_t avail, uint64_t *ret)
 {
-        uint64_t want = 8 * llc > DRAM_MIN_ARRAY ? 8 * llc : DRAM_MIN_ARRAY;
+        uint64_t want = DRAM_LLC_MULT * llc > DRAM_MIN_ARRAY ?
+                        DRAM_LLC_MULT * llc : DRAM_MIN_ARRAY;
         uint64_t cap = avail / 12 < DRAM_MAX_ARRAY ? avail / 12 : DRAM_MAX_ARRAY;
 
         if (want > cap)
@@ -473,7 +504,8 @@ int memory_dram_run(const struct memory_dram_spec *spec, const struct bw_host *h
         }
         for (double *p[] = { j.a, j.b, j.c }, **q = p; q < p + 3; q++)
                 if (*q)
-                        munmap(*q, bytes);
+                        memory_release(*q, bytes, r < 0 ? 0 : spec->release / 3,
+                                       spec->deadline, h);
         return r;
 }
 
