@@ -12,8 +12,8 @@
  * measures the core's load/store path, not the DIMMs.
  *
  * mode=dram (memory_dram.c) measures the DIMMs: STREAM's copy (c = a) and triad
- * (a = b + q*c) over three arrays each 4x the last-level cache, STREAM's
- * rule (and at least 64 MiB), counting bytes as STREAM does (copy 2 arrays, triad 3) and
+ * (a = b + q*c) over three arrays each at least 8x the last-level cache
+ * (and 256 MiB), counting bytes as STREAM does (copy 2 arrays, triad 3) and
  * reporting the best pass; the first touch of the arrays and every pass
  * count against `duration`.  When memory is too short for arrays that cannot
  * stay in the cache, the run fails rather than report cache speed as DRAM
@@ -21,7 +21,7 @@
  *
  * mode=latency (memory_latency.c) is lat_mem_rd's dependent pointer chase:
  * seconds per load through a random cycle of cache lines over a buffer of
- * `size` bytes, by default 4x the last-level cache, sized here with the
+ * `size` bytes, by default 8x the last-level cache, sized here with the
  * same cache and memory facts as the DRAM arrays. */
 #include <errno.h>
 #include <stdint.h>
@@ -95,16 +95,16 @@ static const struct bw_param_def memory_params[] = {
                 .min = 0, .max = 64.0 * (1 << 30), .unit = "bytes",
                 .flags = BW_PARAM_LABEL, .applies = "mode=latency",
                 .help = "Buffer the pointer chase runs through (16k: L1, "
-                        "256k: L2...); 0: max(4 x the last-level cache, 64M), "
+                        "256k: L2...); 0: max(8 x the last-level cache, 64M), "
                         "at most a quarter of the available memory and 8G",
         },
         [P_ARRAY_SIZE] = {
                 .name = "array_size", .type = BW_PARAM_SIZE, .default_value = "0",
                 .min = 0, .max = 64.0 * (1 << 30), .unit = "bytes",
                 .applies = "mode=dram",
-                .help = "Bytes of each of the three arrays; 0: max(4 x the "
-                        "last-level cache (STREAM's rule), 64M), at most a "
-                        "twelfth of the available memory and 8G",
+                .help = "Bytes of each of the three arrays; 0: max(8 x the "
+                        "last-level cache (twice STREAM's rule), 256M), at "
+                        "most a twelfth of the available memory and 8G",
         },
         [P_STRIDE] = {
                 .name = "stride", .type = BW_PARAM_SIZE, .default_value = "64",

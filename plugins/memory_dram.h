@@ -22,8 +22,7 @@ int memory_parse_cache_size(const char *s, uint64_t *ret);
 int memory_count_cpu_list(const char *s, unsigned *ret);
 /* Total last-level cache of the machine, from a cpuN/cache directory. */
 int memory_llc_bytes(const char *cache_dir, unsigned online, uint64_t *ret);
-/* Bytes of each dram-mode array: 4x the LLC (STREAM's rule), at least
- * 64 MiB, at most a
+/* Bytes of each dram-mode array: at least 8x the LLC and 256 MiB, at most a
  * twelfth of the available memory (all three: a quarter) and 8 GiB; -E2BIG
  * when that leaves less than STREAM's rule of 4x the LLC per array. */
 int memory_dram_array_bytes(uint64_t llc, uint64_t avail, uint64_t *ret);

@@ -44,7 +44,7 @@
 
 int memory_latency_bytes(uint64_t llc, uint64_t avail, uint64_t *ret)
 {
-        uint64_t want = 4 * llc > LAT_MIN_BYTES ? 4 * llc : LAT_MIN_BYTES;
+        uint64_t want = 8 * llc > LAT_MIN_BYTES ? 8 * llc : LAT_MIN_BYTES;
         uint64_t cap = avail / 4 < LAT_MAX_BYTES ? avail / 4 : LAT_MAX_BYTES;
 
         while (cap & (cap - 1)) /* a power of two: MemAvailable wanders */

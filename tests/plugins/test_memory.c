@@ -207,14 +207,14 @@ static void test_sizing(void)
         uint64_t v = 0;
 
         CHECK(memory_dram_array_bytes(32 * MIB, 24576 * MIB, &v) == 0);
-        CHECK(v == 128 * MIB);                       /* 4 x 32 MiB */
+        CHECK(v == 256 * MIB);                       /* 8 x 32 MiB */
         CHECK(memory_dram_array_bytes(64 * MIB, 24576 * MIB, &v) == 0);
-        CHECK(v == 256 * MIB);                       /* 4 x 64 MiB */
+        CHECK(v == 512 * MIB);                       /* 8 x 64 MiB */
         CHECK(memory_dram_array_bytes(4 * MIB, 24576 * MIB, &v) == 0);
-        CHECK(v == 64 * MIB);                        /* the floor */
-        CHECK(memory_dram_array_bytes(4 * MIB, 600 * MIB, &v) == 0);
-        CHECK(v == 50 * MIB);                        /* a twelfth of 600 MiB */
-        CHECK(memory_dram_array_bytes(2048 * MIB, 1024 * 1024 * MIB, &v) == 0);
+        CHECK(v == 256 * MIB);                       /* the floor */
+        CHECK(memory_dram_array_bytes(4 * MIB, 1024 * MIB, &v) == 0);
+        CHECK(v == 84 * MIB);                        /* a twelfth of 1 GiB */
+        CHECK(memory_dram_array_bytes(1024 * MIB, 1024 * 1024 * MIB, &v) == 0);
         CHECK(v == 8192 * MIB);                      /* the cap */
         /* too little memory for arrays the cache cannot hold: refused */
         CHECK(memory_dram_array_bytes(32 * MIB, 1024 * MIB, &v) < 0);
@@ -324,17 +324,17 @@ static void test_latency_sizing(void)
         uint64_t v = 0;
 
         CHECK(memory_latency_bytes(32 * MIB, 24576 * MIB, &v) == 0);
-        CHECK(v == 128 * MIB);                       /* 4 x 32 MiB */
+        CHECK(v == 256 * MIB);                       /* 8 x 32 MiB */
         CHECK(memory_latency_bytes(4 * MIB, 24576 * MIB, &v) == 0);
         CHECK(v == 64 * MIB);                        /* the floor */
         CHECK(memory_latency_bytes(3 * MIB, 24576 * MIB, &v) == 0);
         CHECK(v == 64 * MIB);
         CHECK(memory_latency_bytes(5 * MIB, 24576 * MIB, &v) == 0);
-        CHECK(v == 64 * MIB);                        /* 20M < floor */
-        CHECK(memory_latency_bytes(24 * MIB, 24576 * MIB, &v) == 0);
+        CHECK(v == 64 * MIB);                        /* 40M < floor */
+        CHECK(memory_latency_bytes(12 * MIB, 24576 * MIB, &v) == 0);
         CHECK(v == 96 * MIB);
-        CHECK(memory_latency_bytes(4 * MIB, 200 * MIB, &v) == 0);
-        CHECK(v == 32 * MIB);                        /* 50M: power of 2 */
+        CHECK(memory_latency_bytes(16 * MIB, 700 * MIB, &v) == 0);
+        CHECK(v == 128 * MIB);                       /* 175M: power of 2 */
         CHECK(memory_latency_bytes(2048 * MIB, 1024 * 1024 * MIB, &v) == 0);
         CHECK(v == 8192 * MIB);                      /* the cap */
         /* memory too short for a buffer the cache cannot hold: refused */
