@@ -141,9 +141,10 @@ D=""
 cleanup() {
         [ -n "$D" ] && kill "$D" 2>/dev/null
         for p in $pids; do kill "$p" 2>/dev/null; done
+        # the server first: `wait` below waits for every child, mariadbd too
+        declare -F mariadb_cleanup >/dev/null && mariadb_cleanup
         wait 2>/dev/null
         bw_daemon cleanup >/dev/null 2>&1
-        declare -F mariadb_cleanup >/dev/null && mariadb_cleanup
         if [ -n "${OUT:-}" ]; then
                 mkdir -p "$OUT" && cp -r "$W"/. "$OUT"/ && echo "raw data in $OUT"
         fi
