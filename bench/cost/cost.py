@@ -24,9 +24,9 @@ def main_figure(path, plugin):
         if vals:
             return sum(vals)
     return 0
-total = 0
-print("\n%-15s %9s %10s %9s %8s %9s %15s" % ("probe", "interval", "cpu s/run", "cpu s/h", "% host",
-                                            "noise", "15% loss in"))
+total = total_rd = 0
+print("\n%-15s %9s %10s %9s %8s %9s %9s %15s" % ("probe", "interval", "cpu s/run", "cpu s/h",
+                                                 "% host", "MB read/h", "noise", "15% loss in"))
 for line in open(os.path.join(work, "done")):
     probe, plugin, every = line.split()
     iv = seconds(every)
@@ -38,8 +38,12 @@ for line in open(os.path.join(work, "done")):
     runs = 3 if cv <= 0.03 else 4 if cv <= 0.06 else float("nan")
     per_h = cpu * 3600 / iv
     total += per_h
+    rd = st.median(float(open("%s/%s.%d.read" % (work, probe, r)).read())
+                   for r in range(1, rounds + 1)) * 3600 / iv / 1e6
+    total_rd += rd
     delay = "%d runs, %.0f min" % (runs, runs * iv / 60) if runs == runs else "> 4 runs"
-    print("%-15s %9s %10.2f %9.1f %7.2f%% %8.1f%% %15s" % (probe, every, cpu, per_h,
-          100 * per_h / (3600 * ncpu), 100 * cv, delay))
-print("%-15s %9s %10s %9.1f %7.2f%%" % ("in all", "", "", total, 100 * total / (3600 * ncpu)))
+    print("%-15s %9s %10.2f %9.1f %7.2f%% %9.1f %8.1f%% %15s" % (probe, every, cpu, per_h,
+          100 * per_h / (3600 * ncpu), rd, 100 * cv, delay))
+print("%-15s %9s %10s %9.1f %7.2f%% %9.1f" % ("in all", "", "", total, 100 * total / (3600 * ncpu),
+                                             total_rd))
 print("\n(goal: <= 0.5% of the host's CPU; the daemon itself, idle between runs, adds well under 0.01%)")

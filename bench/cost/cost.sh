@@ -12,7 +12,9 @@
 # runs at 3% noise and 4 runs at 6% (Gaussian), so the delay is that many
 # runs times the interval (plus up to one interval before the first bad
 # run).  Printed: per probe and in all, CPU seconds per hour, the share of
-# the host's CPU, and the time to detect.
+# the host's CPU, the bytes read from the block layer per hour (the runs'
+# file system inputs, rusage's ru_inblock of 512-byte blocks, probe
+# process included) and the time to detect.
 #
 # Usage: bench/cost/cost.sh [ROUNDS, default 5]
 # Env:   BENCHWATCH (default: ./benchwatch), BENCHWATCH_PLUGIN_DIR.
@@ -39,10 +41,11 @@ while read -r probe plugin every; do
         # the first run may prepare (the disk probe's test file): not counted
         "$BENCHWATCH" run "$probe" --format=json > /dev/null 2>&1
         for r in $(seq 1 "$rounds"); do
-                /usr/bin/time -f '%U %S' -o "$work/time" "$BENCHWATCH" run "$probe" --format=json \
+                /usr/bin/time -f '%U %S %I' -o "$work/time" "$BENCHWATCH" run "$probe" --format=json \
                         > "$work/$probe.$r.json" 2> "$work/$probe.$r.err" ||
                         { echo "$probe: run failed: $(tail -1 "$work/$probe.$r.err")" >&2; exit 1; }
                 awk '{ print $1 + $2 }' "$work/time" > "$work/$probe.$r.cpu"
+                awk '{ print $3 * 512 }' "$work/time" > "$work/$probe.$r.read"
         done
         echo "$probe $plugin $every"
 done < "$work/probes" > "$work/done"

@@ -38,7 +38,7 @@
 #include "util/timeutil.h"
 
 enum { P_MODE, P_BLOCK_SIZE, P_TOTAL_SIZE, P_OPER, P_ACCESS, P_SCOPE,
-       P_SIZE, P_STRIDE, P_THREADS, P_DURATION, P_COUNT };
+       P_SIZE, P_ARRAY_SIZE, P_STRIDE, P_RELEASE, P_THREADS, P_DURATION, P_COUNT };
 enum { MODE_BLOCK, MODE_DRAM, MODE_LATENCY };
 enum { OPER_READ, OPER_WRITE, OPER_NONE };
 enum { ACCESS_SEQ, ACCESS_RND };
@@ -98,12 +98,29 @@ static const struct bw_param_def memory_params[] = {
                         "256k: L2...); 0: max(8 x the last-level cache, 64M), "
                         "at most a quarter of the available memory and 8G",
         },
+        [P_ARRAY_SIZE] = {
+                .name = "array_size", .type = BW_PARAM_SIZE, .default_value = "0",
+                .min = 0, .max = 64.0 * (1 << 30), .unit = "bytes",
+                .applies = "mode=dram",
+                .help = "Bytes of each of the three arrays; 0: max(8 x the "
+                        "last-level cache (twice STREAM's rule), 256M), at "
+                        "most a twelfth of the available memory and 8G",
+        },
         [P_STRIDE] = {
                 .name = "stride", .type = BW_PARAM_SIZE, .default_value = "64",
                 .min = 8, .max = 1 << 20, .unit = "bytes",
                 .flags = BW_PARAM_LABEL, .applies = "mode=latency",
                 .help = "Bytes of one element of the chase, a multiple of 8 "
                         "(64: one cache line, lat_mem_rd -s)",
+        },
+        [P_RELEASE] = {
+                .name = "release", .type = BW_PARAM_DURATION,
+                .default_value = RELEASE_DEFAULT, .min = 0, .max = 60, .unit = "s",
+                .applies = "mode=dram|latency",
+                .help = "Give the buffers back to the kernel 32 MiB at a "
+                        "time over this long after measuring (not counted in "
+                        "the figures): a hypervisor that takes freed guest "
+                        "memory back then does it in small steps; 0: at once",
         },
         [P_THREADS] = SBLOOP_PARAM_THREADS_APPLIES("mode=block|dram"),
         [P_DURATION] = SBLOOP_PARAM_DURATION,
@@ -356,6 +373,7 @@ static int latency_run(const struct bw_run *run, const struct bw_host *h)
                 .stride = (uint64_t)run->values[P_STRIDE].i,
                 .duration = run->values[P_DURATION].d,
                 .deadline = run->deadline,
+                .release = run->values[P_RELEASE].d,
         };
         int r = latency_size(run, h, &spec.size);
 
@@ -395,6 +413,8 @@ static int memory_run(const struct bw_run *run, const struct bw_host *h)
                         .threads = (unsigned)run->values[P_THREADS].i,
                         .duration = run->values[P_DURATION].d,
                         .deadline = run->deadline,
+                        .size = (uint64_t)run->values[P_ARRAY_SIZE].i,
+                        .release = run->values[P_RELEASE].d,
                 };
                 return memory_dram_run(&spec, h);
         }

@@ -36,7 +36,21 @@ struct memory_dram_spec {
         unsigned threads;
         double duration;    /* seconds: first touch and passes */
         double deadline;    /* run->deadline */
+        uint64_t size;      /* bytes of each array; 0: sized by the cache */
+        double release;     /* seconds to give the arrays back over */
 };
+
+/* The memory plugin's default `release`. */
+#define RELEASE_DEFAULT "0"
+
+/* Unmaps len bytes at p (a whole mapping) 32 MiB at a time, spread over
+ * `seconds`, ending at the latest half a second before `deadline` (a
+ * now_mono() time; 0: none) (at once when 0, or when the run is being
+ * stopped): the pages
+ * go back to the kernel's free lists, and on a VM with free page reporting
+ * on to the hypervisor, a step at a time rather than all together. */
+void memory_release(void *p, size_t len, double seconds, double deadline,
+                    const struct bw_host *h);
 
 /* Maps the arrays, runs copy and triad for spec->duration and emits
  * bytes_per_second{operation=copy|triad} (the best pass), the arrays' size

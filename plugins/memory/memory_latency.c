@@ -19,6 +19,7 @@
  * so a busy host does not look like slower memory (the windows' ends are
  * wall-clock, so the run keeps its duration). */
 #include "memory_latency.h"
+#include "memory_dram.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -33,7 +34,6 @@
 #include "util/parse.h"
 #include "util/timeutil.h"
 
-#define MIB (UINT64_C(1) << 20)
 #define LAT_MIN_BYTES (64 * MIB)
 #define LAT_MAX_BYTES (8192 * MIB)
 #define LAT_HUGE (2 * MIB)            /* x86-64 and arm64 PMD page */
@@ -343,6 +343,6 @@ int memory_latency_run(const struct memory_latency_spec *s,
                                format_size((int64_t)s->size, size, sizeof(size)),
                                strerror(-r));
         r = lat_chase_run(s, h, &b, t0);
-        munmap(b.base, b.len);
+        memory_release(b.base, b.len, r < 0 ? 0 : s->release, s->deadline, h);
         return r;
 }

@@ -7,11 +7,15 @@
  * (refusing sizes the cache could hold), and a short real run.  Latency
  * mode: the chain is one cycle through every element, its sizing, which
  * parameters are labels in which mode, and real runs in L1 and far beyond
- * the last-level cache, which must differ by a wide margin. */
+ * the last-level cache, which must differ by a wide margin.  Giving
+ * memory back: spread over the time asked, cut short by the deadline and
+ * by a stop, and nothing of the mapping left. */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,6 +23,7 @@
 #include "core/params.h"
 #include "memory/memory_dram.h"
 #include "memory/memory_latency.h"
+#include "util/timeutil.h"
 
 extern const struct bw_plugin benchwatch_plugin;
 void memory_block_once(unsigned oper, unsigned access, uint64_t *buf,
@@ -455,6 +460,44 @@ static void test_latency_run(void)
         CHECK(far > 4 * l1);
 }
 
+/* memory_release over `seconds` (deadline as memory_release takes it):
+ * the time it took, and the mapping must be gone. */
+static double release_took(struct fakehost *fh, double seconds, double deadline)
+{
+        size_t len = 64 * MIB + 4096; /* 3 steps, the last one a page */
+        char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        double t;
+
+        CHECK(p != MAP_FAILED);
+        memset(p, 1, len);
+        t = now_mono();
+        memory_release(p, len, seconds, deadline, &fh->host);
+        t = now_mono() - t;
+        for (size_t off = 0; off < len; off += 16 * MIB) /* unmapped: ENOMEM */
+                CHECK(msync(p + off, 4096, MS_ASYNC) < 0 && errno == ENOMEM);
+        CHECK(msync(p + len - 4096, 4096, MS_ASYNC) < 0 && errno == ENOMEM);
+        return t;
+}
+
+static void test_release(void)
+{
+        struct fakehost fh;
+        double t;
+
+        fakehost_init(&fh);
+        t = release_took(&fh, 0, 0);
+        CHECK(t < 0.1);                              /* at once */
+        t = release_took(&fh, 0.4, 0);
+        CHECK(t >= 0.35 && t < 2);                   /* spread over 0.4 s */
+        t = release_took(&fh, 5, now_mono() + 0.8);
+        CHECK(t >= 0.2 && t < 0.6);                  /* ends 0.5 s before the deadline */
+        fh.stop = true;
+        t = release_took(&fh, 5, 0);
+        CHECK(t < 0.1);                              /* stopping: at once */
+        fakehost_done(&fh);
+}
+
 int main(void)
 {
         CHECK(strcmp(benchwatch_plugin.name, "memory") == 0);
@@ -469,6 +512,7 @@ int main(void)
         test_latency_sizing();
         test_latency_labels();
         test_latency_run();
+        test_release();
         printf("test_memory: all passed\n");
         return 0;
 }
