@@ -62,8 +62,9 @@ int main(void)
         unsigned whole = 0, broken = 0;
         while (fgets(line, sizeof(line), out)) {
                 int id, i, end = 0;
-                if (sscanf(line, "<6>thread %d line %d of a message long enough to be written "
-                           "in parts (the end)\n%n", &id, &i, &end) == 2 && end == (int)strlen(line))
+                int got = sscanf(line, "<6>thread %d line %d of a message long enough to be "
+                                 "written in parts (the end)\n%n", &id, &i, &end);
+                if (got == 2 && end == (int)strlen(line))
                         whole++;
                 else if (broken++ < 3)
                         fprintf(stderr, "broken line: %s", line);
