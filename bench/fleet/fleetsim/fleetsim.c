@@ -687,7 +687,7 @@ static int send_all(struct tpl *t, const struct host *hosts, struct runs *q,
                         ph = now_ph;
                         st[ph].started = ph == P_LIVE ? e.t : now_real();
                         if (ph == P_LIVE) {
-                                /* bench/fleet-sim.sh starts the rules now:
+                                /* bench/fleet/fleet-sim.sh starts the rules now:
                                  * a record written at now would make
                                  * Prometheus refuse the past as out of
                                  * bounds (older than its newest sample
