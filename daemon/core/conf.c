@@ -133,7 +133,8 @@ const struct bw_param_def config_daemon_options[] = {
         [CFG_D_YIELD_CPU] = { .name = "yield_cpu", .type = BW_PARAM_DOUBLE,
                 .default_value = "50", .min = 0, .max = 100, .unit = "%",
                 .help = "yield while processes other than the probe use more "
-                        "than this share of the host's CPU time; 0: never" },
+                        "than this share of the host's CPU time (steal left "
+                        "out); 0: never" },
         [CFG_D_YIELD_IO] = { .name = "yield_io", .type = BW_PARAM_SIZE,
                 .default_value = "10M", .min = 0, .max = 1e15, .unit = "bytes/s",
                 .help = "yield a probe that does disk I/O while processes other "

@@ -1,10 +1,12 @@
 /* yield.c — see yield.h.  How the probe's own use is told from others':
  *
  * CPU.  Others' CPU time is the host's busy time (the user, nice, system,
- * irq and softirq jiffies of /proc/stat; steal is the hypervisor's
- * neighbours, nothing to yield to here) minus the probe process's utime +
- * stime (/proc/PID/stat, which sums all its threads), as a share of all
- * the host's CPU time over the sample.  Chosen over the runnable count
+ * irq and softirq jiffies of /proc/stat) minus the probe process's utime
+ * + stime (/proc/PID/stat, which sums all its threads), as a share of the
+ * CPU time the host was given over the sample: steal (the hypervisor's
+ * other guests) is left out of both, as nothing here can yield to it.
+ * A share of all the time, steal included, could never reach a limit of
+ * 90% on a VM losing 10% to steal, however saturated its services.  Chosen over the runnable count
  * (procs_running minus the probe's running threads): that is one instant,
  * noisy, and does not say how much CPU the others got; and over PSI cpu,
  * which a probe with as many threads as CPUs drives up itself and whose
@@ -78,11 +80,11 @@ bool yield_limits_any(const struct yield_limits *lim)
 }
 
 /* user nice system idle iowait irq softirq steal of the "cpu" line. */
-static int read_host_cpu(double *ret_busy, double *ret_total)
+int yield_host_cpu(const char *path, double *ret_busy, double *ret_total)
 {
         char buf[STAT_MAX];
         double f[8];
-        int r = read_small_file("/proc/stat", buf, sizeof(buf));
+        int r = read_small_file(path, buf, sizeof(buf));
         if (r < 0)
                 return r;
         if (strncmp(buf, "cpu ", 4) ||
@@ -90,7 +92,7 @@ static int read_host_cpu(double *ret_busy, double *ret_total)
                    &f[4], &f[5], &f[6], &f[7]) != 8)
                 return -EINVAL;
         *ret_busy = f[0] + f[1] + f[2] + f[5] + f[6];
-        *ret_total = f[0] + f[1] + f[2] + f[3] + f[4] + f[5] + f[6] + f[7];
+        *ret_total = f[0] + f[1] + f[2] + f[3] + f[4] + f[5] + f[6];
         return 0;
 }
 
@@ -187,7 +189,7 @@ static double read_psi_memory(void)
 
 static int take(const struct yield_monitor *m, struct sample *s)
 {
-        int r = read_host_cpu(&s->busy, &s->total);
+        int r = yield_host_cpu("/proc/stat", &s->busy, &s->total);
         if (r >= 0)
                 r = read_probe_cpu(m->pid, &s->probe_cpu);
         if (r >= 0 && m->disk_io && m->lim.io > 0) {

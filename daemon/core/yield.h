@@ -22,7 +22,8 @@
 
 /* 0 disables a check. */
 struct yield_limits {
-        double cpu;      /* % of the host's CPU time used by other processes */
+        double cpu;      /* % of the host's CPU time (steal left out) used by
+                          * other processes */
         double io;       /* bytes/s other processes move to and from disks */
         double memory;   /* % of the time some task stalled on memory (PSI) */
 };
@@ -42,13 +43,18 @@ int yield_monitor_sample(struct yield_monitor *m, const char **ret_reason,
                          char **ret_why);
 /* What others took over the whole run so far (first to last sample), the
  * same measures as the limits, for the record of a run that did not
- * yield: others' share of the host's CPU time (0..1), their disk bytes per
- * second (NAN unless the I/O check applies), the share of the time some
- * task stalled on memory (0..1, NAN unless the memory check applies). */
+ * yield: others' share of the host's CPU time, steal left out (0..1),
+ * their disk bytes per second (NAN unless the I/O check applies), the
+ * share of the time some task stalled on memory (0..1, NAN unless the
+ * memory check applies). */
 struct yield_others {
         double cpu, io, memory;
 };
 void yield_monitor_others(const struct yield_monitor *m, struct yield_others *ret);
 void yield_monitor_free(struct yield_monitor *m);
+/* The busy jiffies (user, nice, system, irq, softirq) and the total
+ * without steal (the CPU time the host was given) of the "cpu" line of a
+ * /proc/stat file; the monitor reads /proc/stat so, the tests a file. */
+int yield_host_cpu(const char *path, double *ret_busy, double *ret_total);
 
 #endif

@@ -118,7 +118,8 @@ const struct bw_param_def tracker_options[] = {
                 .default_value = TRACKER_MAX_OTHERS_CPU, .min = 0, .max = 1,
                 .unit = "fraction",
                 .help = "a run during which other processes used more than "
-                        "this share of the host's CPU time (without reaching "
+                        "this share of the host's CPU time (steal left out; "
+                        "without reaching "
                         "the daemon's yield_cpu) is judged but not counted; 1: "
                         "never",
         },

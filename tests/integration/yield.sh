@@ -136,17 +136,18 @@ for _ in $(seq 100); do
         grep -q "$LOOKED" "$T/err" && break
         read -rt 0.05 -u 9 || :
 done
-# The look measures others' CPU as the busy share of /proc/stat's time,
-# steal included: if the hypervisor took so much that even 6 hogs were
-# not over the limit, the host did not look busy, by the daemon's own
-# measure, and the premise failed, not the daemon (seen on a CI VM).
+# The look measures others' CPU as the busy share of the time /proc/stat
+# says the host was given (steal left out): if even 6 hogs were not over
+# the limit by that measure, the host did not look busy, by the daemon's
+# own measure, and the premise failed, not the daemon.  The steal is
+# printed beside it, as a share of all the time.
 if [ -n "$started" ]; then
         share=$(printf '%s\n%s\n' "$stat0" "$(head -n 1 /proc/stat)" | awk '
                 { for (i = 2; i <= 9; i++) v[NR, i] = $i }
                 END { for (i = 2; i <= 9; i++) d[i] = v[2, i] - v[1, i]
                       busy = d[2] + d[3] + d[4] + d[7] + d[8]
-                      total = busy + d[5] + d[6] + d[9]
-                      printf "%.0f %.0f", 100 * busy / total, 100 * d[9] / total }')
+                      given = busy + d[5] + d[6]
+                      printf "%.0f %.0f", 100 * busy / given, 100 * d[9] / (given + d[9]) }')
         set -- $share
         [ "$1" -le "$LIMIT" ] &&
                 skip "host too busy to judge: the hogs and the daemon used only $1% of the CPU while the look ran (steal $2%; limit $LIMIT%)"

@@ -124,6 +124,25 @@ static void gone_is_an_error(void)
         CHECK(!yield_limits_any(&(struct yield_limits){ 0 }) && yield_limits_any(&lim));
 }
 
+/* A VM losing a quarter of its CPU to steal, its own services taking all
+ * the rest: the share others took is of the time the host was given, so
+ * a limit below 100% can still be reached. */
+static void steal_is_not_the_hosts_time(void)
+{
+        char path[] = "/tmp/test_yield_statXXXXXX";
+        int fd = mkstemp(path);
+        CHECK(fd >= 0);
+        /* user nice system idle iowait irq softirq steal guest guest_nice */
+        const char line[] = "cpu  600 0 150 0 0 0 0 250 0 0\ncpu0 300 0 75 0 0 0 0 125 0 0\n";
+        CHECK(write(fd, line, sizeof(line) - 1) == (ssize_t)(sizeof(line) - 1));
+        close(fd);
+        double busy = 0, total = 0;
+        CHECK(yield_host_cpu(path, &busy, &total) == 0);
+        CHECK(busy == 750 && total == 750);
+        unlink(path);
+        CHECK(yield_host_cpu(path, &busy, &total) < 0);
+}
+
 int main(void)
 {
         long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -131,6 +150,7 @@ int main(void)
         own_use_is_not_others(ncpu);
         others_use_is_seen(ncpu);
         gone_is_an_error();
+        steal_is_not_the_hosts_time();
         printf("test_yield: ok\n");
         return 0;
 }
