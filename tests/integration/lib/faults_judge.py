@@ -1,0 +1,157 @@
+"""faults_judge.py DIR — for faults_judge.sh: a kept campaign directory made
+up to hold the cases the hour of faults misjudged, and a stand-in
+Prometheus query API serving what the receiver would hold.  Writes DIR
+(faults.log, journal.json, monitor.jsonl, unit.txt, textfile.txt,
+state/history-*.txt), serves on a free port, prints the port, and serves
+until killed.
+
+The cases (t: seconds after the start; T0 the start's epoch):
+  - garbage at 31 s into a cpu process 1.4 s old, whose run's result
+    (a success) was logged at 30.8 s: nothing left to hit (the old judge
+    took the next run's success for the hit run's);
+  - stop_child at 41 s into a cpu process 0.5 s old, and that run's result
+    a success at 42 s: a real breach, which must still be reported;
+  - two cpu runs at the same millisecond (the clock stepped back over the
+    daemon's earlier runs) with different values: Prometheus holds one;
+  - five disk runs Prometheus lacks, dropped and counted by two daemons
+    (3 by one killed later, 2 by the next), the final textfile saying 0;
+  - cpu's latency 20% higher over its last 30 runs with no fault near
+    them: a verdict replay raises without any run near a fault;
+  - web's latency 40% higher only in the runs within 15 s after nginx came
+    back (four times; 5 runs each), with verdicts: the faults' doing.
+"""
+import http.server
+import json
+import os
+import random
+import socket
+import sys
+import urllib.parse
+
+d = sys.argv[1]
+T0 = 1796000000.0
+os.makedirs(os.path.join(d, "state"), exist_ok=True)
+rnd = random.Random(31)
+CPU = 'benchwatch_cpu_latency_seconds{max_prime="10000",quantile="0.5",threads="1"}'
+WEB = 'benchwatch_http_latency_seconds{quantile="0.5"}'
+DISK = 'benchwatch_disk_iops{mode="randread"}'
+
+
+def line(t, state, v, key, counted=1):
+    return "%.3f %d %s %.9g - %s" % (t, counted, state, v, key)
+
+
+faults = ["0.0 %.3f start seed=1 duration=1200" % T0,
+          "31.2 %.3f garbage pid=10 age=1.400" % (T0 + 31),
+          "41.2 %.3f stop_child pid=11 age=0.500" % (T0 + 41)]
+journal = [(30.8, "cpu", 1), (42.0, "cpu", 1), (60.0, "cpu", 1)]
+# web: nginx away and back four times; runs every 5 s from 100 s
+ups = [300.0, 500.0, 700.0, 900.0]
+for u in ups:
+    faults.append("%.1f %.3f nginx_down for=20s" % (u - 20, T0 + u - 20))
+    faults.append("%.1f %.3f nginx_up" % (u, T0 + u))
+faults.sort(key=lambda l: float(l.split()[0]))
+
+hist = {"cpu": [], "web": [], "disk": []}
+prom = {}  # probe -> {series key: {ms: value}}
+
+
+def stored(probe, key, t, v):
+    prom.setdefault(probe, {}).setdefault(key, {})[round(t * 1000)] = v
+    prom[probe].setdefault("benchwatch_probe_success", {})[round(t * 1000)] = 1.0
+
+
+# cpu: 120 runs every 5 s from 100 s; the last 30 20% slower
+for i in range(120):
+    t = T0 + 100 + 5 * i + 0.257
+    v = 2.22e-4 * (1 + rnd.gauss(0, 0.01)) * (1.2 if i >= 90 else 1)
+    hist["cpu"].append((t, v, CPU))
+    stored("cpu", CPU, t, v)
+# two runs at one millisecond: the history has both, Prometheus the later
+t = T0 + 50.257
+hist["cpu"] += [(t, 2.2e-4, CPU), (t, 2.4e-4, CPU)]
+stored("cpu", CPU, t, 2.4e-4)
+# web: 300 runs every 3 s from 100 s; slow within 15 s after nginx is back
+for i in range(300):
+    t = T0 + 100 + 3 * i + 0.5
+    down = any(u - 20 <= t - T0 < u for u in ups)
+    if down:
+        continue  # failed runs: no figures
+    after = any(0 <= t - T0 - u <= 15 for u in ups)
+    v = 5.3e-5 * (1 + rnd.gauss(0, 0.01)) * (1.4 if after else 1)
+    hist["web"].append((t, v, WEB))
+    stored("web", WEB, t, v)
+# disk: 20 runs, the last 5 not in Prometheus (dropped, counted)
+for i in range(20):
+    t = T0 + 100 + 11 * i + 0.75
+    hist["disk"].append((t, 1000.0, DISK))
+    if i < 15:
+        stored("disk", DISK, t, 1000.0)
+
+# the states the daemon would have written: replay them here
+sys.path.insert(0, os.environ["FAULTS_DIR"])
+import faults as F  # noqa: E402
+for probe, runs in hist.items():
+    runs.sort(key=lambda r: r[0])
+    lower = probe != "disk"
+    states = ["O"] * len(runs)
+    if probe in ("cpu", "web"):
+        vals = [v for _, v, _ in runs]
+        import subprocess, tempfile  # noqa: E401,E402
+        with tempfile.NamedTemporaryFile("w", suffix=".conf") as conf:
+            p = subprocess.run([os.environ["BENCHWATCH"], "-c", conf.name, "replay", "-",
+                                "--format=json", "--lower-is-better"],
+                               input="".join("%.17g\n" % v for v in vals), text=True,
+                               capture_output=True)
+        states = [{"regression": "R", "learning": "L"}.get(r["state"].lower(), "O")
+                  for r in json.loads(p.stdout)["results"]]
+    with open(os.path.join(d, "state", "history-%s.txt" % probe), "w") as f:
+        f.write("benchwatch-history 1\n")
+        for (t, v, key), st in zip(runs, states):
+            f.write(line(t, st, v, key) + "\n")
+
+with open(os.path.join(d, "faults.log"), "w") as f:
+    f.write("\n".join(faults) + "\n")
+with open(os.path.join(d, "journal.json"), "w") as f:
+    for t, probe, ok in journal:
+        f.write(json.dumps({"__REALTIME_TIMESTAMP": str(int((T0 + t) * 1e6)),
+                            "BENCHWATCH_PROBE": probe, "BENCHWATCH_SUCCESS": str(ok),
+                            "MESSAGE": "run"}) + "\n")
+with open(os.path.join(d, "monitor.jsonl"), "w") as f:
+    for pid, n in ((40, 1), (40, 3), (52, 2)):
+        f.write(json.dumps({"ev": "dropped", "pid": pid, "n": n, "t": T0 + 200}) + "\n")
+with open(os.path.join(d, "unit.txt"), "w") as f:
+    f.write("NRestarts 1\nActiveState active\nafter_stop_processes 0\ncache_left \n"
+            "tables_left 0\n")
+with open(os.path.join(d, "textfile.txt"), "w") as f:
+    f.write("benchwatch_remote_write_dropped_total 0\n")
+with open(os.path.join(d, "files.log"), "w") as f:
+    f.write(json.dumps({"t": T0, "when": "end", "files": 3, "torn": [],
+                        "partial_last_lines": 0, "temps": 0}) + "\n")
+
+
+class Query(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        q = urllib.parse.parse_qs(urllib.parse.urlparse(self.path).query)["query"][0]
+        probe = q.split('probe="')[1].split('"')[0]
+        result = []
+        for key, samples in prom.get(probe, {}).items():
+            name, _, rest = key.partition("{")
+            m = dict(F.LABEL.findall(rest))
+            m.update(__name__=name, job="benchwatch", instance="faults", probe=probe)
+            result.append({"metric": m, "values": [[ms / 1000, repr(v)]
+                                                   for ms, v in sorted(samples.items())]})
+        body = json.dumps({"status": "success", "data": {"resultType": "matrix",
+                                                         "result": result}}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *a):
+        pass
+
+
+s = http.server.HTTPServer(("127.0.0.1", 0), Query)
+print(s.server_address[1], flush=True)
+s.serve_forever()
