@@ -436,6 +436,55 @@ def prom_series(prom, probe):
     return got
 
 
+def proto_fields(b):
+    """(field number, wire type, value) of a protobuf message: an int for
+    varints and fixed widths, bytes for length-delimited fields."""
+    i = 0
+    while i < len(b):
+        key, i = varint(b, i)
+        num, wt = key >> 3, key & 7
+        if wt == 0:
+            v, i = varint(b, i)
+        elif wt == 1:
+            v, i = b[i:i + 8], i + 8
+        elif wt == 2:
+            n, i = varint(b, i)
+            v, i = b[i:i + n], i + n
+        elif wt == 5:
+            v, i = b[i:i + 4], i + 4
+        else:
+            raise ValueError("wire type %d" % wt)
+        yield num, wt, v
+
+
+def spooled_runs(state):
+    """(probe, timestamp in ms) of the runs still in the remote-write spool
+    (sent at the daemon's next start: not lost)."""
+    out = set()
+    d = os.path.join(state, "remote-write")
+    for name in os.listdir(d) if os.path.isdir(d) else []:
+        if not re.fullmatch(r"\d{20}\.rw", name):
+            continue
+        try:
+            with open(os.path.join(d, name), "rb") as f:
+                req = unsnappy(f.read())
+            for num, _, ts in proto_fields(req):
+                if num != 1:
+                    continue
+                labels, stamps = {}, []
+                for n2, _, v in proto_fields(ts):
+                    if n2 == 1:
+                        kv = {a: b for a, _, b in proto_fields(v)}
+                        labels[kv.get(1, b"").decode()] = kv.get(2, b"").decode()
+                    elif n2 == 2:
+                        stamps += [x for a, _, x in proto_fields(v) if a == 2]
+                if labels.get("probe"):
+                    out.update((labels["probe"], t) for t in stamps)
+        except (OSError, ValueError, IndexError):
+            pass
+    return out
+
+
 def remote_write_check(state, prom):
     """Per probe: runs in the history, and of those, the ones Prometheus
     lacks at their own timestamp, or holds with another value.  Two runs
@@ -443,6 +492,7 @@ def remote_write_check(state, prom):
     over its own earlier runs: clock_jump) are one sample to Prometheus,
     which keeps one of them: counted apart, as "shared"."""
     out = {}
+    spooled = spooled_runs(state)
     for name in sorted(os.listdir(state)):
         m = re.fullmatch(r"history-(.*)\.txt", name)
         if not m:
@@ -465,7 +515,7 @@ def remote_write_check(state, prom):
         runs, lost, wrong = set(), set(), 0
         for ts, k, v in lines:
             runs.add(ts)
-            if ts in shared:
+            if ts in shared or (probe, ts) in spooled:
                 continue
             if ts not in got.get(k, {}):
                 lost.add(ts)
@@ -477,6 +527,7 @@ def remote_write_check(state, prom):
         extra = {t for t, v in succ.items() if v == 1 and t not in runs}
         out[probe] = {"runs": len(runs), "lost": len(lost), "wrong_value": wrong,
                       "unexplained": len(extra), "shared": len(shared),
+                      "spooled": sum(1 for t in runs if (probe, t) in spooled),
                       "failed_runs_stored": sum(1 for v in succ.values() if v == 0)}
     return out
 
@@ -572,10 +623,13 @@ def clock_jumps(events, end):
     return out
 
 
+JUMP_SLACK = 2.0  # walljump.c reads its file once a second; faults.sh logs after writing it
+
+
 def real_time(ts, jumps):
     """A history timestamp (the daemon's clock) on the real clock."""
     for t0, t1, ahead in jumps:
-        if t0 <= ts - ahead < t1:
+        if t0 - JUMP_SLACK <= ts - ahead < t1 + JUMP_SLACK:
             return ts - ahead
     return ts
 
@@ -882,9 +936,11 @@ def report(d, state, prom, seed, duration):
     P("runs: %d completed, %d failed (journal); in the history: %d" % (
         ok, failed, sum(v["runs"] for v in rw.values())))
     P("remote write: lost %d, counted dropped %d (all daemons), wrong values %d, unexplained %d; "
-      "runs sharing a timestamp with another (clock stepped back; one sample) %d; per probe %s" % (
+      "runs sharing a timestamp with another (clock stepped back; one sample) %d; still spooled "
+      "at the end (sent at the next start) %d; per probe %s" % (
         lost, dropped, sum(v["wrong_value"] for v in rw.values()),
         sum(v["unexplained"] for v in rw.values()), sum(v["shared"] for v in rw.values()),
+        sum(v["spooled"] for v in rw.values()),
         " ".join("%s=%d/%d" % (p, v["runs"] - v["lost"], v["runs"]) for p, v in rw.items())))
     P("files: %d checks, %d files at the last, torn %d, partial last lines (allowed) %d" % (
         len(checks), checks[-1]["files"] if checks else 0, len(torn),

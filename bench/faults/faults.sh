@@ -458,8 +458,8 @@ done
 repairs 9999999999
 for p in $(c pgrep -f '^benchwatch __child'); do c kill -CONT "$p" 2>/dev/null; done
 log "end of faults"
-spooled() { [ -n "$(ls "$STATE/remote-write" 2>/dev/null | grep '\.rw$')" ]; }
-! wait_for 60 spooled || log "spool not drained 60 s after the end: $(ls "$STATE/remote-write" | wc -l) files"
+drained() { [ -z "$(ls "$STATE/remote-write" 2>/dev/null | grep '\.rw$')" ]; }
+wait_for 60 drained || log "spool not drained 60 s after the end: $(ls "$STATE/remote-write" | grep -c '\.rw$') files"
 check_files end
 kill "$MONITOR" 2>/dev/null; wait "$MONITOR" 2>/dev/null; MONITOR=""
 # the unit's own figures, the journal, the textfile, then a stop and a cleanup
