@@ -159,7 +159,7 @@ def textfile_value(path, name):
     return None
 
 
-def monitor(leader, out, state=None):
+def monitor(leader, out, state_dir=None):
     pidns = os.readlink("/proc/%s/ns/pid" % leader)
     last_cpu = cpu_times()
     tick = os.sysconf("SC_CLK_TCK")
@@ -206,9 +206,9 @@ def monitor(leader, out, state=None):
                     emit(ev="host", busy=round((busy - last_cpu[0]) / (total - last_cpu[1]), 3))
                 last_cpu = (busy, total)
                 mains = [d for d, main in daemons.items() if main]
-                if state and len(mains) == 1:
+                if state_dir and len(mains) == 1:
                     # only a textfile this daemon wrote (not its predecessor's)
-                    tf = os.path.join(state, "benchwatch.prom")
+                    tf = os.path.join(state_dir, "benchwatch.prom")
                     try:
                         born = now - (uptime - proc_stat(mains[0])[2] / tick)
                         n = textfile_value(tf, "benchwatch_remote_write_dropped_total") \
