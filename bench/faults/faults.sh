@@ -416,12 +416,15 @@ fault() { # KIND
                 CLOCK_BACK=$(until_ $(away_for)); log "$1 ahead=${d}s until=$CLOCK_BACK" ;;
         esac
 }
+# a server's line carries the time it was started, not the time it
+# answered: a probe's run in between may succeed, after that line
+back() { AT=$(date +%s.%N); $1; log "$2"; }
 repairs() { # what is due comes back (with an argument: everything)
         local t=${1:-$(date +%s)}
-        [ $RW_BACK != 0 ] && [ $RW_BACK -le $t ] && { RW_BACK=0; start_prom; log "rw_up"; check_files rw_up; }
-        [ $PGW_BACK != 0 ] && [ $PGW_BACK -le $t ] && { PGW_BACK=0; start_pgw; log "pgw_up"; }
-        [ $NGINX_BACK != 0 ] && [ $NGINX_BACK -le $t ] && { NGINX_BACK=0; start_nginx; log "nginx_up"; }
-        [ $DB_BACK != 0 ] && [ $DB_BACK -le $t ] && { DB_BACK=0; start_db; log "mariadb_up"; }
+        [ $RW_BACK != 0 ] && [ $RW_BACK -le $t ] && { RW_BACK=0; back start_prom rw_up; check_files rw_up; }
+        [ $PGW_BACK != 0 ] && [ $PGW_BACK -le $t ] && { PGW_BACK=0; back start_pgw pgw_up; }
+        [ $NGINX_BACK != 0 ] && [ $NGINX_BACK -le $t ] && { NGINX_BACK=0; back start_nginx nginx_up; }
+        [ $DB_BACK != 0 ] && [ $DB_BACK -le $t ] && { DB_BACK=0; back start_db mariadb_up; }
         [ $FS_BACK != 0 ] && [ $FS_BACK -le $t ] && { FS_BACK=0; rm -f "$T"/fs/fill.*; log "enospc_freed"; check_files enospc_freed; }
         [ $CLOCK_BACK != 0 ] && [ $CLOCK_BACK -le $t ] && { CLOCK_BACK=0; echo "+0" > "$ROOT/etc/bw-walljump"; log "clock_back"; }
         return 0
