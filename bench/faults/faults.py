@@ -626,12 +626,20 @@ def clock_jumps(events, end):
 JUMP_SLACK = 2.0  # walljump.c reads its file once a second; faults.sh logs after writing it
 
 
-def real_time(ts, jumps):
-    """A history timestamp (the daemon's clock) on the real clock."""
-    for t0, t1, ahead in jumps:
-        if t0 - JUMP_SLACK <= ts - ahead < t1 + JUMP_SLACK:
-            return ts - ahead
-    return ts
+def real_times(stamps, jumps):
+    """A series' history timestamps (the daemon's clock, in the order the
+    runs were made) on the real clock.  A timestamp may be a run's own or
+    one made ahead by a jump; the runs came in order, so each is the
+    earliest reading not before the run before it."""
+    out, prev = [], float("-inf")
+    for ts in stamps:
+        cands = [ts] + [ts - ahead for t0, t1, ahead in jumps
+                        if t0 - JUMP_SLACK <= ts - ahead < t1 + JUMP_SLACK]
+        later = [c for c in cands if c >= prev - JUMP_SLACK]
+        t = min(later) if later else max(cands)
+        out.append(t)
+        prev = max(prev, t)
+    return out
 
 
 def spans(events, probe, end):
@@ -701,8 +709,10 @@ def fault_runs_in_references(state, lines):
     out = {}
     for (probe, key), runs in sorted(history_series(state).items()):
         sp = spans(events, probe, end)
-        for r in [r for r in runs if r[1]][:REFERENCE_RUNS]:
-            w = in_spans(real_time(r[0], jumps), sp, during_only=True)
+        real = dict(zip(range(len(runs)), real_times([r[0] for r in runs], jumps)))
+        for i in [i for i, r in enumerate(runs) if r[1]][:REFERENCE_RUNS]:
+            r = runs[i]
+            w = in_spans(real[i], sp, during_only=True)
             if w:
                 out[(probe, r[0])] = "%s at %.3f (%s)" % (probe, r[0], w[3])
     return [out[k] for k in sorted(out)]
@@ -746,7 +756,8 @@ def verdict_episodes(state, lines, mon, end):
         if not n:
             continue
         sp = spans(events, probe, end)
-        counted = [(real_time(r[0], jumps), r) for r in runs if r[1]]
+        real = real_times([r[0] for r in runs], jumps)
+        counted = [(t, r) for t, r in zip(real, runs) if r[1]]
         first = next(i for i, r in enumerate(runs) if r[2] == "R")
         ev = [(t, r) for t, r in counted if r[0] <= runs[first][0]][-EVIDENCE_RUNS:]
         ref = counted[:REFERENCE_RUNS]

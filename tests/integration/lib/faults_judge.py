@@ -19,7 +19,11 @@ The cases (t: seconds after the start; T0 the start's epoch):
   - cpu's latency 20% higher over its last 30 runs with no fault near
     them: a verdict replay raises without any run near a fault;
   - web's latency 40% higher only in the runs within 15 s after nginx came
-    back (four times; 5 runs each), with verdicts: the faults' doing.
+    back (four times; 5 runs each), with verdicts: the faults' doing;
+  - the daemon's clock 101 s ahead from 270 s to 300 s, over nginx's first
+    time away (280-300 s): the runs at 381-401 s carry timestamps that
+    would be jumped ones of that time, and are not (the runs came in
+    order).
 """
 import http.server
 import json
@@ -51,7 +55,14 @@ ups = [300.0, 500.0, 700.0, 900.0]
 for u in ups:
     faults.append("%.1f %.3f nginx_down for=20s" % (u - 20, T0 + u - 20))
     faults.append("%.1f %.3f nginx_up" % (u, T0 + u))
+faults.append("270.0 %.3f clock_jump ahead=101s until=%d" % (T0 + 270, T0 + 300))
+faults.append("300.0 %.3f clock_back" % (T0 + 300))
 faults.sort(key=lambda l: float(l.split()[0]))
+
+
+def clock(t):
+    """The daemon's clock at real time t."""
+    return t + 101 if 270 <= t - T0 < 300 else t
 
 hist = {"cpu": [], "web": [], "disk": []}
 prom = {}  # probe -> {series key: {ms: value}}
@@ -66,11 +77,11 @@ def stored(probe, key, t, v):
 for i in range(120):
     t = T0 + 100 + 5 * i + 0.257
     v = 2.22e-4 * (1 + rnd.gauss(0, 0.01)) * (1.2 if i >= 90 else 1)
-    hist["cpu"].append((t, v, CPU))
-    stored("cpu", CPU, t, v)
+    hist["cpu"].append((clock(t), v, CPU, t))
+    stored("cpu", CPU, clock(t), v)
 # two runs at one millisecond: the history has both, Prometheus the later
 t = T0 + 50.257
-hist["cpu"] += [(t, 2.2e-4, CPU), (t, 2.4e-4, CPU)]
+hist["cpu"] += [(t, 2.2e-4, CPU, t), (t, 2.4e-4, CPU, t + 0.001)]
 stored("cpu", CPU, t, 2.4e-4)
 # web: 300 runs every 3 s from 100 s; slow within 15 s after nginx is back
 for i in range(300):
@@ -80,14 +91,14 @@ for i in range(300):
         continue  # failed runs: no figures
     after = any(0 <= t - T0 - u <= 15 for u in ups)
     v = 5.3e-5 * (1 + rnd.gauss(0, 0.01)) * (1.4 if after else 1)
-    hist["web"].append((t, v, WEB))
-    stored("web", WEB, t, v)
+    hist["web"].append((clock(t), v, WEB, t))
+    stored("web", WEB, clock(t), v)
 # disk: 20 runs, the last 5 not in Prometheus (dropped, counted)
 for i in range(20):
     t = T0 + 100 + 11 * i + 0.75
-    hist["disk"].append((t, 1000.0, DISK))
+    hist["disk"].append((clock(t), 1000.0, DISK, t))
     if i < 15:
-        stored("disk", DISK, t, 1000.0)
+        stored("disk", DISK, clock(t), 1000.0)
 
 
 
@@ -124,18 +135,18 @@ def spool_file(path, probe, t):
 
 
 os.makedirs(os.path.join(d, "state", "remote-write"), exist_ok=True)
-for n, (t, _, _) in enumerate(hist["disk"][-2:]):
+for n, (t, _, _, _) in enumerate(hist["disk"][-2:]):
     spool_file(os.path.join(d, "state", "remote-write", "%020d.rw" % (n + 1)), "disk", t)
 
 # the states the daemon would have written: replay them here
 sys.path.insert(0, os.environ["FAULTS_DIR"])
 import faults as F  # noqa: E402
 for probe, runs in hist.items():
-    runs.sort(key=lambda r: r[0])
+    runs.sort(key=lambda r: r[3])  # in the order they were made
     lower = probe != "disk"
     states = ["O"] * len(runs)
     if probe in ("cpu", "web"):
-        vals = [v for _, v, _ in runs]
+        vals = [v for _, v, _, _ in runs]
         import subprocess, tempfile  # noqa: E401,E402
         with tempfile.NamedTemporaryFile("w", suffix=".conf") as conf:
             p = subprocess.run([os.environ["BENCHWATCH"], "-c", conf.name, "replay", "-",
@@ -146,7 +157,7 @@ for probe, runs in hist.items():
                   for r in json.loads(p.stdout)["results"]]
     with open(os.path.join(d, "state", "history-%s.txt" % probe), "w") as f:
         f.write("benchwatch-history 1\n")
-        for (t, v, key), st in zip(runs, states):
+        for (t, v, key, _), st in zip(runs, states):
             f.write(line(t, st, v, key) + "\n")
 
 with open(os.path.join(d, "faults.log"), "w") as f:
