@@ -27,6 +27,7 @@ that the judging can be read (and rerun on a kept directory) on its own:
       files.log, journal.json, unit.txt, textfile.txt) and Prometheus, prints
       the report, and exits 1 when an invariant broke.
 """
+import bisect
 import errno
 import json
 import os
@@ -626,20 +627,30 @@ def clock_jumps(events, end):
 JUMP_SLACK = 2.0  # walljump.c reads its file once a second; faults.sh logs after writing it
 
 
-def real_times(stamps, jumps):
+def real_times(stamps, jumps, ends=None):
     """A series' history timestamps (the daemon's clock, in the order the
     runs were made) on the real clock.  A timestamp may be a run's own or
-    one made ahead by a jump; the runs came in order, so each is the
-    earliest reading not before the run before it."""
+    one made ahead by a jump.  A run ended with a successful result in the
+    journal (ends: their real times, sorted) within MAX_RUN of its start:
+    the reading that has one; else, the runs came in order, the earliest
+    reading not before the run before it."""
     out, prev = [], float("-inf")
     for ts in stamps:
         cands = [ts] + [ts - ahead for t0, t1, ahead in jumps
                         if t0 - JUMP_SLACK <= ts - ahead < t1 + JUMP_SLACK]
+        if ends is not None and len(cands) > 1:
+            ended = [c for c in cands if ended_within(ends, c - JUMP_SLACK, c + MAX_RUN)]
+            cands = ended or cands
         later = [c for c in cands if c >= prev - JUMP_SLACK]
         t = min(later) if later else max(cands)
         out.append(t)
         prev = max(prev, t)
     return out
+
+
+def ended_within(ends, t0, t1):
+    i = bisect.bisect_left(ends, t0)
+    return i < len(ends) and ends[i] <= t1
 
 
 def spans(events, probe, end):
@@ -700,7 +711,7 @@ def host_busy(mon, times):
     return got[len(got) // 2] if got else None
 
 
-def fault_runs_in_references(state, lines):
+def fault_runs_in_references(state, lines, results=()):
     """Counted runs of a reference (a series' first REFERENCE_RUNS counted
     runs) made while a fault held their probe."""
     events = fault_events(lines)
@@ -709,7 +720,8 @@ def fault_runs_in_references(state, lines):
     out = {}
     for (probe, key), runs in sorted(history_series(state).items()):
         sp = spans(events, probe, end)
-        real = dict(zip(range(len(runs)), real_times([r[0] for r in runs], jumps)))
+        ends = sorted(t for t, p, ok, _ in results if p == probe and ok)
+        real = dict(zip(range(len(runs)), real_times([r[0] for r in runs], jumps, ends)))
         for i in [i for i, r in enumerate(runs) if r[1]][:REFERENCE_RUNS]:
             r = runs[i]
             w = in_spans(real[i], sp, during_only=True)
@@ -742,7 +754,7 @@ def lower_is_better(key):
     return "_seconds" in key.split("{")[0] and "per_second" not in key.split("{")[0]
 
 
-def verdict_episodes(state, lines, mon, end):
+def verdict_episodes(state, lines, mon, end, results=()):
     """Each series' regression verdicts, with the faults near the runs
     behind them, and `benchwatch replay` of its counted runs without any
     run near a fault (SETTLE seconds after one, or while it held the probe):
@@ -756,7 +768,8 @@ def verdict_episodes(state, lines, mon, end):
         if not n:
             continue
         sp = spans(events, probe, end)
-        real = real_times([r[0] for r in runs], jumps)
+        ends = sorted(t for t, p, ok, _ in results if p == probe and ok)
+        real = real_times([r[0] for r in runs], jumps, ends)
         counted = [(t, r) for t, r in zip(real, runs) if r[1]]
         first = next(i for i, r in enumerate(runs) if r[2] == "R")
         ev = [(t, r) for t, r in counted if r[0] <= runs[first][0]][-EVIDENCE_RUNS:]
@@ -879,12 +892,13 @@ def report(d, state, prom, seed, duration):
                 if len(f) == 6 and f[2] == "R":
                     regressions.append("%s %s %s" % (name[8:-4], f[0], f[5]))
     episodes = verdict_episodes(state, read_lines(os.path.join(d, "faults.log")), mon,
-                                start + duration if start else time.time())
+                                start + duration if start else time.time(), results)
     near = [e for e in episodes if e["faults"]]
     if near:
         bad.append("%d series with regression verdicts the faults made (or replay could not "
                    "tell): %s" % (len(near), "; ".join(e["text"] for e in near[:3])))
-    ref_during = fault_runs_in_references(state, read_lines(os.path.join(d, "faults.log")))
+    ref_during = fault_runs_in_references(state, read_lines(os.path.join(d, "faults.log")),
+                                          results)
     if ref_during:
         bad.append("%d run(s) counted in a reference while a fault held their probe: %s"
                    % (len(ref_during), "; ".join(ref_during[:3])))

@@ -12,7 +12,8 @@
 # without any run near a fault is not the faults' doing, one carried by
 # the runs after nginx came back is; a run's timestamp is read on the real
 # clock in the order the runs came (one after a jump back is not taken for
-# one made during the jump).  The old judge reported 2 fault-hit
+# one made during the jump) and, where that is not enough (two jumps), by
+# the journal's results.  The old judge reported 2 fault-hit
 # successes, 1 wrong value, 5 runs lost (0 counted) and every verdict as a
 # breach.
 . "$top_srcdir/tests/integration/lib/lib.sh"

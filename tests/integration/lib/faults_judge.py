@@ -23,7 +23,12 @@ The cases (t: seconds after the start; T0 the start's epoch):
   - the daemon's clock 101 s ahead from 270 s to 300 s, over nginx's first
     time away (280-300 s): the runs at 381-401 s carry timestamps that
     would be jumped ones of that time, and are not (the runs came in
-    order).
+    order);
+  - db every 10 s from 1100 s, MariaDB away 1259-1378 s, the clock 421 s
+    ahead over 1148-1322 s and 301 s ahead over 1346-1502 s: the run after
+    MariaDB came back (1380 s) carries a timestamp that reads as a run of
+    the first jump, made while MariaDB was away, and also as its own; the
+    journal's results (each run's end) tell which.
 """
 import http.server
 import json
@@ -57,14 +62,22 @@ for u in ups:
     faults.append("%.1f %.3f nginx_up" % (u, T0 + u))
 faults.append("270.0 %.3f clock_jump ahead=101s until=%d" % (T0 + 270, T0 + 300))
 faults.append("300.0 %.3f clock_back" % (T0 + 300))
+for at, ahead, back in ((1148, 421, 1322), (1346, 301, 1502)):
+    faults.append("%.1f %.3f clock_jump ahead=%ds until=%d" % (at, T0 + at, ahead, T0 + back))
+    faults.append("%.1f %.3f clock_back" % (back, T0 + back))
+faults.append("1259.0 %.3f mariadb_down for=119s" % (T0 + 1259))
+faults.append("1378.0 %.3f mariadb_up" % (T0 + 1378))
 faults.sort(key=lambda l: float(l.split()[0]))
 
 
 def clock(t):
     """The daemon's clock at real time t."""
-    return t + 101 if 270 <= t - T0 < 300 else t
+    for at, ahead, back in ((270, 101, 300), (1148, 421, 1322), (1346, 301, 1502)):
+        if at <= t - T0 < back:
+            return t + ahead
+    return t
 
-hist = {"cpu": [], "web": [], "disk": []}
+hist = {"cpu": [], "web": [], "disk": [], "db": []}
 prom = {}  # probe -> {series key: {ms: value}}
 
 
@@ -93,6 +106,15 @@ for i in range(300):
     v = 5.3e-5 * (1 + rnd.gauss(0, 0.01)) * (1.4 if after else 1)
     hist["web"].append((clock(t), v, WEB, t))
     stored("web", WEB, clock(t), v)
+# db: every 10 s from 1100 s; failures (no figures) while MariaDB is away
+DB = 'benchwatch_mysql_transactions_per_second{mix="read_write"}'
+for i in range(50):
+    t = T0 + 1100 + 10 * i + 0.5
+    if 1259 <= t - T0 <= 1378:
+        continue
+    hist["db"].append((clock(t), 500.0, DB, t))
+    stored("db", DB, clock(t), 500.0)
+    journal.append((t + 1.0 - T0, "db", 1))
 # disk: 20 runs, the last 5 not in Prometheus (dropped, counted)
 for i in range(20):
     t = T0 + 100 + 11 * i + 0.75
