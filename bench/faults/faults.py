@@ -4,13 +4,17 @@
 The campaign script injects the faults; this file judges what they did, so
 that the judging can be read (and rerun on a kept directory) on its own:
 
-  faults.py monitor LEADER OUT.jsonl
+  faults.py monitor LEADER OUT.jsonl [STATE_DIR]
       Until SIGTERM, ten times a second from the host's /proc: every
       `benchwatch __child` in the container (the PID namespace of LEADER)
       whose parent is no longer a `benchwatch daemon` is an orphan, and how
       long it lives on is recorded; one alive longer than MAX_RUN seconds
       outlived its deadline.  Every 5 s, each daemon's RssAnon (and where
-      it lies: the main heap, other anonymous maps, libraries' own pages).
+      it lies: the main heap, other anonymous maps, libraries' own pages),
+      the host's busy CPU share over those 5 s (/proc/stat: every
+      process's, the campaign's and its neighbours'), and the daemon's
+      benchwatch_remote_write_dropped_total from the textfile in STATE_DIR
+      (a counter each daemon starts at 0: a kill -9 takes its count along).
       A scan of /proc is not atomic: an orphan is one whose parent, read
       again on its own, is not a daemon, and its end is its /proc entry
       gone (or a zombie), not a scan that missed it.
@@ -23,6 +27,7 @@ that the judging can be read (and rerun on a kept directory) on its own:
       files.log, journal.json, unit.txt, textfile.txt) and Prometheus, prints
       the report, and exits 1 when an invariant broke.
 """
+import bisect
 import errno
 import json
 import os
@@ -135,8 +140,29 @@ def scan(pidns, init):
     return daemons, children
 
 
-def monitor(leader, out):
+def cpu_times():
+    """(busy, total) jiffies of the host, from /proc/stat's cpu line."""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    idle = v[3] + (v[4] if len(v) > 4 else 0)
+    total = sum(v[:8])
+    return total - idle, total
+
+
+def textfile_value(path, name):
+    try:
+        with open(path) as f:
+            for line in f:
+                if line.startswith(name + " ") or line.startswith(name + "{"):
+                    return float(line.rsplit(" ", 1)[1])
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def monitor(leader, out, state_dir=None):
     pidns = os.readlink("/proc/%s/ns/pid" % leader)
+    last_cpu = cpu_times()
     tick = os.sysconf("SC_CLK_TCK")
     stop = []
     signal.signal(signal.SIGTERM, lambda *a: stop.append(1))
@@ -176,7 +202,23 @@ def monitor(leader, out):
                     emit(ev="orphan", pid=pid, lived=round(now - t0, 3), parent=why)
             if now - last_rss >= 5:
                 last_rss = now
-                for d in (d for d, main in daemons.items() if main):
+                busy, total = cpu_times()
+                if total > last_cpu[1]:
+                    emit(ev="host", busy=round((busy - last_cpu[0]) / (total - last_cpu[1]), 3))
+                last_cpu = (busy, total)
+                mains = [d for d, main in daemons.items() if main]
+                if state_dir and len(mains) == 1:
+                    # only a textfile this daemon wrote (not its predecessor's)
+                    tf = os.path.join(state_dir, "benchwatch.prom")
+                    try:
+                        born = now - (uptime - proc_stat(mains[0])[2] / tick)
+                        n = textfile_value(tf, "benchwatch_remote_write_dropped_total") \
+                            if os.stat(tf).st_mtime > born else None
+                    except (OSError, ValueError, IndexError):
+                        n = None
+                    if n is not None:
+                        emit(ev="dropped", pid=mains[0], n=n)
+                for d in mains:
                     try:
                         heap, anon, lib = rss_split(d)
                         emit(ev="rss", pid=d, kb=rss_anon(d), heap=heap, anon=anon, lib=lib)
@@ -395,39 +437,116 @@ def prom_series(prom, probe):
     return got
 
 
+def proto_fields(b):
+    """(field number, wire type, value) of a protobuf message: an int for
+    varints and fixed widths, bytes for length-delimited fields."""
+    i = 0
+    while i < len(b):
+        key, i = varint(b, i)
+        num, wt = key >> 3, key & 7
+        if wt == 0:
+            v, i = varint(b, i)
+        elif wt == 1:
+            v, i = b[i:i + 8], i + 8
+        elif wt == 2:
+            n, i = varint(b, i)
+            v, i = b[i:i + n], i + n
+        elif wt == 5:
+            v, i = b[i:i + 4], i + 4
+        else:
+            raise ValueError("wire type %d" % wt)
+        yield num, wt, v
+
+
+def spooled_runs(state):
+    """(probe, timestamp in ms) of the runs still in the remote-write spool
+    (sent at the daemon's next start: not lost)."""
+    out = set()
+    d = os.path.join(state, "remote-write")
+    for name in os.listdir(d) if os.path.isdir(d) else []:
+        if not re.fullmatch(r"\d{20}\.rw", name):
+            continue
+        try:
+            with open(os.path.join(d, name), "rb") as f:
+                req = unsnappy(f.read())
+            for num, _, ts in proto_fields(req):
+                if num != 1:
+                    continue
+                labels, stamps = {}, []
+                for n2, _, v in proto_fields(ts):
+                    if n2 == 1:
+                        kv = {a: b for a, _, b in proto_fields(v)}
+                        labels[kv.get(1, b"").decode()] = kv.get(2, b"").decode()
+                    elif n2 == 2:
+                        stamps += [x for a, _, x in proto_fields(v) if a == 2]
+                if labels.get("probe"):
+                    out.update((labels["probe"], t) for t in stamps)
+        except (OSError, ValueError, IndexError):
+            pass
+    return out
+
+
 def remote_write_check(state, prom):
     """Per probe: runs in the history, and of those, the ones Prometheus
-    lacks at their own timestamp, or holds with another value."""
+    lacks at their own timestamp, or holds with another value.  Two runs
+    of a probe at the same millisecond (the daemon's clock stepped back
+    over its own earlier runs: clock_jump) are one sample to Prometheus,
+    which keeps one of them: counted apart, as "shared"."""
     out = {}
+    spooled = spooled_runs(state)
     for name in sorted(os.listdir(state)):
         m = re.fullmatch(r"history-(.*)\.txt", name)
         if not m:
             continue
         probe = m.group(1)
         got = prom_series(prom, probe)
-        runs, lost, wrong = set(), set(), 0
+        lines, seen = [], {}
         for line in read_lines(os.path.join(state, name))[1:]:
             f = line.split(None, 5)
             if len(f) < 6:
                 continue
             ts = round(float(f[0]) * 1000)
-            runs.add(ts)
             sname, _, rest = f[5].partition("{")
             labels = dict(LABEL.findall(rest))
             labels.update(job="benchwatch", instance="faults", probe=probe)
             k = series_key(sname, labels)
+            lines.append((ts, k, float(f[3])))
+            seen[(ts, k)] = seen.get((ts, k), 0) + 1
+        shared = {ts for (ts, _), n in seen.items() if n > 1}
+        runs, lost, wrong = set(), set(), 0
+        for ts, k, v in lines:
+            runs.add(ts)
+            if ts in shared or (probe, ts) in spooled:
+                continue
             if ts not in got.get(k, {}):
                 lost.add(ts)
-            elif abs(got[k][ts] - float(f[3])) > 1e-6 * abs(float(f[3])):
+            elif abs(got[k][ts] - v) > 1e-6 * abs(v):
                 wrong += 1
         succ = got.get(series_key("benchwatch_probe_success",
                                   {"job": "benchwatch", "instance": "faults",
                                    "probe": probe}), {})
         extra = {t for t, v in succ.items() if v == 1 and t not in runs}
         out[probe] = {"runs": len(runs), "lost": len(lost), "wrong_value": wrong,
-                      "unexplained": len(extra),
+                      "unexplained": len(extra), "shared": len(shared),
+                      "spooled": sum(1 for t in runs if (probe, t) in spooled),
                       "failed_runs_stored": sum(1 for v in succ.values() if v == 0)}
     return out
+
+
+def dropped_total(mon, final):
+    """benchwatch_remote_write_dropped_total over the campaign's daemons:
+    each starts at 0 and a kill -9 takes its count along, so the sum of
+    each one's last value the monitor saw (the final textfile's for the
+    last one)."""
+    per, last = {}, None
+    for e in mon:
+        if e["ev"] == "dropped":
+            per[e["pid"]] = max(per.get(e["pid"], 0), e["n"])
+            last = e["pid"]
+    if last is None:
+        return final
+    per[last] = max(per[last], final)
+    return sum(per.values())
 
 
 def textfile_counter(path, name):
@@ -449,6 +568,234 @@ def journal_results(path):
             res.append((int(e["__REALTIME_TIMESTAMP"]) / 1e6, e["BENCHWATCH_PROBE"],
                         e["BENCHWATCH_SUCCESS"] == "1", e.get("BENCHWATCH_ERROR", "")))
     return res
+
+
+def hit_run(epoch, detail, results):
+    """The result of the run a probe-process fault hit, and whether that
+    result was logged before the fault (the process was on its way out:
+    nothing to hit).  faults.sh logs the process's age: its run is the
+    first result from its start on.  Without it, the next result."""
+    m = re.search(r"\bage=([0-9.]+)", detail)
+    if not m:
+        return next((r for r in results if r[0] >= epoch), None), False
+    start = epoch - float(m.group(1))
+    run = next((r for r in results if r[0] >= start), None)
+    return run, run is not None and run[0] < epoch
+
+
+# ---- verdicts ----------------------------------------------------------------
+
+SETTLE = 15.0       # seconds after a fault during which a probe's runs are "near" it
+EVIDENCE_RUNS = 10  # counted runs before a verdict that carried its evidence
+REFERENCE_RUNS = 100  # [regression] reference_runs, the campaign's (the default)
+# a probe's own fault: its server away (the disk probe reads a file it
+# keeps: the full file system does not reach its figures, only its writes,
+# which fail the run)
+OWN_FAULT = {"web": ("nginx_down", "nginx_up"), "db": ("mariadb_down", "mariadb_up")}
+SERVER_UP = ("rw_up", "pgw_up", "nginx_up", "mariadb_up")
+
+
+def fault_events(lines):
+    """(epoch, kind, detail) of every injected fault and repair."""
+    out = []
+    for line in lines:
+        f = line.split()
+        if len(f) < 3 or f[2] in ("start", "unit_state") or "skipped" in line:
+            continue
+        try:
+            out.append((float(f[1]), f[2], " ".join(f[3:])))
+        except ValueError:
+            pass
+    return out
+
+
+def clock_jumps(events, end):
+    """(from, to, seconds ahead) of each jump of the daemon's wall clock."""
+    out, cur = [], None
+    for t, kind, detail in events:
+        m = re.search(r"ahead=(\d+)s", detail)
+        if kind == "clock_jump" and m:
+            cur = (t, float(m.group(1)))
+        elif kind == "clock_back" and cur:
+            out.append((cur[0], t, cur[1]))
+            cur = None
+    if cur:
+        out.append((cur[0], end, cur[1]))
+    return out
+
+
+JUMP_SLACK = 2.0  # walljump.c reads its file once a second; faults.sh logs after writing it
+
+
+def real_times(stamps, jumps, ends=None):
+    """A series' history timestamps (the daemon's clock, in the order the
+    runs were made) on the real clock.  A timestamp may be a run's own or
+    one made ahead by a jump.  A run ended with a successful result in the
+    journal (ends: their real times, sorted) within MAX_RUN of its start:
+    the reading that has one; else, the runs came in order, the earliest
+    reading not before the run before it."""
+    out, prev = [], float("-inf")
+    for ts in stamps:
+        cands = [ts] + [ts - ahead for t0, t1, ahead in jumps
+                        if t0 - JUMP_SLACK <= ts - ahead < t1 + JUMP_SLACK]
+        if ends is not None and len(cands) > 1:
+            ended = [c for c in cands if ended_within(ends, c - JUMP_SLACK, c + MAX_RUN)]
+            cands = ended or cands
+        later = [c for c in cands if c >= prev - JUMP_SLACK]
+        t = min(later) if later else max(cands)
+        out.append(t)
+        prev = max(prev, t)
+    return out
+
+
+def ended_within(ends, t0, t1):
+    i = bisect.bisect_left(ends, t0)
+    return i < len(ends) and ends[i] <= t1
+
+
+def spans(events, probe, end):
+    """(from, to, during, what): when a fault could move the probe's
+    figures.  during: the fault held the probe itself (its server away,
+    its file system full), when a run must fail or not count; the other
+    spans are SETTLE seconds after a fault: a daemon's restart, a server
+    back or started (its start-up's CPU), the probe's own fault ended."""
+    out = []
+    down, up = OWN_FAULT.get(probe, (None, None))
+    since = None
+    for t, kind, _ in events:
+        if kind == down and since is None:
+            since = t
+        elif kind == up and since is not None:
+            out.append((since, t, True, kind.replace("_up", "").replace("_freed", "") + " away"))
+            since = None
+        if kind == "kill_daemon":
+            out.append((t, t + SETTLE, False, "a daemon restart"))
+        if kind in SERVER_UP:
+            out.append((t - 1, t + SETTLE, False, kind.replace("_up", "") + " started"))
+    if since is not None:
+        out.append((since, end, True, down + " until the end"))
+    return out
+
+
+def history_series(state):
+    """{(probe, key): [(t, counted, state, value)]} from the histories."""
+    out = {}
+    for name in os.listdir(state):
+        m = re.fullmatch(r"history-(.*)\.txt", name)
+        if not m:
+            continue
+        for line in read_lines(os.path.join(state, name))[1:]:
+            f = line.split(None, 5)
+            if len(f) == 6:
+                try:
+                    out.setdefault((m.group(1), f[5]), []).append(
+                        (float(f[0]), f[1] == "1", f[2], float(f[3])))
+                except ValueError:
+                    pass
+    return out
+
+
+def in_spans(t, sp, during_only=False):
+    return next((w for w in sp if w[0] <= t <= w[1] and (w[2] or not during_only)), None)
+
+
+def host_busy(mon, times):
+    """The median host busy share (the monitor's 5-s samples) over times."""
+    host = [(e["t"], e["busy"]) for e in mon if e["ev"] == "host"]
+    got = []
+    for t in times:
+        b = next((b for ht, b in host if ht >= t), None)
+        if b is not None:
+            got.append(b)
+    got.sort()
+    return got[len(got) // 2] if got else None
+
+
+def fault_runs_in_references(state, lines, results=()):
+    """Counted runs of a reference (a series' first REFERENCE_RUNS counted
+    runs) made while a fault held their probe."""
+    events = fault_events(lines)
+    end = max((t for t, _, _ in events), default=0) + 1
+    jumps = clock_jumps(events, end)
+    out = {}
+    for (probe, key), runs in sorted(history_series(state).items()):
+        sp = spans(events, probe, end)
+        ends = sorted(t for t, p, ok, _ in results if p == probe and ok)
+        real = dict(zip(range(len(runs)), real_times([r[0] for r in runs], jumps, ends)))
+        for i in [i for i, r in enumerate(runs) if r[1]][:REFERENCE_RUNS]:
+            r = runs[i]
+            w = in_spans(real[i], sp, during_only=True)
+            if w:
+                out[(probe, r[0])] = "%s at %.3f (%s)" % (probe, r[0], w[3])
+    return [out[k] for k in sorted(out)]
+
+
+def replay(values, lower):
+    """Regressions `benchwatch replay` raises on values (counted runs, in
+    order), with the campaign's [regression] settings (the defaults); None
+    without a benchwatch to run ($BENCHWATCH)."""
+    bw = os.environ.get("BENCHWATCH")
+    if not bw or not values:
+        return None
+    import subprocess
+    import tempfile
+    try:
+        with tempfile.NamedTemporaryFile("w", suffix=".conf") as conf:
+            p = subprocess.run([bw, "-c", conf.name, "replay", "-", "--format=json"] +
+                               (["--lower-is-better"] if lower else []),
+                               input="".join("%.17g\n" % v for v in values), text=True,
+                               capture_output=True, timeout=60)
+        return json.loads(p.stdout)["regressions"]
+    except (OSError, ValueError, KeyError, subprocess.SubprocessError):
+        return None
+
+
+def lower_is_better(key):
+    return "_seconds" in key.split("{")[0] and "per_second" not in key.split("{")[0]
+
+
+def verdict_episodes(state, lines, mon, end, results=()):
+    """Each series' regression verdicts, with the faults near the runs
+    behind them, and `benchwatch replay` of its counted runs without any
+    run near a fault (SETTLE seconds after one, or while it held the probe):
+    a verdict that replay still raises was not the faults' doing."""
+    events = fault_events(lines)
+    jumps = clock_jumps(events, end)
+    t0 = float(lines[0].split()[1]) if lines and len(lines[0].split()) > 1 else 0
+    out = []
+    for (probe, key), runs in sorted(history_series(state).items()):
+        n = sum(1 for r in runs if r[2] == "R")
+        if not n:
+            continue
+        sp = spans(events, probe, end)
+        ends = sorted(t for t, p, ok, _ in results if p == probe and ok)
+        real = real_times([r[0] for r in runs], jumps, ends)
+        counted = [(t, r) for t, r in zip(real, runs) if r[1]]
+        first = next(i for i, r in enumerate(runs) if r[2] == "R")
+        ev = [(t, r) for t, r in counted if r[0] <= runs[first][0]][-EVIDENCE_RUNS:]
+        ref = counted[:REFERENCE_RUNS]
+        near = sorted({w[3] for w in (in_spans(t, sp) for t, _ in ev) if w})
+        far = [r[3] for t, r in counted if not in_spans(t, sp)]
+        lower = lower_is_better(key)
+        all_r, far_r = replay([r[3] for _, r in counted], lower), replay(far, lower)
+        med = lambda v: sorted(v)[len(v) // 2] if v else float("nan")
+        hb = host_busy(mon, [t for t, _ in ev])
+        hr = host_busy(mon, [t for t, _ in ref])
+        faults_did = far_r is None or far_r == 0
+        text = ("%s %s: %d verdict(s), the first at %.0f s; its last %d counted runs %.4g "
+                "against the median %.4g of its reference's; host busy %s during those runs, "
+                "%s during the reference's; %s; replay of its %d counted runs: %s regression(s), "
+                "of the %d not near a fault: %s -> %s" % (
+                    probe, key, n, ev[-1][0] - t0 if ev else 0, len(ev),
+                    med([r[3] for _, r in ev]), med([r[3] for _, r in ref]),
+                    "?" if hb is None else "%.0f%%" % (hb * 100),
+                    "?" if hr is None else "%.0f%%" % (hr * 100),
+                    "faults near those runs: " + ", ".join(near) if near else "no fault near those runs",
+                    len(counted), "?" if all_r is None else all_r, len(far),
+                    "?" if far_r is None else far_r,
+                    "the faults' doing" if faults_did else "not the faults' doing"))
+        out.append({"faults": faults_did, "text": text})
+    return out
 
 
 def report(d, state, prom, seed, duration):
@@ -516,7 +863,7 @@ def report(d, state, prom, seed, duration):
     # unless its daemon died first (then the run is lost with it, no result)
     starts = [int(e["__REALTIME_TIMESTAMP"]) / 1e6 for e in jsonl(jpath)
               if re.match(r"benchwatch \S+ started: ", str(e.get("MESSAGE", "")))]
-    hit_ok, hit_lost = [], 0
+    hit_ok, hit_lost, hit_after = [], 0, 0
     for rel, epoch, kind, detail in faults:
         if kind not in ("kill_child", "stop_child", "garbage"):
             continue
@@ -526,7 +873,10 @@ def report(d, state, prom, seed, duration):
         if kind == "stop_child" and start is not None and \
                 epoch + STOP_DEADLINE_MAX > start + duration:
             continue
-        nxt = next((r for r in results if r[0] >= epoch), None)
+        nxt, after = hit_run(epoch, detail, results)
+        if after:
+            hit_after += 1
+            continue
         if nxt and any(epoch <= s <= nxt[0] for s in starts):
             hit_lost += 1
         elif nxt and nxt[2]:
@@ -541,16 +891,25 @@ def report(d, state, prom, seed, duration):
                 f = line.split(None, 5)
                 if len(f) == 6 and f[2] == "R":
                     regressions.append("%s %s %s" % (name[8:-4], f[0], f[5]))
-    if regressions:
-        bad.append("%d regression verdict(s): %s" % (len(regressions), regressions[:3]))
+    episodes = verdict_episodes(state, read_lines(os.path.join(d, "faults.log")), mon,
+                                start + duration if start else time.time(), results)
+    near = [e for e in episodes if e["faults"]]
+    if near:
+        bad.append("%d series with regression verdicts the faults made (or replay could not "
+                   "tell): %s" % (len(near), "; ".join(e["text"] for e in near[:3])))
+    ref_during = fault_runs_in_references(state, read_lines(os.path.join(d, "faults.log")),
+                                          results)
+    if ref_during:
+        bad.append("%d run(s) counted in a reference while a fault held their probe: %s"
+                   % (len(ref_during), "; ".join(ref_during[:3])))
 
     try:
         rw = remote_write_check(state, prom)
     except (OSError, ValueError) as e:
         rw = {}
         bad.append("cannot read Prometheus: %s" % e)
-    dropped = textfile_counter(os.path.join(d, "textfile.txt"),
-                               "benchwatch_remote_write_dropped_total")
+    dropped = dropped_total(mon, textfile_counter(os.path.join(d, "textfile.txt"),
+                                                  "benchwatch_remote_write_dropped_total"))
     lost = sum(v["lost"] for v in rw.values())
     if lost > dropped:
         bad.append("%d run(s) lost by remote write (%d counted dropped)" % (lost, dropped))
@@ -601,9 +960,12 @@ def report(d, state, prom, seed, duration):
         P("faults skipped (nothing to hit): %s" % "  ".join("%s=%d" % kv for kv in sorted(skipped.items())))
     P("runs: %d completed, %d failed (journal); in the history: %d" % (
         ok, failed, sum(v["runs"] for v in rw.values())))
-    P("remote write: lost %d, counted dropped %d, wrong values %d, unexplained %d; per probe %s" % (
+    P("remote write: lost %d, counted dropped %d (all daemons), wrong values %d, unexplained %d; "
+      "runs sharing a timestamp with another (clock stepped back; one sample) %d; still spooled "
+      "at the end (sent at the next start) %d; per probe %s" % (
         lost, dropped, sum(v["wrong_value"] for v in rw.values()),
-        sum(v["unexplained"] for v in rw.values()),
+        sum(v["unexplained"] for v in rw.values()), sum(v["shared"] for v in rw.values()),
+        sum(v["spooled"] for v in rw.values()),
         " ".join("%s=%d/%d" % (p, v["runs"] - v["lost"], v["runs"]) for p, v in rw.items())))
     P("files: %d checks, %d files at the last, torn %d, partial last lines (allowed) %d" % (
         len(checks), checks[-1]["files"] if checks else 0, len(torn),
@@ -615,8 +977,14 @@ def report(d, state, prom, seed, duration):
         sum(1 for e in mon if e["ev"] == "misread")))
     P("restarts: NRestarts=%s, daemons seen %d, watchdog timeouts %d, unit state %s" % (
         unit.get("NRestarts", "?"), len(daemons), len(watchdog), unit.get("ActiveState", "?")))
-    P("verdicts: regression %d; fault-hit runs counted as success %d (lost with their daemon %d)"
-      % (len(regressions), len(hit_ok), hit_lost))
+    P("verdicts: regression %d in %d series: made by the faults %d, raised without any run near "
+      "a fault too %d; runs counted in a reference while a fault held their probe %d" % (
+        len(regressions), len(episodes), len(near), len(episodes) - len(near), len(ref_during)))
+    for e in episodes:
+        P("  " + e["text"])
+    P("fault-hit runs counted as success %d (lost with their daemon %d; "
+      "faults that came after their run's result, nothing hit %d)"
+      % (len(hit_ok), hit_lost, hit_after))
     P("left behind after stop + cleanup: processes %s, cache [%s], tables %s" % (
         unit.get("after_stop_processes", "?"), unit.get("cache_left", "").strip(),
         unit.get("tables_left", "?")))
@@ -638,8 +1006,8 @@ def report(d, state, prom, seed, duration):
 
 
 def main(argv):
-    if len(argv) == 4 and argv[1] == "monitor":
-        monitor(argv[2], argv[3])
+    if len(argv) in (4, 5) and argv[1] == "monitor":
+        monitor(argv[2], argv[3], argv[4] if len(argv) == 5 else None)
         return 0
     if len(argv) == 4 and argv[1] == "files":
         files(argv[2], argv[3])

@@ -43,7 +43,8 @@
 #     timeout; after a stop and `benchwatch cleanup`, nothing left behind.
 #
 # Usage: bench/faults/faults.sh [SECONDS [SEED]]    (default 3600 s, seed: random)
-#   as root; FAULTS_KEEP=DIR keeps the logs, journal and report in DIR.
+#   as root; FAULTS_KEEP=DIR keeps the logs, journal and report in DIR;
+#   FAULTS_KINDS="kind ..." injects those kinds alone (to chase one case).
 # Exit: 0 every invariant held, 1 one broke (the report says which), 77 the
 # campaign cannot run here (the reason is printed).
 set -u
@@ -288,7 +289,7 @@ wait_for 60 booted || die "container did not boot: $(tail -20 "$T/console.log")"
 prop() { c systemctl show -P "$1" benchwatch.service; }
 c systemctl start benchwatch.service || die "start: $(c journalctl -q --no-pager -o cat -u benchwatch | tail)"
 say "container booted (leader $LEADER), benchwatch.service active; seed $SEED, ${DURATION}s"
-python3 "$PY" monitor "$LEADER" "$T/monitor.jsonl" &
+python3 "$PY" monitor "$LEADER" "$T/monitor.jsonl" "$STATE" &
 MONITOR=$!
 : > "$T/files.log"
 check_files() { # WHEN
@@ -298,12 +299,18 @@ check_files() { # WHEN
 # ---- the faults ---------------------------------------------------------------
 RANDOM=$SEED
 KINDS="kill_child kill_daemon stop_child enospc rw_down pgw_down nginx_down mariadb_down reload_good reload_bad clock_jump garbage"
-set -- $KINDS
-NKINDS=$#
 # first each kind once, in a seeded order; then at random, reloads weighted
 # so that there are several a minute
-ORDER=$(for k in $KINDS; do echo "$RANDOM $k"; done | sort -n | cut -d' ' -f2)
 RANDOM_KINDS="$KINDS reload_good reload_bad reload_good reload_bad kill_child stop_child garbage"
+if [ -n "${FAULTS_KINDS:-}" ]; then
+        for k in $FAULTS_KINDS; do
+                case " $KINDS " in *" $k "*) ;; *) die "FAULTS_KINDS: no kind '$k'" ;; esac
+        done
+        KINDS=$FAULTS_KINDS RANDOM_KINDS=$FAULTS_KINDS
+fi
+set -- $KINDS
+NKINDS=$#
+ORDER=$(for k in $KINDS; do echo "$RANDOM $k"; done | sort -n | cut -d' ' -f2)
 pick() {
         if [ -n "$ORDER" ]; then
                 KIND=$(echo "$ORDER" | head -n 1)
@@ -327,6 +334,11 @@ child_pid() { # a running probe process (container pid), waiting up to 10 s
                 sleep 0.2
         done
 }
+child_age() { # PID: seconds since the probe process started; "Z" if a zombie
+        c cat "/proc/$1/stat" /proc/uptime 2> /dev/null | awk -v hz="$(getconf CLK_TCK)" '
+                NR == 1 { sub(/^.*\) /, ""); state = $1; start = $20 }
+                NR == 2 { if (state == "Z" || state == "X") print "Z"; else printf "%.3f\n", $1 - start / hz }'
+}
 journal_wait() { # SECONDS PATTERN: wait for a new journal line since $JMARK
         wait_for "$1" bash -c "env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin nsenter -t $LEADER -a \
                 journalctl -q --no-pager -o cat -u benchwatch --since '@$JMARK' | grep -q -- \"$2\""
@@ -343,13 +355,21 @@ fault() { # KIND
         kill_child|stop_child|garbage)
                 pid=$(child_pid)
                 [ -n "$pid" ] || { log "$1 skipped: no probe running"; return; }
+                # how long the process has run (so the judge knows which
+                # run it was), and whether it has ended (a zombie takes a
+                # signal but there is no run left to hit)
+                age=$(child_age "$pid")
+                case $age in
+                "") log "$1 skipped: pid $pid gone before the fault"; return ;;
+                Z*) log "$1 skipped: pid $pid ended (a zombie) before the fault"; return ;;
+                esac
                 AT=$(date +%s.%N)
                 case $1 in
                 kill_child) c kill -KILL "$pid" ;;
                 stop_child) c kill -STOP "$pid" ;;
                 garbage) c sh -c "printf 'garbage\\377\\000\\001 not a result' > /proc/$pid/fd/3" ;;
                 esac || { log "$1 skipped: pid $pid gone before the fault"; return; }
-                log "$1 pid=$pid" ;;
+                log "$1 pid=$pid age=$age" ;;
         kill_daemon)
                 pid=$(prop MainPID)
                 [ "$pid" != 0 ] || { log "$1 skipped: not running"; return; }
@@ -396,12 +416,15 @@ fault() { # KIND
                 CLOCK_BACK=$(until_ $(away_for)); log "$1 ahead=${d}s until=$CLOCK_BACK" ;;
         esac
 }
+# a server's line carries the time it was started, not the time it
+# answered: a probe's run in between may succeed, after that line
+back() { AT=$(date +%s.%N); $1; log "$2"; }
 repairs() { # what is due comes back (with an argument: everything)
         local t=${1:-$(date +%s)}
-        [ $RW_BACK != 0 ] && [ $RW_BACK -le $t ] && { RW_BACK=0; start_prom; log "rw_up"; check_files rw_up; }
-        [ $PGW_BACK != 0 ] && [ $PGW_BACK -le $t ] && { PGW_BACK=0; start_pgw; log "pgw_up"; }
-        [ $NGINX_BACK != 0 ] && [ $NGINX_BACK -le $t ] && { NGINX_BACK=0; start_nginx; log "nginx_up"; }
-        [ $DB_BACK != 0 ] && [ $DB_BACK -le $t ] && { DB_BACK=0; start_db; log "mariadb_up"; }
+        [ $RW_BACK != 0 ] && [ $RW_BACK -le $t ] && { RW_BACK=0; back start_prom rw_up; check_files rw_up; }
+        [ $PGW_BACK != 0 ] && [ $PGW_BACK -le $t ] && { PGW_BACK=0; back start_pgw pgw_up; }
+        [ $NGINX_BACK != 0 ] && [ $NGINX_BACK -le $t ] && { NGINX_BACK=0; back start_nginx nginx_up; }
+        [ $DB_BACK != 0 ] && [ $DB_BACK -le $t ] && { DB_BACK=0; back start_db mariadb_up; }
         [ $FS_BACK != 0 ] && [ $FS_BACK -le $t ] && { FS_BACK=0; rm -f "$T"/fs/fill.*; log "enospc_freed"; check_files enospc_freed; }
         [ $CLOCK_BACK != 0 ] && [ $CLOCK_BACK -le $t ] && { CLOCK_BACK=0; echo "+0" > "$ROOT/etc/bw-walljump"; log "clock_back"; }
         return 0
@@ -438,8 +461,8 @@ done
 repairs 9999999999
 for p in $(c pgrep -f '^benchwatch __child'); do c kill -CONT "$p" 2>/dev/null; done
 log "end of faults"
-spooled() { [ -n "$(ls "$STATE/remote-write" 2>/dev/null | grep '\.rw$')" ]; }
-! wait_for 60 spooled || log "spool not drained 60 s after the end: $(ls "$STATE/remote-write" | wc -l) files"
+drained() { [ -z "$(ls "$STATE/remote-write" 2>/dev/null | grep '\.rw$')" ]; }
+wait_for 60 drained || log "spool not drained 60 s after the end: $(ls "$STATE/remote-write" | grep -c '\.rw$') files"
 check_files end
 kill "$MONITOR" 2>/dev/null; wait "$MONITOR" 2>/dev/null; MONITOR=""
 # the unit's own figures, the journal, the textfile, then a stop and a cleanup
@@ -459,5 +482,6 @@ c systemctl stop benchwatch.service
         echo "cache_left $(ls -A "$CACHE" | tr '\n' ' ')"
         echo "tables_left $(mariadb_sql "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = '$MARIADB_DB'")"
 } >> "$T/unit.txt"
-python3 "$PY" report "$T" "$STATE" "http://127.0.0.1:$PROM_PORT" "$SEED" "$DURATION" | tee "$T/report.txt"
+BENCHWATCH=$BENCHWATCH BENCHWATCH_PLUGIN_DIR=${BENCHWATCH_PLUGIN_DIR:-$top_builddir/plugins/.libs} \
+        python3 "$PY" report "$T" "$STATE" "http://127.0.0.1:$PROM_PORT" "$SEED" "$DURATION" | tee "$T/report.txt"
 exit "${PIPESTATUS[0]}"

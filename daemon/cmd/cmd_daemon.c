@@ -29,6 +29,7 @@
 #include "encode/report_format.h"
 #include "sink/sink.h"
 #include "sink/statefile.h"
+#include "util/reserve.h"
 #include "util/timeutil.h"
 
 struct daemon {
@@ -183,6 +184,9 @@ static void on_result(struct result *res, void *userdata)
         sink_set_publish(d->sinks, res);
         notify_status(d);
         save_state(d);
+        /* the room for the next runs' records on a full file system, back
+         * once there is room to spare (util/reserve.h) */
+        (void)reserve_keep(app_daemon_option(d->app, "state_dir")->s, RESERVE_BYTES);
         /* a run's transient allocations (decoding, history, formatting) are
          * freed by now: hand the free pages back, so that the daemon's
          * resident memory between runs is what it keeps, not its peak */

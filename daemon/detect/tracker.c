@@ -11,6 +11,7 @@
 #include "detect/baseline_store.h"
 #include "detect/history.h"
 #include "util/parse.h"
+#include "util/reserve.h"
 #include "util/strutil.h"
 
 enum {
@@ -345,8 +346,13 @@ static void record_history(struct tracker *t, const struct config *cfg,
                 };
         }
         size_t max = cfg ? (size_t)cfg->daemon->values[CFG_D_HISTORY_SIZE].i : 8u << 20;
-        if (n && history_append(t->state_dir, res->probe, e, n, max, &why) < 0 &&
-            log_ratelimit_ok(&t->errors))
+        int r = n ? history_append(t->state_dir, res->probe, e, n, max, &why) : 0;
+        if (reserve_full_error(r) && reserve_release(t->state_dir) > 0) {
+                free(why); /* the file system was full: again, in the reserve's room */
+                why = NULL;
+                r = history_append(t->state_dir, res->probe, e, n, max, &why);
+        }
+        if (r < 0 && log_ratelimit_ok(&t->errors))
                 log_error("%s", why ? why : "cannot append to the history");
         free(why);
 }

@@ -89,6 +89,7 @@ static const struct bw_param_def remote_write_options[] = {
 
 struct rw_config {
         char *url, *job, *instance, *spool_dir;
+        char *reserve_dir; /* state_dir when the spool is in it (util/reserve.h) */
         struct sink_labels labels;
         char *username, *password, *bearer;
         struct sink_conn conn;   /* points into the above and opts */
@@ -124,6 +125,7 @@ static void rw_config_done(struct rw_config *c)
         free(c->job);
         free(c->instance);
         free(c->spool_dir);
+        free(c->reserve_dir);
         sink_labels_done(&c->labels);
         free(c->username);
         secret_free(c->password);
@@ -166,9 +168,12 @@ static int parse_spool(const struct param_set *o, const struct sink_env *env,
         c->spool_max = (uint64_t)sink_opt(o, "spool_max_bytes")->i;
         if (dir && *dir)
                 c->spool_dir = strdup(dir);
-        else if (env->state_dir && *env->state_dir)
+        else if (env->state_dir && *env->state_dir) {
                 c->spool_dir = str_printf("%s/remote-write", env->state_dir);
-        else {
+                c->reserve_dir = strdup(env->state_dir);
+                if (!c->reserve_dir)
+                        return -ENOMEM;
+        } else {
                 *ret_error = strdup("spool_dir must be set");
                 return -EINVAL;
         }
@@ -277,7 +282,7 @@ static void spool_run(struct rw_sink *p, const struct result *r)
         free(body);
         if (e < 0)
                 log_warning("remote_write: cannot write run of probe '%s' to spool "
-                            "'%s': %s (keeping it in memory)", r->probe,
+                            "'%s': %s (keeping it in memory until the disk takes it)", r->probe,
                             p->cfg.spool_dir, strerror(-e));
         note_spool_drops(p, dropped);
         update_spool_gauges(p);
@@ -306,6 +311,8 @@ static bool take_spool(struct rw_sink *p)
                 if (spool_open_memory(p->cfg.spool_max, &p->spool) < 0)
                         abort(); /* a few bytes at start */
         }
+        if (spool_set_reserve(p->spool, p->cfg.reserve_dir) < 0)
+                abort(); /* a few bytes at start */
         note_spool_drops(p, spool_trim(p->spool));
         if (spool_count(p->spool))
                 log_info("remote_write: %zu unsent run(s) in spool '%s', "

@@ -16,6 +16,7 @@
 
 #include "util/atomicfile.h"
 #include "util/fdio.h"
+#include "util/reserve.h"
 #include "util/strutil.h"
 
 #define SEQ_DIGITS 20
@@ -30,6 +31,7 @@ struct entry {
 
 struct spool {
         char *dir;
+        char *reserve_dir; /* where reserve.h's room is, or NULL */
         uint64_t max_bytes, bytes, next_seq;
         struct entry *e; /* oldest first */
         size_t n, cap;
@@ -140,6 +142,7 @@ void spool_free(struct spool *s)
                 free(s->e[i].mem);
         free(s->e);
         free(s->dir);
+        free(s->reserve_dir);
         free(s);
 }
 
@@ -228,11 +231,56 @@ static size_t make_room(struct spool *s, uint64_t len)
         return dropped;
 }
 
+int spool_set_reserve(struct spool *s, const char *dir)
+{
+        char *d = dir ? strdup(dir) : NULL;
+
+        if (dir && !d)
+                return -ENOMEM;
+        free(s->reserve_dir);
+        s->reserve_dir = d;
+        return 0;
+}
+
+/* Write a run's file; on a full file system, once more after releasing
+ * the reserve. */
+static int write_entry(struct spool *s, uint64_t seq, const void *data, size_t len)
+{
+        char *path = entry_path(s, seq);
+        int r;
+
+        if (!path)
+                return -ENOMEM;
+        r = write_file_atomic(s->dir, path, data, len, 0600);
+        if (reserve_full_error(r) && s->reserve_dir && reserve_release(s->reserve_dir) > 0)
+                r = write_file_atomic(s->dir, path, data, len, 0600);
+        free(path);
+        return r;
+}
+
+/* Runs kept in memory go to disk, oldest first, as soon as it takes them:
+ * until then a crash would lose them. */
+static int persist(struct spool *s)
+{
+        for (size_t i = 0; i < s->n; i++) {
+                struct entry *e = &s->e[i];
+                int r;
+
+                if (!e->mem)
+                        continue;
+                r = write_entry(s, e->seq, e->mem, e->size);
+                if (r < 0)
+                        return r;
+                free(e->mem);
+                e->mem = NULL;
+        }
+        return 0;
+}
+
 int spool_add(struct spool *s, const void *data, size_t len, size_t *ret_dropped)
 {
         uint64_t seq = s->next_seq;
         size_t dropped = 0;
-        char *path;
         uint8_t *mem;
         int r;
 
@@ -245,9 +293,9 @@ int spool_add(struct spool *s, const void *data, size_t len, size_t *ret_dropped
         if (ret_dropped)
                 *ret_dropped = dropped;
         if (s->dir) {
-                path = entry_path(s, seq);
-                r = path ? write_file_atomic(s->dir, path, data, len, 0600) : -ENOMEM;
-                free(path);
+                r = persist(s);
+                if (r >= 0)
+                        r = write_entry(s, seq, data, len);
                 if (r >= 0)
                         return push_entry(s, seq, len, NULL);
         } else {

@@ -4,10 +4,12 @@
  *
  * Files are <dir>/<20-digit sequence>.rw, each written atomically; the
  * sequence gives the order runs are sent in, across restarts.  The spool
- * is bounded in bytes: to make room the oldest runs go first.  When a file
- * cannot be written (disk full, read-only) the run is still kept, in
- * memory, under the same bound.  One thread uses a spool; nothing here
- * logs. */
+ * is bounded in bytes: to make room the oldest runs go first.  On a full
+ * file system the room reserve.h keeps is released and the file written
+ * again.  When a file cannot be written still (disk full, read-only) the
+ * run is kept in memory, under the same bound, and written to disk by the
+ * next spool_add() that can: until then a crash loses it.  One thread uses
+ * a spool; nothing here logs. */
 #ifndef BENCHWATCH_SPOOL_H
 #define BENCHWATCH_SPOOL_H
 
@@ -25,6 +27,10 @@ int spool_open(const char *dir, uint64_t max_bytes, struct spool **ret);
 int spool_open_memory(uint64_t max_bytes, struct spool **ret);
 void spool_free(struct spool *s);
 
+/* Where the room of reserve.h is (a copy of dir; NULL: none), released
+ * when a file cannot be written for want of space. 0 or -ENOMEM. */
+int spool_set_reserve(struct spool *s, const char *dir);
+
 /* Whether dir can hold a spool (creating it, mode 0700), without reading
  * it: a constructor's check. 0 or -errno. */
 int spool_check_dir(const char *dir);
@@ -35,8 +41,8 @@ size_t spool_trim(struct spool *s);
 
 /* Append a run's request.  *ret_dropped (may be NULL) counts the runs
  * dropped to stay within the bound (this one too, when it alone is larger
- * than the bound).  0, or -errno when it could only be kept in memory
- * (it is kept nonetheless). */
+ * than the bound).  Runs kept in memory before are written first.  0, or
+ * -errno when it could only be kept in memory (it is kept nonetheless). */
 int spool_add(struct spool *s, const void *data, size_t len,
               size_t *ret_dropped);
 

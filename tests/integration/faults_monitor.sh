@@ -9,7 +9,9 @@
 # `benchwatch __child`): no orphan while the daemon lives; after a kill -9
 # of it, one orphan whose life is the time until the test kills it (0.6 s),
 # naming its new parent; daemon_parent() and child_alive() on live and
-# dead processes.
+# dead processes; the daemon's remote-write dropped counter read from a
+# textfile it wrote, not from its predecessor's (a "state" in the monitor
+# once hid it: the probe process's state letter shadowed the directory).
 . "$top_srcdir/tests/integration/lib/lib.sh"
 PY=$top_srcdir/bench/faults/faults.py
 [ -f "$PY" ] || skip "no $PY"
@@ -28,10 +30,21 @@ child() { pgrep -P "$dpid" -f '^benchwatch __child'; }
 wait_for 5 child > /dev/null || fail "the stand-in daemon started no child"
 cpid=$(child)
 BW_PIDS="$BW_PIDS $cpid"
-python3 "$PY" monitor $$ "$T/mon.jsonl" &
+# the remote-write dropped counter of the textfile: a predecessor's file
+# (older than the daemon) is not this daemon's count, its own is
+mkdir -p "$T/state"
+echo "benchwatch_remote_write_dropped_total 9" > "$T/state/benchwatch.prom"
+touch -d '-60 sec' "$T/state/benchwatch.prom"
+python3 "$PY" monitor $$ "$T/mon.jsonl" "$T/state" &
 mpid=$!
 BW_PIDS="$BW_PIDS $mpid"
 sleep 1.5
+echo "benchwatch_remote_write_dropped_total 7" > "$T/state/benchwatch.prom"
+sleep 4.5
+grep '"ev": "dropped"' "$T/mon.jsonl" | grep -q '"n": 9' &&
+        fail "the predecessor's dropped count taken for the daemon's: $(cat "$T/mon.jsonl")"
+grep '"ev": "dropped"' "$T/mon.jsonl" | grep "\"pid\": $dpid," | grep -q '"n": 7' ||
+        fail "the daemon's dropped count not read: $(grep -v orphan "$T/mon.jsonl")"
 # other benchwatch processes on this host may be seen too: only ours count
 grep '"ev": "orphan' "$T/mon.jsonl" | grep -q "\"pid\": $cpid," &&
         fail "an orphan while its daemon lives: $(cat "$T/mon.jsonl")"

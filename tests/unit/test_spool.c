@@ -2,7 +2,9 @@
  * also after a reopen (a daemon restart); the byte bound drops the oldest
  * and counts them; a run larger than the bound is dropped alone; files
  * are private; a temporary file a crash left behind is removed and
- * foreign files are left alone; a spool in memory behaves the same. */
+ * foreign files are left alone; a spool in memory behaves the same; a run
+ * that could not be written is kept in memory and written by the next add
+ * that can (until then a kill -9 would lose it). */
 #include <assert.h>
 #include <dirent.h>
 #include <errno.h>
@@ -116,6 +118,31 @@ int main(void)
         free(x);
         spool_free(s);
         EXPECT(dir_bytes(dir, &files) == 0 && files == 0);
+
+        /* the directory unusable (a file where it was: root cannot write
+         * there either): runs kept in memory, on disk once it is back */
+        snprintf(p, sizeof(p), "%s.away", dir);
+        CHECK(spool_open(dir, 100, &s) == 0);
+        CHECK(rename(dir, p) == 0);
+        close(open(dir, O_CREAT | O_WRONLY, 0600));
+        EXPECT(spool_add(s, "kept-run-1xx", 12, &dropped) < 0 && spool_count(s) == 1);
+        EXPECT(spool_add(s, "kept-run-2xx", 12, &dropped) < 0 && spool_count(s) == 2);
+        unlink(dir);
+        CHECK(rename(p, dir) == 0);
+        EXPECT(spool_add(s, "disk-run-3xx", 12, &dropped) == 0 && spool_count(s) == 3);
+        EXPECT(dir_bytes(dir, &files) == 36 && files == 3);
+        spool_free(s);
+        CHECK(spool_open(dir, 100, &s) == 0); /* a restart finds all three */
+        x = pop_str(s);
+        EXPECT(x && !strcmp(x, "kept-run-1xx"));
+        free(x);
+        x = pop_str(s);
+        EXPECT(x && !strcmp(x, "kept-run-2xx"));
+        free(x);
+        x = pop_str(s);
+        EXPECT(x && !strcmp(x, "disk-run-3xx"));
+        free(x);
+        spool_free(s);
 
         EXPECT(spool_check_dir(dir) == 0);
         chmod(dir, 0500);
