@@ -11,9 +11,10 @@
 # same tables), measures its closed-loop capacity (OLTP_THREADS clients,
 # 10 s), then drives it as impact.sh does (sysbench oltp_read_write --rate,
 # back-to-back slices of 1 s) at each FRACTION of that capacity for SECONDS,
-# and prints the transactions/s achieved, the host's busy CPU share
-# (/proc/stat, all CPUs; other tenants included, as the daemon sees it) and
-# the CPU pressure (PSI some, avg10 at the end).
+# and prints the transactions/s achieved, the workload's own share of the
+# host's CPU (mariadbd's utime + stime and the reaped sysbench clients'), the
+# host's busy share (/proc/stat, all CPUs; other tenants included, as the
+# daemon sees it) and the CPU pressure (PSI some, avg10 at the end).
 #
 # Usage: bench/cost/oltp-room.sh [SECONDS, default 20]
 #                                [FRACTION ...; default 0.05 0.1 0.25]
@@ -45,10 +46,17 @@ echo "capacity ${cap%.*} transactions/s (closed loop, $OLTP_THREADS clients, 10 
 busy() { # busy and all jiffies of all CPUs (steal counted busy, as the daemon's look)
         awk '/^cpu / { b = $2 + $3 + $4 + $7 + $8 + $9; print b, b + $5 + $6 }' /proc/stat
 }
-printf '%-9s %6s %9s %13s %9s\n' fraction rate "tx/s" "host busy" "psi cpu"
+# CPU ticks of the server and of this script's reaped children (sysbench)
+ticks() {
+        awk '{ print $14 + $15 }' "/proc/$MARIADB_PID/stat"
+        awk '{ print $16 + $17 }' "/proc/$$/stat"
+}
+hz=$(getconf CLK_TCK)
+printf '%-9s %6s %9s %13s %13s %9s\n' fraction rate "tx/s" "workload" "host busy" "psi cpu"
 for f in $fractions; do
         rate=$(awk -v c="$cap" -v f="$f" 'BEGIN { printf "%d", c * f }')
         read -r b0 t0 < <(busy)
+        w0=$(ticks | paste -sd+ | bc)
         start=$EPOCHREALTIME end=$((SECONDS + secs)) n=0
         while [ "$SECONDS" -lt "$end" ]; do
                 sysbench "${OPTS[@]}" --threads="$OLTP_THREADS" --rate="$rate" --time=1 run \
@@ -56,8 +64,11 @@ for f in $fractions; do
                 n=$(awk -v n="$n" '/transactions:/ { print n + $2; exit }' "$W/s")
         done
         read -r b1 t1 < <(busy)
+        w1=$(ticks | paste -sd+ | bc)
         psi=$(awk -F'[= ]' '/^some/ { print $3 }' /proc/pressure/cpu)
         tps=$(awk -v n="$n" -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { print n / (b - a) }')
         share=$(awk -v a="$((b1 - b0))" -v b="$((t1 - t0))" 'BEGIN { print 100 * a / b }')
-        printf '%-9s %6s %9.1f %12.1f%% %8s%%\n' "$f" "$rate" "$tps" "$share" "$psi"
+        own=$(awk -v w="$((w1 - w0))" -v hz="$hz" -v a="$start" -v b="$EPOCHREALTIME" \
+                -v n="$(nproc)" 'BEGIN { print 100 * w / hz / (b - a) / n }')
+        printf '%-9s %6s %9.1f %12.1f%% %12.1f%% %8s%%\n' "$f" "$rate" "$tps" "$own" "$share" "$psi"
 done
