@@ -46,4 +46,4 @@ for line in open(os.path.join(work, "done")):
           100 * per_h / (3600 * ncpu), rd, 100 * cv, delay))
 print("%-15s %9s %10s %9.1f %7.2f%% %9.1f" % ("in all", "", "", total, 100 * total / (3600 * ncpu),
                                              total_rd))
-print("\n(goal: <= 0.5% of the host's CPU; the daemon itself, idle between runs, adds well under 0.01%)")
+print("\n(goal: <= 0.25% of the host's CPU; the daemon itself, idle between runs, adds well under 0.01%)")

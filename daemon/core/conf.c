@@ -1053,11 +1053,17 @@ const struct param_set *config_section(const struct config *cfg,
 
 /* ---- the embedded default ------------------------------------------------ */
 
+/* 1-second runs for cpu, threads and memory latency: in 30 interleaved runs
+ * of each their figures' noise at 1 s was no worse than at 2 s, for half the
+ * CPU (bench/cost/durations.sh, docs/cost.md), so the intervals, and with
+ * them the delays to a verdict, stay.  The DRAM run stays at 2 s: most of
+ * its CPU is the first touch of its arrays (2.1 CPU s at 1 s, 2.3 at 2 s)
+ * and its noise rose at 1 s. */
 const char config_builtin_default[] =
         "# benchwatch's built-in configuration, used when no configuration\n"
-        "# file exists: probes that need no server, 2-second runs every 10 to\n"
-        "# 30 minutes (about 0.4% of a 2-core host; a 15% loss is flagged after\n"
-        "# 3 to 4 runs). See benchwatch.conf for every option.\n"
+        "# file exists: probes that need no server, 1- and 2-second runs every\n"
+        "# 10 to 30 minutes (about 0.25% of a 2-core host; a 15% loss is flagged\n"
+        "# after 3 to 4 runs). See benchwatch.conf for every option.\n"
         "[daemon]\n"
         "interval = 30min\n"
         "timeout = 1min\n"
@@ -1065,11 +1071,11 @@ const char config_builtin_default[] =
         "[probe cpu]\n"
         "plugin = cpu\n"
         "interval = 10min\n"
-        "duration = 2s\n"
+        "duration = 1s\n"
         "\n"
         "[probe threads]\n"
         "plugin = threads\n"
-        "duration = 2s\n"
+        "duration = 1s\n"
         "\n"
         "# DRAM bandwidth (STREAM copy and triad far beyond the last-level\n"
         "# cache): what a slower DIMM or a lost memory channel changes\n"
@@ -1084,7 +1090,7 @@ const char config_builtin_default[] =
         "[probe memory-latency]\n"
         "plugin = memory\n"
         "mode = latency\n"
-        "duration = 2s\n"
+        "duration = 1s\n"
         "\n"
         "# every probe's latest figures, for node_exporter's textfile collector\n"
         "[textfile]\n"

@@ -95,9 +95,10 @@ enum {
 extern const struct bw_param_def config_daemon_options[];
 
 /* The configuration used when none is given: cpu, threads, memory
- * bandwidth and memory latency probes (no server needed) with 2-second runs
- * every 10 to 30 minutes, under 0.5% of a 2-core host, and a disk probe
- * added by config_load_builtin() when the disk plugin is available. */
+ * bandwidth and memory latency probes (no server needed) with 1- and
+ * 2-second runs every 10 to 30 minutes, under 0.25% of a 2-core host, and a
+ * disk probe added by config_load_builtin() when the disk plugin is
+ * available. */
 extern const char config_builtin_default[];
 extern const char config_builtin_disk[];
 

@@ -27,7 +27,11 @@
  * Usage: detsim [--trials N] [--fa-trials N] [--fa-runs N] [--seed S]
  *               [--oracle] [--k K] [--h H] [--clamp C] [--drift D]
  *               [--ref N] [--min N] [--recent N] [--threshold T]
- *               [--only fa|step|drift|verify|learning]
+ *               [--only fa|step|drift|verify|learning|delay] [--noise SD,SD,...]
+ * The delay group (only when asked for by --only delay) prints, for each
+ * SD of --noise (default 0.02,0.03,0.04,0.06,0.08,0.10), the runs a 15%
+ * drop takes to be flagged (median and 90th percentile, Gaussian and
+ * Student-t3): the delay a probe of that run-to-run noise has, in runs.
  * Prints one table (figure, noise model, sd, value, target, met); exit 0
  * when every target is met, 1 when one is missed. */
 #include <errno.h>
@@ -229,6 +233,15 @@ static bool flagged_within(struct det *x, struct noise *n, double to, unsigned w
                         return true;
                 }
         return false;
+}
+
+/* The q quantile of `hit` delays counted in delays[0..63], NAN for none. */
+static double quantile_delay(const unsigned *delays, unsigned hit, double q)
+{
+        unsigned acc = 0, k = 0;
+        while (k < 63 && (acc += delays[k]) < q * hit)
+                k++;
+        return hit ? k : NAN;
 }
 
 /* The median of `hit` delays counted in delays[0..63], NAN for none. */
@@ -451,6 +464,39 @@ static void step_rows(void)
                 step_row("10% drop flagged in 5 runs", m, 0.03, 0.90, 5, 0.90);
 }
 
+static const char *noise_list = "0.02,0.03,0.04,0.06,0.08,0.10";
+
+/* The delay group: a 15% drop at each noise of --noise, flagged within 30
+ * runs: the share, and the median and 90th percentile of the runs. */
+static void delay_rows(void)
+{
+        const char *p = noise_list;
+        while (*p) {
+                char *end;
+                double sigma = strtod(p, &end);
+                if (end == p || sigma <= 0)
+                        break;
+                for (int m = 0; m < N_MODELS; m++) {
+                        if (m != M_GAUSS && m != M_T3)
+                                continue;
+                        unsigned hit = 0, delays[64] = { 0 };
+                        for (unsigned t = 0; t < trials; t++) {
+                                struct det x;
+                                struct noise n;
+                                if (settled(&x, &n, m, sigma))
+                                        hit += flagged_within(&x, &n, 0.85, 30, delays);
+                        }
+                        char ne[48];
+                        snprintf(ne, sizeof(ne), " median %.0f, p90 %.0f runs",
+                                 quantile_delay(delays, hit, 0.5),
+                                 quantile_delay(delays, hit, 0.9));
+                        row("15% drop flagged in 30 runs", model_names[m], sigma,
+                            (double)hit / trials, ne, "(delay)", true);
+                }
+                p = *end == ',' ? end + 1 : end;
+        }
+}
+
 static void drift_rows(void)
 {
         for (int m = 0; m < N_MODELS; m++)
@@ -523,7 +569,8 @@ static void usage(FILE *f)
 {
         fprintf(f, "Usage: detsim [--trials N] [--fa-trials N] [--fa-runs N] [--seed S] [--oracle]\n"
                    "              [--k K] [--h H] [--clamp C] [--drift D] [--ref N] [--min N]\n"
-                   "              [--recent N] [--threshold T] [--only fa|step|drift|verify|learning]\n");
+                   "              [--recent N] [--threshold T]\n"
+                   "              [--only fa|step|drift|verify|learning|delay] [--noise SD,...]\n");
 }
 
 static int parse_args(int argc, char **argv)
@@ -536,6 +583,7 @@ static int parse_args(int argc, char **argv)
                 { "drift", required_argument, NULL, 'D' },
                 { "min", required_argument, NULL, 'm' },
                 { "only", required_argument, NULL, 'O' },
+                { "noise", required_argument, NULL, 'N' },
                 { "oracle", no_argument, NULL, 'o' },
                 { "k", required_argument, NULL, 'k' },
                 { "h", required_argument, NULL, 'H' },
@@ -557,6 +605,7 @@ static int parse_args(int argc, char **argv)
                 case 'D': new_config.drift_alarm = strtod(optarg, NULL); break;
                 case 'm': new_config.min_runs = (unsigned)strtoul(optarg, NULL, 10); break;
                 case 'O': only = optarg; break;
+                case 'N': noise_list = optarg; break;
                 case 'o': oracle = true; break;
                 case 'k': new_config.allowance = strtod(optarg, NULL); break;
                 case 'H': new_config.alarm = strtod(optarg, NULL); break;
@@ -596,6 +645,8 @@ int main(int argc, char **argv)
                 verify_rows();
         if (group("learning"))
                 learning_rows();
+        if (only && !strcmp(only, "delay"))
+                delay_rows();
         printf("\n%s\n", all_met ? "every target met" : "some target MISSED");
         return all_met ? 0 : 1;
 }
