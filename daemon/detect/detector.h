@@ -38,11 +38,19 @@
  * the allowance and half the alarm level, which catches large steps in
  * fewer runs (Lucas 1982 combines a CUSUM with a quicker rule for the same
  * reason), and, once the reference is pinned, a test matched to a drift:
- * the generalised likelihood ratio of a linear decline starting at any of
- * the last DETECTOR_RECENT_MAX runs judged against this reference,
- *     D = max over t0 of  sum (t - t0) z_t / sqrt(sum (t - t0)^2),
- * which weighs each run by how far the decline has gone by then, so a
- * 0.5%-a-run drift is flagged before a step rule has seen a step.  A
+ * the likelihood ratio of "a decline of 0.5% a run began k runs ago"
+ * against "no change", for every k up to the last DETECTOR_RECENT_MAX runs
+ * judged against this reference,
+ *     L = max over k of  sum over j = 1..k of  loss(u_j) - loss(u_j - b j),
+ * u the runs' residuals against the reference's skipped mean (a level the
+ * outliers of one side do not pull) in units of the long-run noise, b the
+ * slope in those units, loss a Huber loss that is flat beyond `clamp` (a
+ * wild run is as likely under either); D = sqrt(2 L) / (1 + 0.6 rho) is
+ * in noise units, its level raised for a correlated reference, whose
+ * long-run noise is less sure.  Each run is weighed by how far the
+ * decline has gone by then, so a 0.5%-a-run drift is flagged before a
+ * step rule has seen a step (bench/detector/detector.sh prints the best
+ * share any detector can reach, beside it).  A
  * regression is entered when either CUSUM reaches its alarm level or D
  * reaches `drift_alarm`, AND the recent level is worse than the reference
  * by at least `threshold` (a minimum effect: a very quiet host must not
@@ -89,7 +97,8 @@ struct detector_config {
         double allowance;        /* CUSUM allowance k, noise units; 0.6 */
         double alarm;            /* CUSUM decision interval h, noise units; 8.5 */
         double clamp;            /* a run's residual is clamped to ±this; 2.75 */
-        double drift_alarm;      /* drift test's decision level, noise units; 0: off */
+        double drift_alarm;      /* drift test's decision level, noise units; 3.9;
+                                    0: off */
         /* Of a rate with a CPU-time twin (baseline.h), judge the CPU-time
          * one ([regression] judge = cpu_time); false, the default (which
          * detector_config_default leaves as it finds it: zero the struct
@@ -104,6 +113,8 @@ struct detector_reference {
         double mad;         /* their scaled MAD (a cruder, sturdier sd) */
         double rho;         /* lag-1 autocorrelation, clamped to [0, 0.8] */
         double scale;       /* sigma × sqrt((1 + rho) / (1 - rho)) */
+        double drift_level; /* the drift test's: the mean of the logs within
+                               ±3 mad of their median */
 };
 
 struct detector {

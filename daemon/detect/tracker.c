@@ -78,11 +78,11 @@ const struct bw_param_def tracker_options[] = {
         },
         [T_DRIFT_ALARM] = {
                 .name = "drift_alarm", .type = BW_PARAM_DOUBLE,
-                .default_value = "4.3", .min = 0, .max = 100,
+                .default_value = "3.9", .min = 0, .max = 100,
                 .unit = "noise units",
-                .help = "decision level of the drift test (a decline fitted "
-                        "over the last runs against the pinned reference); 0 "
-                        "turns it off",
+                .help = "decision level of the drift test (the likelihood "
+                        "of a decline of 0.5% a run over the last runs against "
+                        "the pinned reference); 0 turns it off",
         },
         [T_MAX_STEAL] = {
                 .name = "max_steal", .type = BW_PARAM_DOUBLE,

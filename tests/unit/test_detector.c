@@ -265,14 +265,17 @@ static void test_good_direction(void)
 }
 
 /* Wild runs (a tenth of the level) add at most clamp - allowance each:
- * one in every 20 runs never alarms; five in a row do. */
+ * one in every 20 runs never alarms; five in a row do.  (Seed 17 held,
+ * by chance, seven runs 4.8% low at 3% noise, which the drift test
+ * matched to a decline flags, wild runs or not; seed 22 has such a
+ * stretch for the detector before it.) */
 static void test_wild_runs(void)
 {
         struct detector_config c;
         struct detector d;
         struct detector_verdict v;
         detector_config_default(&c);
-        rng_state = 17;
+        rng_state = 18;
         commissioned(&d, &c, DETECTOR_HIGHER_IS_BETTER, 0.03);
         for (int round = 0; round < 50; round++) {
                 EXPECT(detector_update(&d, &c, DETECTOR_HIGHER_IS_BETTER, 100, 0, true, &v) == 0);
@@ -337,6 +340,36 @@ static void test_drift(void)
                             .entered)
                         flagged = i;
         EXPECT(flagged > 0 && flagged < 24);
+}
+
+/* A decline of 0.5% a run at 6% noise, with 2% of the runs outliers at
+ * x0.5-0.8 (a disturbed run is slower), in 40 series: the drift test
+ * flags most before -12% (bench/detector/detector.sh: 0.87 of them, here
+ * 36 of 40; the drift test before, a fit of any slope against a
+ * winsorised level, which the outliers pulled towards them, flagged 0.72,
+ * here 29 of 40). */
+static void test_drift_outliers(void)
+{
+        struct detector_config c;
+        unsigned flagged = 0;
+        detector_config_default(&c);
+        rng_state = 53;
+        for (int s = 0; s < 40; s++) {
+                struct detector d;
+                detector_init(&d);
+                for (int i = -(int)c.reference_runs - 20; i < 24 && !d.regression; i++) {
+                        double v = 1000 * (1 - 0.005 * (i > 0 ? i : 0)) * exp(0.06 * rng_gauss());
+                        struct detector_verdict dv;
+                        if (rng_uniform() <= 0.02)
+                                v *= 0.5 + 0.3 * rng_uniform();
+                        clock_t0 += 600;
+                        EXPECT(detector_update(&d, &c, DETECTOR_HIGHER_IS_BETTER, v, clock_t0,
+                                               true, &dv) == 0);
+                        flagged += dv.transition == DETECTOR_ENTERED && i > 0;
+                }
+        }
+        fprintf(stderr, "drift with outliers: %u of 40 flagged\n", flagged);
+        EXPECT(flagged >= 32);
 }
 
 /* While the reference is learnt: a 40% drop after 15 runs is flagged
@@ -534,6 +567,7 @@ int main(void)
         test_minimum_effect();
         test_uncounted_runs();
         test_drift();
+        test_drift_outliers();
         test_learning_verdicts();
         test_learning_false_alarms();
         test_verify_learning();
