@@ -5,25 +5,12 @@ figure (robust CV of WORK/PROBE.R.json) and the delay to flag a 15% loss
 that noise implies (bench/detector/detector.sh: 3 runs at <= 3%, 4 at
 <= 6%).  WORK/done lists "probe plugin interval" per line.
 """
-import json, os, re, statistics as st, sys
+import os, re, statistics as st, sys
+from figures import main_figure, robust_cv
 work, rounds, ncpu = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-# each plugin's main figures, the first one a run has is the one judged
-MAIN = {"cpu": ["events_per_second"], "threads": ["events_per_second"],
-        "memory": ["bytes_per_second", "load_latency_seconds"], "disk": ["iops"],
-        "seqread": ["bytes_per_second"], "disklat": ["latency_seconds"]}
 def seconds(text):
     m = re.fullmatch(r"([\d.]+)(ms|s|min|h|d)", text)
     return float(m.group(1)) * {"ms": 1e-3, "s": 1, "min": 60, "h": 3600, "d": 86400}[m.group(2)]
-def main_figure(path, plugin):
-    d = json.load(open(path))
-    for figure in MAIN[plugin]:
-        # a summary's figure is its median (disklat's judged p50)
-        vals = [s["value"] if "value" in s else s["quantiles"]["0.5"]
-                for m in d["metrics"] if m["name"] == "benchwatch_%s_%s" % (plugin, figure)
-                for s in m["samples"]]
-        if vals:
-            return sum(vals)
-    return 0
 total = total_rd = 0
 print("\n%-15s %9s %10s %9s %8s %9s %9s %15s" % ("probe", "interval", "cpu s/run", "cpu s/h",
                                                  "% host", "MB read/h", "noise", "15% loss in"))
@@ -32,9 +19,7 @@ for line in open(os.path.join(work, "done")):
     iv = seconds(every)
     cpu = st.median(float(open("%s/%s.%d.cpu" % (work, probe, r)).read()) for r in range(1, rounds + 1))
     figs = [main_figure("%s/%s.%d.json" % (work, probe, r), plugin) for r in range(1, rounds + 1)]
-    med = st.median(figs)
-    mad = st.median(abs(x - med) for x in figs)
-    cv = 1.4826 * mad / med if med else float("nan")
+    cv = robust_cv(figs)
     runs = 3 if cv <= 0.03 else 4 if cv <= 0.06 else float("nan")
     per_h = cpu * 3600 / iv
     total += per_h

@@ -4,22 +4,9 @@ run and the robust coefficient of variation (1.4826 MAD / median) of its
 main figure, as bench/cost/cost.py judges it, each with a 90% interval from
 1000 resamplings of the runs; and the ratio of the two noises.
 """
-import json, os, random, statistics as st, sys
+import os, random, statistics as st, sys
+from figures import main_figure, robust_cv as rcv
 work, rounds, a, b = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
-MAIN = {"cpu": ["events_per_second"], "threads": ["events_per_second"],
-        "memory": ["bytes_per_second", "load_latency_seconds"], "disklat": ["latency_seconds"]}
-def main_figure(path, plugin):
-    d = json.load(open(path))
-    for figure in MAIN[plugin]:
-        vals = [s["value"] if "value" in s else s["quantiles"]["0.5"]
-                for m in d["metrics"] if m["name"] == "benchwatch_%s_%s" % (plugin, figure)
-                for s in m["samples"]]
-        if vals:
-            return sum(vals)
-    return 0
-def rcv(xs):
-    med = st.median(xs)
-    return 1.4826 * st.median(abs(x - med) for x in xs) / med
 def interval(xs, f, n=1000):
     rng = random.Random(29)
     vals = sorted(f([rng.choice(xs) for _ in xs]) for _ in range(n))

@@ -120,9 +120,8 @@ const struct bw_param_def tracker_options[] = {
                 .unit = "fraction",
                 .help = "a run during which other processes used more than "
                         "this share of the host's CPU time (steal left out; "
-                        "without reaching "
-                        "the daemon's yield_cpu) is judged but not counted; 1: "
-                        "never",
+                        "without reaching the daemon's yield_cpu) is judged "
+                        "but not counted; 1: never",
         },
         [T_JUDGE] = {
                 .name = "judge", .type = BW_PARAM_ENUM,
@@ -347,7 +346,7 @@ static void record_history(struct tracker *t, const struct config *cfg,
         }
         size_t max = cfg ? (size_t)cfg->daemon->values[CFG_D_HISTORY_SIZE].i : 8u << 20;
         int r = n ? history_append(t->state_dir, res->probe, e, n, max, &why) : 0;
-        if (reserve_full_error(r) && reserve_release(t->state_dir) > 0) {
+        if (reserve_make_room(t->state_dir, r)) {
                 free(why); /* the file system was full: again, in the reserve's room */
                 why = NULL;
                 r = history_append(t->state_dir, res->probe, e, n, max, &why);

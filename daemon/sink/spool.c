@@ -252,7 +252,7 @@ static int write_entry(struct spool *s, uint64_t seq, const void *data, size_t l
         if (!path)
                 return -ENOMEM;
         r = write_file_atomic(s->dir, path, data, len, 0600);
-        if (reserve_full_error(r) && s->reserve_dir && reserve_release(s->reserve_dir) > 0)
+        if (reserve_make_room(s->reserve_dir, r))
                 r = write_file_atomic(s->dir, path, data, len, 0600);
         free(path);
         return r;

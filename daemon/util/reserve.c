@@ -12,11 +12,6 @@
 
 #include "util/strutil.h"
 
-bool reserve_full_error(int r)
-{
-        return r == -ENOSPC || r == -EDQUOT;
-}
-
 /* Allocate the blocks of a new file; on failure it is removed. */
 static int create(const char *path, uint64_t bytes)
 {
@@ -59,14 +54,15 @@ int reserve_keep(const char *dir, uint64_t bytes)
         return r;
 }
 
-int reserve_release(const char *dir)
+bool reserve_make_room(const char *dir, int r)
 {
-        char *path = str_printf("%s/%s", dir, RESERVE_NAME);
-        int r;
+        char *path;
+        bool removed;
 
-        if (!path)
-                return -ENOMEM;
-        r = unlink(path) < 0 ? (errno == ENOENT ? 0 : -errno) : 1;
+        if (!dir || (r != -ENOSPC && r != -EDQUOT))
+                return false;
+        path = str_printf("%s/%s", dir, RESERVE_NAME);
+        removed = path && unlink(path) == 0;
         free(path);
-        return r;
+        return removed;
 }

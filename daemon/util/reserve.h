@@ -5,7 +5,7 @@
  * moves on; on a full file system neither can be written, and a run kept
  * only in memory is lost by a crash or kill -9.  So the daemon keeps a
  * file of allocated blocks, <dir>/.reserve; the writer that meets ENOSPC
- * or EDQUOT removes it (reserve_release) and writes again, and the next
+ * or EDQUOT removes it (reserve_make_room) and writes again, and the next
  * runs' records go into the room it left.  It comes back (reserve_keep)
  * only once the file system has that much to spare again.  The file holds
  * no data; nothing here logs. */
@@ -23,11 +23,9 @@
  * created, 0 nothing to do, -errno. */
 int reserve_keep(const char *dir, uint64_t bytes);
 
-/* Remove <dir>/.reserve: 1 removed (write again), 0 there was none, or
- * -errno. */
-int reserve_release(const char *dir);
-
-/* Whether r (a -errno) says the file system is full. */
-bool reserve_full_error(int r);
+/* After a write that returned r: when r says the file system is full
+ * (ENOSPC, EDQUOT) and <dir>/.reserve was there, remove it and return true
+ * (write again, into its room); false otherwise. */
+bool reserve_make_room(const char *dir, int r);
 
 #endif
