@@ -730,10 +730,10 @@ def fault_runs_in_references(state, lines, results=()):
     return [out[k] for k in sorted(out)]
 
 
-def replay(values, lower):
+def replay(values, lower, reference_runs=REFERENCE_RUNS):
     """Regressions `benchwatch replay` raises on values (counted runs, in
-    order), with the campaign's [regression] settings (the defaults); None
-    without a benchwatch to run ($BENCHWATCH)."""
+    order), with the campaign's [regression] settings (the defaults) but
+    reference_runs; None without a benchwatch to run ($BENCHWATCH)."""
     bw = os.environ.get("BENCHWATCH")
     if not bw or not values:
         return None
@@ -741,6 +741,8 @@ def replay(values, lower):
     import tempfile
     try:
         with tempfile.NamedTemporaryFile("w", suffix=".conf") as conf:
+            conf.write("[regression]\nreference_runs = %d\n" % max(reference_runs, 1))
+            conf.flush()
             p = subprocess.run([bw, "-c", conf.name, "replay", "-", "--format=json"] +
                                (["--lower-is-better"] if lower else []),
                                input="".join("%.17g\n" % v for v in values), text=True,
@@ -758,7 +760,13 @@ def verdict_episodes(state, lines, mon, end, results=()):
     """Each series' regression verdicts, with the faults near the runs
     behind them, and `benchwatch replay` of its counted runs without any
     run near a fault (SETTLE seconds after one, or while it held the probe):
-    a verdict that replay still raises was not the faults' doing."""
+    a verdict that replay still raises was not the faults' doing.  The
+    replay's reference spans the daemon's (the runs of its first
+    REFERENCE_RUNS counted ones less those near a fault): taking the first
+    REFERENCE_RUNS runs not near a fault instead would reach into later
+    runs, and a figure that moves with the host (MariaDB's transactions at
+    one thread doubled while the host was busy in the hour of faults)
+    would then hold the later level in its reference and raise nothing."""
     events = fault_events(lines)
     jumps = clock_jumps(events, end)
     t0 = float(lines[0].split()[1]) if lines and len(lines[0].split()) > 1 else 0
@@ -776,8 +784,9 @@ def verdict_episodes(state, lines, mon, end, results=()):
         ref = counted[:REFERENCE_RUNS]
         near = sorted({w[3] for w in (in_spans(t, sp) for t, _ in ev) if w})
         far = [r[3] for t, r in counted if not in_spans(t, sp)]
+        far_ref = sum(1 for t, _ in ref if not in_spans(t, sp))
         lower = lower_is_better(key)
-        all_r, far_r = replay([r[3] for _, r in counted], lower), replay(far, lower)
+        all_r, far_r = replay([r[3] for _, r in counted], lower), replay(far, lower, far_ref)
         med = lambda v: sorted(v)[len(v) // 2] if v else float("nan")
         hb = host_busy(mon, [t for t, _ in ev])
         hr = host_busy(mon, [t for t, _ in ref])
