@@ -6,10 +6,11 @@
 # slows its probes down for real with cgroup v1 controls the probe processes
 # inherit from the daemon: a blkio read_iops_device throttle on the device
 # holding the test file, and a cpu.cfs_quota_us.  Scenarios:
-#   clean       the four default probes (cpu, threads, memory, disk) at
-#               1-second intervals until each has RUNS runs: regressions
-#               entered (target 0), with the steal and pressure recorded
-#               beside each run (and around any regression);
+#   clean       the built-in configuration's five probes (cpu, threads,
+#               memory, memory-latency, disk = disklat) at their shipped
+#               durations and 1-second intervals until each has RUNS runs:
+#               regressions entered (target 0), with the steal and pressure
+#               recorded beside each run (and around any regression);
 #   disk-step   a disk probe learns its reference, then IOPS are capped at
 #               85% of it: flagged within 6 runs?  Throttle lifted: cleared?
 #               Then `verify` with the cap (want exit 1) and without (0);
@@ -60,7 +61,7 @@
 #            [--builds "NAME=DIR ..."] [--repeat N] [--keep] [SCENARIO ...]
 #   env: BENCHWATCH (binary), BENCHWATCH_PLUGIN_DIR, RUNS (300), REF (30 for
 #   the step and drift scenarios; when set, also the clean scenario's),
-#   CLEAN_REF (the shipped default 100), DURATION (1, seconds per probe run),
+#   CLEAN_REF (the shipped default 100), DURATION (1, seconds per step run),
 #   DISK_DURATION (2, or DURATION when that is set), SCENARIOS ("clean
 #   disk-step cpu-step disk-drift lat-2x lat-50 lat-15 lat-drift"), BENCH_DIR
 #   (/var/tmp: the test files need a filesystem with O_DIRECT), KEEP=1
@@ -69,7 +70,14 @@
 #   NEIGHBOURS ("none"; a list of none web25 web50 cpu, commas or spaces;
 #   --neighbour may be repeated), BUILDS (unset: BENCHWATCH alone, named
 #   "this"), REPEAT (1: each scenario x neighbour x build this many times),
-#   WEB_PORT (18096), WEB_CONC (8 connections of the web load).
+#   WEB_PORT (18096), WEB_CONC (8 connections of the web load), SETTINGS
+#   (shipped: the daemon's [daemon] defaults but for interval, splay and
+#   duty_cycle; busy: also yield_cpu and max_psi_cpu 0, so others' CPU
+#   defers and stops no run; forced: nice 0, no deferral, no yield),
+#   CLEAN_BUDGET (seconds the clean scenario may take; 26 x RUNS + 300),
+#   ARRIVE (unset: the neighbour is there from the start; N: the clean
+#   scenario's neighbour arrives once each probe has N runs, beside a
+#   reference learnt without it, as on a host whose neighbour comes later).
 # Needs root (cgroups, loop devices) for all but the clean scenario.
 set -u
 BENCHWATCH=${BENCHWATCH:-benchwatch}
@@ -114,6 +122,13 @@ for nb in $NEIGHBOURS; do
         esac
 done
 REPEAT=${REPEAT:-1}
+ARRIVE=${ARRIVE:-}
+[ -z "$ARRIVE" ] || [[ $ARRIVE =~ ^[1-9][0-9]*$ ]] ||
+        { echo "bench: ARRIVE wants a number of runs, not '$ARRIVE'" >&2; exit 2; }
+SETTINGS=${SETTINGS:-shipped}
+case $SETTINGS in shipped|busy|forced) ;;
+*) echo "bench: SETTINGS is shipped, busy or forced, not '$SETTINGS'" >&2; exit 2 ;;
+esac
 WEB_PORT=${WEB_PORT:-18096}
 WEB_CONC=${WEB_CONC:-8}
 # the builds: names and binaries (BUILD_NAMES in order), plugin directories
@@ -212,19 +227,30 @@ verdict() { [ "$1" = 1 ] && echo met || echo MISSED; }
 fcmp() { awk -v a="$1" -v b="$2" "BEGIN { exit !(a $3 b) }"; }
 
 daemon_section() { # DIR
+        # the shipped [daemon] settings but for the intervals: 1-second
+        # intervals need splay 0 and a duty cycle of 1.  SETTINGS=busy: no
+        # run deferred or stopped for others' CPU (what an operator sets to
+        # have verdicts on a host busier than yield_cpu); forced: nice 0
+        # and never deferred or stopped at all (the figures before
+        # 2026-12-03)
         cat <<CONF
 [daemon]
 state_dir = $1/state
 cache_dir = $1/cache
 interval = 1s
 splay = 0
-nice = 0
 duty_cycle = 1
+CONF
+        [ "$SETTINGS" = forced ] && cat <<CONF
+nice = 0
 max_load = 0
 max_psi_cpu = 0
 yield = no
 max_psi_io = 0
 max_psi_memory = 0
+CONF
+        [ "$SETTINGS" = busy ] && printf 'yield_cpu = 0\nmax_psi_cpu = 0\n'
+        cat <<CONF
 
 [journal]
 enabled = no
@@ -338,36 +364,50 @@ verify_row() {
 scenario_clean() {
         DIR=$WORK/$RUNID/clean; PHASE=clean
         mkdir -p "$DIR"
-        local probes="cpu threads memory disk" budget runs=0 p
+        # the built-in configuration (config_builtin_default and
+        # config_builtin_disk in daemon/core/conf.c) with 1-second intervals
+        local probes="cpu threads memory memory-latency disk" budget runs=0 p
         {
                 daemon_section "$DIR"
                 printf '\n[regression]\nreference_runs = %s\n' "$CLEAN_REF"
-                for p in $probes; do
-                        printf '\n[probe %s]\nplugin = %s\ninterval = 1s\ntimeout = 60s\nduration = %ss\n' \
-                                "$p" "$p" "$DURATION"
-                done
-                printf 'size = 64M\npath = %s/disk.dat\n' "$DIR"
+                printf '\n[probe cpu]\nplugin = cpu\nduration = 1s\n'
+                printf '\n[probe threads]\nplugin = threads\nduration = 1s\n'
+                printf '\n[probe memory]\nplugin = memory\nmode = dram\nduration = 2s\n'
+                printf '\n[probe memory-latency]\nplugin = memory\nmode = latency\nduration = 1s\n'
+                printf '\n[probe disk]\nplugin = disklat\nsize = 1G\nrate = 100\nduration = 5s\n'
+                printf 'path = %s/disk.dat\n' "$DIR"
         } > "$DIR/bw.conf"
-        echo "== clean: cpu threads memory disk, ${DURATION}s runs every 1s until each has $RUNS runs," \
-             "reference_runs $CLEAN_REF"
+        echo "== clean: the built-in probes ($probes) at their shipped durations every 1s" \
+             "until each has $RUNS runs, reference_runs $CLEAN_REF, $SETTINGS [daemon] settings"
         [ "$RUNS" -gt "$CLEAN_REF" ] || echo "   (note: RUNS <= reference_runs: runs are judged only by a detector with [regression] min_runs, from its 10th run)"
         declare -A n=()
+        local arrive=""
+        [ -n "$ARRIVE" ] && [ "$NEIGH" != none ] && arrive=1
         CG_PROCS="" start_daemon "$DIR" cpu=benchwatch_cpu_events_per_second \
                 threads=benchwatch_threads_events_per_second \
-                memory=benchwatch_memory_bytes_per_second disk=benchwatch_disk_iops
-        # a bound on the whole: four probes, each run its duration and ~1s more
-        budget=$(awk -v r="$RUNS" -v d="$DURATION" 'BEGIN { printf "%d", 3 * 4 * r * (d + 1.5) + 120 }')
+                memory=benchwatch_memory_bytes_per_second \
+                memory-latency=benchwatch_memory_load_latency_seconds \
+                disk=benchwatch_disklat_latency_seconds
+        # a bound on the whole: a round of the five is 10 s of runs and ~3 s
+        # more; twice that for deferrals, and the disk's test file
+        budget=${CLEAN_BUDGET:-$((2 * RUNS * 13 + 300))}
         local end=$((SECONDS + budget)) done=0
-        while [ $SECONDS -lt $end ] && next_run $((4 * ${DURATION%.*} + 90)); do
+        while [ $SECONDS -lt $end ] && next_run 300; do
                 n[$R_PROBE]=$(( ${n[$R_PROBE]:-0} + 1 ))
                 runs=$((runs + 1))
                 [ "$R_ENTERED" != - ] && echo "   $R_PROBE run ${n[$R_PROBE]}: regression entered: $R_ENTERED"
                 [ "$R_LEFT" != - ] && echo "   $R_PROBE run ${n[$R_PROBE]}: recovered: $R_LEFT"
                 [ $((runs % 100)) = 0 ] && echo "   ... $runs runs (cpu ${n[cpu]:-0} threads ${n[threads]:-0}" \
-                        "memory ${n[memory]:-0} disk ${n[disk]:-0})" >&2
+                        "memory ${n[memory]:-0} memory-latency ${n[memory-latency]:-0}" \
+                        "disk ${n[disk]:-0})" >&2
                 done=1
                 for p in $probes; do [ "${n[$p]:-0}" -ge "$RUNS" ] || done=0; done
                 [ $done = 1 ] && break
+                [ -n "$arrive" ] || continue
+                for p in $probes; do [ "${n[$p]:-0}" -ge "$ARRIVE" ] || continue 2; done
+                arrive=""
+                echo "   each probe has $ARRIVE runs (all probes: $runs): the neighbour arrives"
+                start_neighbour "$NEIGH" || break
         done
         stop_daemon
         [ $done = 1 ] || echo "   incomplete: the runs did not all arrive within ${budget}s"
@@ -382,7 +422,7 @@ scenario_clean() {
         row clean "regressions entered (ref $CLEAN_REF)" "$total" 0 \
                 "$(verdict "$([ "$total" = 0 ] && [ $done = 1 ] && echo 1)")"
         row clean "runs (all probes; judged)" "$runs; $(awk -F'\t' '$20 == 1' "$DIR/runs.tsv" | wc -l)" \
-                "$((4 * RUNS))" "-"
+                "$((5 * RUNS))" "-"
 }
 
 # learn TIMEOUT: run until the main figure's reference is pinned; REFV is it
@@ -836,7 +876,11 @@ for REP in $(seq "$REPEAT"); do
                                 if [ -n "${BUILD_PLUG[$BUILD]}" ]; then export BENCHWATCH_PLUGIN_DIR=${BUILD_PLUG[$BUILD]}; fi
                                 echo
                                 echo "=== $s beside $NEIGH, build $BUILD, repetition $REP ($(date +%T))"
-                                if start_neighbour "$NEIGH"; then
+                                # (a neighbour that arrives later: the web
+                                # server's capacity measured before the daemon)
+                                if { [ -n "$ARRIVE" ] && [ "$s" = clean ] &&
+                                     { [[ $NEIGH != web* ]] || start_web; }; } ||
+                                   start_neighbour "$NEIGH"; then
                                         "scenario_${s//-/_}" || echo "   $s: stopped early (see above)"
                                 else
                                         row "$s" "neighbour" "failed to start" "-" MISSED
