@@ -727,6 +727,16 @@ start_neighbour() {
                 cat "$f".* >&2 2> /dev/null; NB_PIDS=""; return 1; }
         echo "   neighbour $NB_TEXT"
 }
+# neighbour_before SCENARIO: the neighbour under way before the scenario's
+# daemon starts; with ARRIVE the clean scenario starts it later itself (a
+# web server's capacity is still measured now, before the daemon)
+neighbour_before() {
+        if [ -n "$ARRIVE" ] && [ "$1" = clean ]; then
+                [[ $NEIGH != web* ]] || start_web
+        else
+                start_neighbour "$NEIGH"
+        fi
+}
 stop_neighbour() {
         local p rate
         for p in $NB_PIDS; do
@@ -876,11 +886,7 @@ for REP in $(seq "$REPEAT"); do
                                 if [ -n "${BUILD_PLUG[$BUILD]}" ]; then export BENCHWATCH_PLUGIN_DIR=${BUILD_PLUG[$BUILD]}; fi
                                 echo
                                 echo "=== $s beside $NEIGH, build $BUILD, repetition $REP ($(date +%T))"
-                                # (a neighbour that arrives later: the web
-                                # server's capacity measured before the daemon)
-                                if { [ -n "$ARRIVE" ] && [ "$s" = clean ] &&
-                                     { [[ $NEIGH != web* ]] || start_web; }; } ||
-                                   start_neighbour "$NEIGH"; then
+                                if neighbour_before "$s"; then
                                         "scenario_${s//-/_}" || echo "   $s: stopped early (see above)"
                                 else
                                         row "$s" "neighbour" "failed to start" "-" MISSED

@@ -733,7 +733,8 @@ def fault_runs_in_references(state, lines, results=()):
 def replay(values, lower, reference_runs=REFERENCE_RUNS):
     """Regressions `benchwatch replay` raises on values (counted runs, in
     order), with the campaign's [regression] settings (the defaults) but
-    reference_runs; None without a benchwatch to run ($BENCHWATCH)."""
+    reference_runs; None without a benchwatch to run ($BENCHWATCH), or
+    when it refuses (a reference_runs under the detector's least)."""
     bw = os.environ.get("BENCHWATCH")
     if not bw or not values:
         return None
