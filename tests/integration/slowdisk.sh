@@ -8,11 +8,10 @@
 # its read time within the runs the detector's arithmetic allows for the
 # reference it learnt (3 when its runs show no correlation; see below).
 # The fixture, the probe runs and the daemon run under SCHED_FIFO when they
-# can: on a shared 2-core
-# host with a load of 40 a woken FUSE thread or probe waits milliseconds
-# for a CPU, which would swamp the delay injected (p50 of 1.3 to 5.2 ms at
-# +1 ms, measured), and this test is about the probe and the detector,
-# not about the host's scheduler.
+# can: on a shared 2-core host with a load of 40 a woken FUSE thread or
+# probe waits milliseconds for a CPU, which would swamp the delay injected
+# (p50 of 1.3 to 5.2 ms at +1 ms, measured), and this test is about the
+# probe and the detector, not about the host's scheduler.
 . "$top_srcdir/tests/integration/lib/lib.sh"
 
 SLOWDISK=${SLOWDISK:-$top_builddir/tests/integration/lib/slowdisk/slowdisk}
