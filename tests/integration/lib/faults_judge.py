@@ -29,7 +29,7 @@ The cases (t: seconds after the start; T0 the start's epoch):
     MariaDB came back (1380 s) carries a timestamp that reads as a run of
     the first jump, made while MariaDB was away, and also as its own; the
     journal's results (each run's end) tell which;
-  - db's transactions/s in the hour of faults (2026-12-02): its 171
+  - db's transactions/s in the hour of faults (seed 3131): its 171
     counted runs, those near a fault (here the Pushgateway coming back 3 s
     before them) marked, every 20 s from 2000 s.  They swing between 300
     and 900 with the host's load, and its verdicts, at the end, are runs
@@ -199,9 +199,9 @@ REPLAYED = {CPU: True, WEB: True, DB_TX: False}  # the series with verdicts: low
 
 def states_of(runs, key):
     """The states the daemon's detector gives the series key's runs."""
-    if key not in REPLAYED:
-        return ["O"] * len(runs)
     vals = [v for _, v, k, _ in runs if k == key]
+    if key not in REPLAYED:
+        return ["O"] * len(vals)
     with tempfile.NamedTemporaryFile("w", suffix=".conf") as conf:
         p = subprocess.run([os.environ["BENCHWATCH"], "-c", conf.name, "replay", "-",
                             "--format=json"] + (["--lower-is-better"] if REPLAYED[key] else []),
