@@ -35,9 +35,11 @@ enum {
          * runs as root (e.g. opening a block device) */
         BW_CAP_NEEDS_ROOT = 1u << 0,
         /* the run's disk I/O is watched too when the probe yields to the
-         * host (yield.h) */
+         * host (yield.h); host steal does not exclude its runs (tracker.h) */
         BW_CAP_DISK_IO = 1u << 1,
-        BW_CAP_NETWORK = 1u << 2,    /* talks to a server (listed only) */
+        /* talks to a server: others' CPU use does not exclude its runs,
+         * host steal does (tracker.h) */
+        BW_CAP_NETWORK = 1u << 2,
         /* keeps a CPU busy all the run (cpu, threads, memory): the daemon
          * runs it under [daemon] cpu_policy (SCHED_IDLE by default), so
          * the host's own work preempts it at once */

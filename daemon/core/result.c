@@ -211,6 +211,7 @@ struct result *result_copy(const struct result *src)
         r->yielded = src->yielded;
         r->priority_from = src->priority_from;
         r->io_bound = src->io_bound;
+        r->disk_io = src->disk_io;
         int ret = src->error ? result_set_error(r, src->error) : 0;
         r->success = src->success;
         for (size_t i = 0; i < src->n_params && ret >= 0; i++)

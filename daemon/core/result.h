@@ -58,9 +58,11 @@ struct result {
          * runner's wire. */
         const char *priority_from;
         /* The plugin's work waits on a device or a server (BW_CAP_DISK_IO
-         * or BW_CAP_NETWORK), so host steal is not what slows it (tracker.h).
-         * Set by the runner; not sent over the runner's wire. */
-        bool io_bound;
+         * or BW_CAP_NETWORK), so others' CPU use reaches it only as run
+         * delay; disk_io: on a disk (BW_CAP_DISK_IO), whose I/O a
+         * hypervisor serves in time it shows as steal (tracker.h).  Set by
+         * the runner; not sent over the runner's wire. */
+        bool io_bound, disk_io;
         struct label *params; /* every parameter as run (secrets omitted) */
         size_t n_params;
         struct family *families;

@@ -40,7 +40,7 @@ struct runner {
         struct yield_monitor *yield;
         const char *yielded;    /* the resource the run made way for */
         char *yield_why;
-        bool io_bound;
+        bool io_bound, disk_io;
         struct rundelay *delay; /* the probe's threads' waits for a CPU */
 };
 
@@ -225,8 +225,10 @@ static void maybe_finish(struct runner *rn)
         struct result *res = make_result(rn);
         if (res && res->success)
                 add_run_figures(rn, res);
-        if (res)
+        if (res) {
                 res->io_bound = rn->io_bound;
+                res->disk_io = rn->disk_io;
+        }
         if (res)
                 mark_yielded(rn, res);
         rn->done(rn, res, rn->userdata);
@@ -358,6 +360,7 @@ int runner_start(sd_event *e, const struct run_spec *spec, runner_done_fn done,
                 rn->userdata = userdata;
                 rn->timeout = spec->timeout;
                 rn->io_bound = spec->plugin->caps & (BW_CAP_DISK_IO | BW_CAP_NETWORK);
+                rn->disk_io = spec->plugin->caps & BW_CAP_DISK_IO;
                 rn->fd = res_pipe[0];
                 rn->probe = strdup(spec->probe);
                 rn->plugin = strdup(spec->plugin->name);

@@ -248,7 +248,7 @@ bool tracker_run_counts(const struct tracker_settings *ts, const struct result *
                  !isnan(v = over(res, "benchwatch_probe_run_delay_ratio", ts->max_run_delay)))
                 why = str_printf("the probe's threads waited for a CPU %.1f%% of the run "
                                  "(max_run_delay %.0f%%)", v * 100, ts->max_run_delay * 100);
-        else if (!tracker_judged_on_own_time(ts, res) &&
+        else if (!res->disk_io && !baseline_judges_cpu_time(res, &ts->det) &&
                  !isnan(v = over(res, "benchwatch_probe_steal_ratio", ts->max_steal)))
                 why = str_printf("%.1f%% of the CPU time was stolen by the hypervisor "
                                  "during the run (max_steal %.0f%%)", v * 100,

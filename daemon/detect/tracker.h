@@ -56,14 +56,17 @@ void tracker_warn_obsolete(const struct config *cfg);
  * max_others_cpu of the host's CPU time during it
  * (benchwatch_probe_others_cpu_ratio, from the runner's yield monitor; an
  * I/O-bound probe's threads feel others' CPU use only as run delay).
- * Then steal is judged by the resource it takes:
+ * Then the waits for a CPU are judged by what can have moved the figure:
  *   - a probe judged on its own time (tracker_judged_on_own_time) is not
  *     counted when its threads were runnable but not running for more
- *     than max_run_delay of the run (benchwatch_probe_run_delay_ratio):
- *     host steal cannot have moved its figure;
- *   - any other (a CPU-bound probe judged by a wall-clock figure) when
- *     more than max_steal of the host's CPU time went to the hypervisor
- *     (benchwatch_probe_steal_ratio, recorded by the scheduler).
+ *     than max_run_delay of the run (benchwatch_probe_run_delay_ratio);
+ *   - a probe judged by a wall-clock figure, unless it waits on a disk
+ *     (res->disk_io: the hypervisor serving its own I/O shows as steal),
+ *     when more than max_steal of the host's CPU time went to the
+ *     hypervisor (benchwatch_probe_steal_ratio, recorded by the
+ *     scheduler): a CPU-bound probe, and an http or mysql one, whose
+ *     round trips wait for the CPUs of both ends (its server's too, when
+ *     on this host).
  * A figure the run lacks excludes nothing.  *ret_why (malloc'd, may be
  * NULL) says why not. */
 bool tracker_run_counts(const struct tracker_settings *ts, const struct result *res,
