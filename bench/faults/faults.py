@@ -932,6 +932,9 @@ def report(d, state, prom, seed, duration):
         bad.append("left in the cache directory after cleanup: %s" % unit["cache_left"])
     if unit.get("tables_left", "0").strip() not in ("0", ""):
         bad.append("tables left after cleanup: %s" % unit["tables_left"])
+    if unit.get("state_temps_left", "").strip():
+        bad.append("temporary files of interrupted writes left in the state directory: %s"
+                   % unit["state_temps_left"])
 
     # memory: per daemon, RssAnon after its first REF seconds (ten minutes,
     # or a sixth of a short campaign) is the reference
@@ -995,9 +998,10 @@ def report(d, state, prom, seed, duration):
     P("fault-hit runs counted as success %d (lost with their daemon %d; "
       "faults that came after their run's result, nothing hit %d)"
       % (len(hit_ok), hit_lost, hit_after))
-    P("left behind after stop + cleanup: processes %s, cache [%s], tables %s" % (
+    P("left behind after stop + cleanup: processes %s, cache [%s], tables %s, "
+      "temporary files in the state directory [%s]" % (
         unit.get("after_stop_processes", "?"), unit.get("cache_left", "").strip(),
-        unit.get("tables_left", "?")))
+        unit.get("tables_left", "?"), unit.get("state_temps_left", "").strip()))
     P("daemon memory over time (RssAnon, flat within %d%% after %.0f s%s; %d "
       "daemon(s) lived past it, the longest %.0f s):" % (
         RSS_GROWTH * 100, ref_age, "" if duration >= 1200 else "; shown, not judged under 20 min",

@@ -480,6 +480,9 @@ c systemctl stop benchwatch.service
                 "$bin" -v cleanup > "$T/cleanup.log" 2>&1
         echo "cleanup_status $?"
         echo "cache_left $(ls -A "$CACHE" | tr '\n' ' ')"
+        # a write's temporary file (NAME.tmp-XXXXXX) a kill -9 left, which
+        # the next start removes
+        echo "state_temps_left $(ls -A "$STATE" | grep -E '\.tmp-.{6}$' | tr '\n' ' ')"
         echo "tables_left $(mariadb_sql "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = '$MARIADB_DB'")"
 } >> "$T/unit.txt"
 BENCHWATCH=$BENCHWATCH BENCHWATCH_PLUGIN_DIR=${BENCHWATCH_PLUGIN_DIR:-$top_builddir/plugins/.libs} \

@@ -28,6 +28,7 @@
 #include "detect/tracker.h"
 #include "encode/report_format.h"
 #include "sink/sink.h"
+#include "util/atomicfile.h"
 #include "sink/statefile.h"
 #include "util/reserve.h"
 #include "util/timeutil.h"
@@ -79,6 +80,20 @@ static int make_dirs(const struct config *cfg)
                 }
         }
         return 0;
+}
+
+/* At start, before any writer of ours runs (not at a reload: the textfile
+ * sink's thread may be writing): the temporary files of writes that a kill
+ * -9 interrupted between their create and their rename. */
+static void remove_interrupted_writes(const struct config *cfg)
+{
+        const char *dir = cfg->daemon->values[CFG_D_STATE_DIR].s;
+        int n = remove_atomic_temps(dir);
+        if (n > 0)
+                log_info("removed %d temporary file(s) an interrupted write left in '%s'", n, dir);
+        else if (n < 0)
+                log_warning("cannot remove the temporary files an interrupted write left in "
+                            "'%s': %s", dir, strerror(-n));
 }
 
 static void notify_status(struct daemon *d)
@@ -460,6 +475,7 @@ int cmd_daemon(struct app *app, int argc, char **argv)
                 app_done(app);
                 return EXIT_ENV;
         }
+        remove_interrupted_writes(app->cfg);
         int r = make_sinks(app->cfg, &d.sinks, &why);
         if (r < 0) {
                 log_error("%s", why ? why : strerror(-r));

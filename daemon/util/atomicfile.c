@@ -1,10 +1,13 @@
 /* atomicfile.c — see atomicfile.h. */
 #include "util/atomicfile.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -21,10 +24,12 @@ int fsync_directory(const char *dir)
         return r;
 }
 
+#define TEMP_SUFFIX ".tmp-XXXXXX"
+
 int write_file_atomic(const char *dir, const char *path, const void *data, size_t len,
                       mode_t mode)
 {
-        char *tmp = str_printf("%s.tmp-XXXXXX", path);
+        char *tmp = str_printf("%s" TEMP_SUFFIX, path);
         if (!tmp)
                 return -ENOMEM;
         int fd = mkostemp(tmp, O_CLOEXEC);
@@ -45,4 +50,33 @@ int write_file_atomic(const char *dir, const char *path, const void *data, size_
                 r = fsync_directory(dir);
         free(tmp);
         return r;
+}
+
+/* NAME.tmp- and the six characters mkostemp() put for XXXXXX. */
+static bool is_atomic_temp(const char *name)
+{
+        size_t n = strlen(name), k = strlen(TEMP_SUFFIX);
+        return n > k && !strncmp(name + n - k, TEMP_SUFFIX, k - 6);
+}
+
+int remove_atomic_temps(const char *dir)
+{
+        DIR *d = opendir(dir);
+        if (!d)
+                return errno == ENOENT ? 0 : -errno;
+        int removed = 0, r = 0;
+        struct dirent *de;
+        while ((de = readdir(d))) {
+                struct stat st;
+                if (!is_atomic_temp(de->d_name) ||
+                    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+                    !S_ISREG(st.st_mode))
+                        continue;
+                if (unlinkat(dirfd(d), de->d_name, 0) == 0)
+                        removed++;
+                else if (errno != ENOENT && r == 0)
+                        r = -errno;
+        }
+        closedir(d);
+        return r < 0 ? r : removed;
 }

@@ -13,6 +13,13 @@
 int write_file_atomic(const char *dir, const char *path, const void *data, size_t len,
                       mode_t mode);
 
+/* Remove the temporary files write_file_atomic() left in dir when its
+ * writer was killed before the rename (regular files NAME.tmp-XXXXXX): for
+ * a directory only benchwatch writes, when nothing else writes in it.
+ * How many were removed, or -errno (the first error; the others are still
+ * tried). */
+int remove_atomic_temps(const char *dir);
+
 /* fsync(2) of a directory, so that a rename or unlink in it is durable. */
 int fsync_directory(const char *dir);
 
