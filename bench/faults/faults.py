@@ -570,7 +570,16 @@ def journal_results(path):
     return res
 
 
-def hit_run(epoch, detail, results):
+# faults.sh logs a SIGSTOP after sending it, and the daemon journals a
+# result a few ms after reading it: a result journaled up to this long
+# after the stop's line was written before the stop (a stopped process
+# writes nothing more, and its pipe stays open until the deadline; the
+# hour of seed 3232 saw 5 ms).  Not after a kill: its pipe's end comes at
+# once, and a message it cut short must fail the run.
+STOP_LOG_LAG = 0.05
+
+
+def hit_run(epoch, kind, detail, results):
     """The result of the run a probe-process fault hit, and whether that
     result was logged before the fault (the process was on its way out:
     nothing to hit).  faults.sh logs the process's age: its run is the
@@ -580,7 +589,8 @@ def hit_run(epoch, detail, results):
         return next((r for r in results if r[0] >= epoch), None), False
     start = epoch - float(m.group(1))
     run = next((r for r in results if r[0] >= start), None)
-    return run, run is not None and run[0] < epoch
+    lag = STOP_LOG_LAG if kind == "stop_child" else 0
+    return run, run is not None and run[0] < epoch + lag
 
 
 # ---- verdicts ----------------------------------------------------------------
@@ -762,12 +772,16 @@ def verdict_episodes(state, lines, mon, end, results=()):
     behind them, and `benchwatch replay` of its counted runs without any
     run near a fault (SETTLE seconds after one, or while it held the probe):
     a verdict that replay still raises was not the faults' doing.  The
-    replay's reference spans the daemon's (the runs of its first
-    REFERENCE_RUNS counted ones less those near a fault): taking the first
-    REFERENCE_RUNS runs not near a fault instead would reach into later
-    runs, and a figure that moves with the host (MariaDB's transactions at
-    one thread doubled while the host was busy in the hour of faults)
-    would then hold the later level in its reference and raise nothing."""
+    replay's reference spans the daemon's at its first verdict (the runs
+    of its first REFERENCE_RUNS counted ones, or of those before the
+    verdict when it came sooner: a reference in a regression learns no
+    more, less those near a fault): taking the first REFERENCE_RUNS runs
+    not near a fault instead would reach into later runs, and a figure
+    that moves with the host (MariaDB's transactions at one thread
+    doubled while the host was busy in the hour of faults; the disk's
+    median latency, which went from 17 to 60 us after 12 runs in the hour
+    of seed 3232 at 4312755) would then hold the later level in its
+    reference and raise nothing."""
     events = fault_events(lines)
     jumps = clock_jumps(events, end)
     t0 = float(lines[0].split()[1]) if lines and len(lines[0].split()) > 1 else 0
@@ -782,7 +796,8 @@ def verdict_episodes(state, lines, mon, end, results=()):
         counted = [(t, r) for t, r in zip(real, runs) if r[1]]
         first = next(i for i, r in enumerate(runs) if r[2] == "R")
         ev = [(t, r) for t, r in counted if r[0] <= runs[first][0]][-EVIDENCE_RUNS:]
-        ref = counted[:REFERENCE_RUNS]
+        learnt = next((i for i, (_, r) in enumerate(counted) if r[2] == "R"), len(counted))
+        ref = counted[:min(REFERENCE_RUNS, learnt)]
         near = sorted({w[3] for w in (in_spans(t, sp) for t, _ in ev) if w})
         far = [r[3] for t, r in counted if not in_spans(t, sp)]
         far_ref = sum(1 for t, _ in ref if not in_spans(t, sp))
@@ -883,7 +898,7 @@ def report(d, state, prom, seed, duration):
         if kind == "stop_child" and start is not None and \
                 epoch + STOP_DEADLINE_MAX > start + duration:
             continue
-        nxt, after = hit_run(epoch, detail, results)
+        nxt, after = hit_run(epoch, kind, detail, results)
         if after:
             hit_after += 1
             continue
