@@ -28,8 +28,8 @@
 #include "detect/tracker.h"
 #include "encode/report_format.h"
 #include "sink/sink.h"
-#include "util/atomicfile.h"
 #include "sink/statefile.h"
+#include "util/atomicfile.h"
 #include "util/reserve.h"
 #include "util/timeutil.h"
 

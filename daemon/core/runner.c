@@ -228,9 +228,8 @@ static void maybe_finish(struct runner *rn)
         if (res) {
                 res->io_bound = rn->io_bound;
                 res->disk_io = rn->disk_io;
-        }
-        if (res)
                 mark_yielded(rn, res);
+        }
         rn->done(rn, res, rn->userdata);
 }
 
