@@ -5,8 +5,11 @@ slices (slices.tsv and slices/), the daemon's time-stamped lines and
 counters (daemon.*.log, daemon.tsv, prom.*), the blocks' CPU pressure
 (blocks.tsv) and the configuration's probes and intervals (check.ours).
 What is printed and how it is estimated is described atop bench/cost/impact.sh.
+DIR may be several runs' directories joined by ':' (runs of the same
+configuration): their blocks are pooled, numbered on after each other's, so
+more blocks narrow the intervals as one longer run's would.
 
-Usage: bench/cost/impact.py DIR RATE BLOCK BLOCKS SLICE THREADS [OLTP_RATE]
+Usage: bench/cost/impact.py DIR[:DIR...] RATE BLOCK BLOCKS SLICE THREADS [OLTP_RATE]
 Env:   AFTER (10 s), BOOT (1000), as bench/cost/impact.sh.
 """
 import bisect, json, math, os, random, re, sys
@@ -58,17 +61,24 @@ def parse_cpu(f):
         return None
     return d if "n" in d and "t" in d else None
 
+# each run's directory and the number its blocks start from
+DIRS, offset = [], 0
+for d in W.split(":"):
+    DIRS.append((d, offset))
+    offset += 1 + max(int(l.split("\t")[2]) for l in open(os.path.join(d, "slices.tsv")))
+
 slices = []
-for line in open(os.path.join(W, "slices.tsv")):
+for line, (D, off) in ((l, d) for d in DIRS for l in open(os.path.join(d[0], "slices.tsv"))):
     wl, cond, blk, t0, t1, rc, f = line.rstrip("\n").split("\t")
-    f = os.path.join(W, "slices", os.path.basename(f)) # also where OUT keeps it
-    s = {"wl": wl, "cond": cond, "blk": int(blk), "t0": float(t0), "t1": float(t1)}
+    f = os.path.join(D, "slices", os.path.basename(f)) # also where OUT keeps it
+    s = {"wl": wl, "cond": cond, "blk": int(blk) + off, "t0": float(t0), "t1": float(t1)}
     s["fig"] = (parse_web if wl == "web" else parse_cpu)(f) if rc == "0" else None
     slices.append(s)
 
 # probe runs, from the daemon's time-stamped lines
 runs, counts, dstats = {}, {}, {}
-for line in open(os.path.join(W, "daemon.tsv")) if os.path.exists(os.path.join(W, "daemon.tsv")) else []:
+for line, (D, off) in ((l, d) for d in DIRS if os.path.exists(os.path.join(d[0], "daemon.tsv"))
+                       for l in open(os.path.join(d[0], "daemon.tsv"))):
     v = line.rstrip("\n").split("\t")
     tag, tstart, t0, t1 = v[0], float(v[1]), float(v[2]), float(v[3])
     base, end_, tck = [float(x) for x in v[4:14]], [float(x) for x in v[14:24]], float(v[24])
@@ -77,13 +87,14 @@ for line in open(os.path.join(W, "daemon.tsv")) if os.path.exists(os.path.join(W
         return {"self": (ut + st) / tck, "all": (ut + st + cut + cst) / tck, "rchar": rchar,
                 "wchar": wchar, "read_bytes": rb, "write_bytes": wb, "cancelled": cwb, "csw": csw}
     wl, blk = tag.rsplit(".", 1)
+    blk = int(blk) + off
     b, e = cnt(base), cnt(end_)
-    dstats[(wl, int(blk))] = dict({k: e[k] - b[k] for k in e}, life=t1 - t0, busy=v[25] == "yes",
+    dstats[(wl, blk)] = dict({k: e[k] - b[k] for k in e}, life=t1 - t0, busy=v[25] == "yes",
                                   t0=t0, t1=t1, startup=b, startup_s=t0 - tstart)
     c = counts.setdefault(wl, {"ok": 0, "failed": 0, "yielded": 0, "stopped": 0,
                                "deferred_log": 0, "deferred_total": 0, "reasons": {}})
-    rl, cur = runs.setdefault((wl, int(blk)), []), None
-    for l in open(os.path.join(W, "daemon.%s.log" % tag)):
+    rl, cur = runs.setdefault((wl, blk), []), None
+    for l in open(os.path.join(D, "daemon.%s.log" % tag)):
         t, _, msg = l.rstrip("\n").partition(" ")
         t = float(t)
         if "': started (pid " in msg:
@@ -108,7 +119,7 @@ for line in open(os.path.join(W, "daemon.tsv")) if os.path.exists(os.path.join(W
     if cur:
         cur[1], cur[3] = t1, "stopped"
         rl.append(cur)
-    for l in open(os.path.join(W, "prom.%s" % tag)):
+    for l in open(os.path.join(D, "prom.%s" % tag)):
         m = re.match(r'^benchwatch_probe_deferred_total\{(.*)\}\s+(\S+)', l)
         if m:
             r = re.search(r'reason="([^"]*)"', m.group(1))
@@ -117,10 +128,10 @@ for line in open(os.path.join(W, "daemon.tsv")) if os.path.exists(os.path.join(W
             c["reasons"][k] = c["reasons"].get(k, 0) + float(m.group(2))
 
 psi = {}
-if os.path.exists(os.path.join(W, "blocks.tsv")):
-    for line in open(os.path.join(W, "blocks.tsv")):
+for line, (D, off) in ((l, d) for d in DIRS if os.path.exists(os.path.join(d[0], "blocks.tsv"))
+                       for l in open(os.path.join(d[0], "blocks.tsv"))):
         wl, cond, blk, t0, t1, stall = line.rstrip("\n").split("\t")
-        psi[(wl, int(blk))] = 100 * float(stall) / 1e6 / (float(t1) - float(t0))
+        psi[(wl, int(blk) + off)] = 100 * float(stall) / 1e6 / (float(t1) - float(t0))
 
 # a run's effect on the workload outlasts its process (freed memory handed
 # back, I/O completing, caches refilling): a slice up to AFTER seconds after
@@ -220,7 +231,7 @@ def spread(vals):
 # those during them in that proportion of time.
 UNIT = {"ms": 1e-3, "s": 1, "min": 60, "h": 3600, "d": 86400}
 intervals = {}
-for l in open(os.path.join(W, "check.ours")):
+for l in open(os.path.join(DIRS[0][0], "check.ours")):
     m = re.match(r"^\s+(\S+)\s+plugin\s+\S+\s+every\s+([0-9.]+)(ms|s|min|h|d)?,", l)
     if m:
         intervals[m.group(1)] = float(m.group(2)) * UNIT[m.group(3) or "s"]
@@ -424,13 +435,15 @@ for wl in dict.fromkeys(s["wl"] for s in slices):
                        wb["tput"][0], wb[0.99][0], fi(wb[0.99][1])))
     # issue 29's targets, judged against the B blocks' own slices outside
     # runs: p99 <= +5% with the upper end of its 90% interval <= +8%, p99.9
-    # <= +20% (web); p99 <= +5% (oltp); throughput unchanged (its 90%
-    # interval holds 0)
+    # <= +20% (web); p99 <= +5% (oltp); throughput unchanged: its 90%
+    # interval within +-1% (the goal above; a constant-rate workload moves
+    # by a few requests that finish after their slice, e.g. -0.03% with an
+    # interval of -0.0..-0.0%, which "holds 0" would call a change)
     if wl in ("web", "oltp"):
         tiv = wb["tput"][1]
         checks = [("p99 %+.2f%% <= +5%%" % wb[0.99][0], wb[0.99][0] <= 5),
-                  ("throughput %+.2f%% (90%% interval %s) holds 0" % (wb["tput"][0], fi(tiv)),
-                   bool(tiv) and tiv[0] <= 0 <= tiv[1])]
+                  ("throughput %+.2f%% (90%% interval %s) within +-1%%" % (wb["tput"][0], fi(tiv)),
+                   bool(tiv) and -1 <= tiv[0] and tiv[1] <= 1)]
         if wl == "web":
             iv99 = wb[0.99][1]
             checks[1:1] = [("p99's 90%% interval's upper end %s <= +8%%"

@@ -71,7 +71,8 @@
 #        (defaults: ., 300 s, 4 blocks per workload = 10 min per condition)
 #        a short trial: bench/cost/impact.sh . 60 4
 #        ANALYZE=DIR bench/cost/impact.sh: the figures again from the raw data
-#        an earlier run kept in DIR (OUT=DIR)
+#        an earlier run kept in DIR (OUT=DIR); ANALYZE=DIR1:DIR2:... pools the
+#        blocks of several runs of the same configuration
 # Env:   WORKLOADS ("web oltp cpu"), OLTP_RATE, OLTP_FRACTION (0.25),
 #        OLTP_THREADS (8), OLTP_TABLES (4), OLTP_TABLE_SIZE (100000),
 #        OLTP_PORT (13317), RATE (requests/s; default RATE_FRACTION,
@@ -97,9 +98,18 @@ analyze() {
 }
 
 if [ -n "${ANALYZE:-}" ]; then
-        # the parameters of the run that measured, then its analysis
+        # the parameters of the runs that measured (the first's; their
+        # blocks added up), then their analysis
+        total=0
+        IFS=: read -ra dirs <<< "$ANALYZE"
+        for d in "${dirs[@]}"; do
+                # shellcheck disable=SC1091
+                . "$d/params" || exit 2
+                total=$((total + BLOCKS))
+        done
         # shellcheck disable=SC1091
-        . "$ANALYZE/params" || exit 2
+        . "${dirs[0]}/params"
+        BLOCKS=$total
         W=$ANALYZE
         analyze
         exit
