@@ -11,7 +11,7 @@
  * the largest (a CUSUM matched to the ramp, Lorden 1971) and the log of
  * their sum (Shiryaev-Roberts, the optimal rule for a start that could be
  * any run).  Each one's alarm level gives 1 false alarm per 10,000 clean
- * runs (restarted after each alarm, as the daemon's detector is), found
+ * runs, or the rate the caller asks for (restarted after each alarm, as the daemon's detector is), found
  * on clean series for a grid of levels at once; the better of the two is
  * the bound.  Like the daemon's detector, each series learns its level
  * from its own first reference runs (the mean of their logs, or the
@@ -39,7 +39,7 @@
 #define GRID_N 320
 #define SERIES_RUNS 5000 /* clean runs of one series, after its reference */
 #define BOUND_REF_MAX 1000
-#define FA_RATE 1e-4
+#define FA_RATE 1e-4 /* unless the model says */
 #define OUT_SHARE 0.02 /* detsim's outliers: 2% of runs, x0.5-0.8 */
 #define OUT_LO 0.5
 #define OUT_HI 0.8
@@ -187,16 +187,16 @@ static void series_start(struct state *st, const struct bound_model *m, bound_dr
 }
 
 /* The level at which the false alarms counted on the grid come to
- * FA_RATE a run: the tail of a likelihood ratio's alarms falls
+ * fa_rate a run: the tail of a likelihood ratio's alarms falls
  * exponentially with the level, so a line fitted to the logs of the
- * counts from 20 to 20 times FA_RATE's (weighted by the counts, as
+ * counts from 20 to 20 times fa_rate's (weighted by the counts, as
  * Poisson errors are) places it more surely than the few alarms at the
  * level itself would; *ret_rate gets the count at the grid level next
  * above it, per 10,000 runs. */
-static void fit_level(const unsigned long *alarms, unsigned long runs, double *ret_level,
-                      double *ret_rate)
+static void fit_level(const unsigned long *alarms, unsigned long runs, double fa_rate,
+                      double *ret_level, double *ret_rate)
 {
-        double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, want = FA_RATE * (double)runs;
+        double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, want = fa_rate * (double)runs;
         for (int g = 0; g < GRID_N; g++) {
                 double n = (double)alarms[g], x = GRID_LO + GRID_STEP * g;
                 if (n < 20 || n > 20 * want)
@@ -221,7 +221,7 @@ static void fit_level(const unsigned long *alarms, unsigned long runs, double *r
         *ret_rate = 1e4 * (double)alarms[g] / (double)runs;
 }
 
-/* The alarm level of each statistic for FA_RATE false alarms a run, on
+/* The alarm level of each statistic for m->fa_rate false alarms a run, on
  * `runs` clean runs of series of SERIES_RUNS after their reference
  * (restarted after each alarm). */
 static void calibrate(const struct bound_model *m, bound_draw_fn draw, void *ctx,
@@ -250,7 +250,7 @@ static void calibrate(const struct bound_model *m, bound_draw_fn draw, void *ctx
                                 }
         }
         for (int k = 0; k < N_STATS; k++)
-                fit_level(alarms[k], runs, &ret_level[k], &ret_rate[k]);
+                fit_level(alarms[k], runs, m->fa_rate, &ret_level[k], &ret_rate[k]);
 }
 
 /* Share of `trials` declines flagged within `within` runs after `pre`
@@ -286,10 +286,10 @@ static double detected(const struct bound_model *m, bound_draw_fn draw, void *ct
 }
 
 /* The ceiling: the Neyman-Pearson test of the whole decline at its last
- * run, of size within x FA_RATE (Gaussian innovations). */
+ * run, of size within x fa_rate (Gaussian innovations). */
 static double known_start(const struct bound_model *m, unsigned within)
 {
-        double snr = 0, lo = 0, hi = 10, size = within * FA_RATE;
+        double snr = 0, lo = 0, hi = 10, size = within * m->fa_rate;
         for (unsigned j = 1; j <= within; j++) {
                 double d = log1p(-m->per_run * j) - m->phi * log1p(-m->per_run * (j - 1));
                 snr += d * d;
@@ -302,12 +302,15 @@ static double known_start(const struct bound_model *m, unsigned within)
         return m->family == BOUND_GAUSS ? 0.5 * erfc(-(snr - lo) / M_SQRT2) : NAN;
 }
 
-int bound_drift(const struct bound_model *m, bound_draw_fn draw, void *ctx,
+int bound_drift(const struct bound_model *model, bound_draw_fn draw, void *ctx,
                 unsigned long null_runs, unsigned trials, unsigned ref_runs, unsigned pre,
                 unsigned within, struct bound_result *ret)
 {
         double level[N_STATS], rate[N_STATS];
         int best;
+        struct bound_model mm = *model, *m = &mm;
+        if (!(m->fa_rate > 0))
+                m->fa_rate = FA_RATE;
         if (within >= BOUND_WINDOW || m->per_run * BOUND_WINDOW >= 1 ||
             ref_runs > BOUND_REF_MAX)
                 return -EINVAL;

@@ -11,6 +11,8 @@ struct bound_model {
         double sigma;
         double phi;
         double per_run;
+        double fa_rate; /* false alarms a run its alarm level is set for;
+                           0: 1 in 10,000 */
 };
 
 /* One run's figure at `level` (reference 1), from the caller's noise. */
@@ -25,12 +27,12 @@ struct bound_result {
         double alarm;        /* the alarm level found (log likelihood ratio) */
         double false_alarms; /* its false alarms per 10,000 clean runs */
         double known_start;  /* the ceiling: start known, one test at run
-                                `within` of size `within` in 10,000
+                                `within` of size `within` x fa_rate
                                 (Gaussian innovations; NAN otherwise) */
 };
 
 /* The clairvoyant detector on `null_runs` clean runs (its alarm level:
- * the lowest that gives at most 1 false alarm per 10,000 runs) and on
+ * the lowest that gives at most m->fa_rate false alarms a run) and on
  * `trials` declines after `pre` clean runs (an alarm before the decline
  * is a miss), each series with its level learnt from `ref_runs` runs (at
  * most 1000), and with the level known.  -EINVAL, or 0. */

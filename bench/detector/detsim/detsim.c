@@ -32,7 +32,7 @@
  * Usage: detsim [--trials N] [--fa-trials N] [--fa-runs N] [--seed S]
  *               [--oracle] [--k K] [--h H] [--clamp C] [--drift D]
  *               [--ref N] [--min N] [--recent N] [--threshold T]
- *               [--bound-runs N]
+ *               [--bound-runs N] [--bound-fa R]
  *               [--only fa|step|drift|verify|learning|delay] [--noise SD,SD,...]
  * The delay group (only when asked for by --only delay) prints, for each
  * SD of --noise (default 0.02,0.03,0.04,0.06,0.08,0.10), the runs a 15%
@@ -506,6 +506,7 @@ static void delay_rows(void)
 }
 
 static unsigned long bound_runs = 2000000;
+static double bound_fa = 1; /* false alarms per 10,000 runs the bound is allowed */
 
 static double draw_noise(void *ctx, double level)
 {
@@ -513,7 +514,8 @@ static double draw_noise(void *ctx, double level)
 }
 
 /* What a clairvoyant does on the same declines (bound.c): the share it
- * flags before -12% at 1 false alarm per 10,000 runs. */
+ * flags before -12% at --bound-fa false alarms per 10,000 runs (1; less
+ * is the budget the step rules leave a drift test, beside them). */
 static double drift_bound(enum model m, double sigma, double per_run, unsigned within,
                           struct bound_result *ret)
 {
@@ -521,6 +523,7 @@ static double drift_bound(enum model m, double sigma, double per_run, unsigned w
         struct bound_model bm = {
                 .family = m == M_T3 ? BOUND_T3 : m == M_OUTLIERS ? BOUND_OUTLIERS : BOUND_GAUSS,
                 .sigma = sigma, .phi = phi_of(m), .per_run = per_run,
+                .fa_rate = bound_fa / 1e4,
         };
         noise_init(&n, m, sigma);
         if (bound_drift(&bm, draw_noise, &n, bound_runs, trials, new_config.reference_runs,
@@ -533,10 +536,10 @@ static double drift_bound(enum model m, double sigma, double per_run, unsigned w
  * same knowing the level too, and a test told the start. */
 static void bound_row(enum model m, double sigma, const struct bound_result *b)
 {
-        char ne[128];
+        char ne[140];
         snprintf(ne, sizeof(ne), " \u00b1%.2f (level known %.3f, start known %.3f,"
-                 " noise learnt %.3f)", ci95(b->share), b->known_level, b->known_start,
-                 b->noise_learnt);
+                 " noise learnt %.3f; %g FA/10k)", ci95(b->share), b->known_level,
+                 b->known_start, b->noise_learnt, bound_fa);
         row("bound: -0.5%/run before -12%", model_names[m], sigma, b->share, ne, "(bound)",
             true);
 }
@@ -623,7 +626,8 @@ static void usage(FILE *f)
         fprintf(f, "Usage: detsim [--trials N] [--fa-trials N] [--fa-runs N] [--seed S] [--oracle]\n"
                    "              [--k K] [--h H] [--clamp C] [--drift D] [--ref N] [--min N]\n"
                    "              [--recent N] [--threshold T]\n"
-                   "              [--bound-runs N] [--only fa|step|drift|verify|learning|delay]\n"
+                   "              [--bound-runs N] [--bound-fa R]\n"
+                   "              [--only fa|step|drift|verify|learning|delay]\n"
                    "              [--noise SD,...]\n");
 }
 
@@ -646,6 +650,7 @@ static int parse_args(int argc, char **argv)
                 { "recent", required_argument, NULL, 'R' },
                 { "threshold", required_argument, NULL, 'T' },
                 { "bound-runs", required_argument, NULL, 'B' },
+                { "bound-fa", required_argument, NULL, 'A' },
                 { "help", no_argument, NULL, '?' },
                 { 0 },
         };
@@ -669,10 +674,12 @@ static int parse_args(int argc, char **argv)
                 case 'R': new_config.recent_runs = (unsigned)strtoul(optarg, NULL, 10); break;
                 case 'T': new_config.threshold = strtod(optarg, NULL); break;
                 case 'B': bound_runs = strtoul(optarg, NULL, 10); break;
+                case 'A': bound_fa = strtod(optarg, NULL); break;
                 default: usage(stderr); return -EINVAL;
                 }
         }
-        if (detector_config_check(&new_config) < 0 || !trials || !fa_trials || !fa_runs) {
+        if (detector_config_check(&new_config) < 0 || !trials || !fa_trials || !fa_runs ||
+            !(bound_fa > 0 && bound_fa <= 100)) {
                 fprintf(stderr, "detsim: invalid settings\n");
                 return -EINVAL;
         }
