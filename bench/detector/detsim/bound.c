@@ -11,12 +11,12 @@
  * the largest (a CUSUM matched to the ramp, Lorden 1971) and the log of
  * their sum (Shiryaev-Roberts, the optimal rule for a start that could be
  * any run).  Each one's alarm level gives 1 false alarm per 10,000 clean
- * runs, or the rate the caller asks for (restarted after each alarm, as the daemon's detector is), found
- * on clean series for a grid of levels at once; the better of the two is
- * the bound.  Like the daemon's detector, each series learns its level
- * from its own first reference runs (the mean of their logs, or the
- * maximum likelihood level for heavy tails and outliers); the same with
- * the level known is printed beside it.
+ * runs, or the rate the caller asks for (restarted after each alarm, as
+ * the daemon's detector is), found on clean series for a grid of levels at
+ * once; the better of the two is the bound.  Like the daemon's detector,
+ * each series learns its level from its own first reference runs (the mean
+ * of their logs, or the maximum likelihood level for heavy tails and
+ * outliers); the same with the level known is printed beside it.
  *
  * The ceiling beside it knows the start as well: one test of the whole
  * decline at its last run (the Neyman-Pearson test: the known-slope
