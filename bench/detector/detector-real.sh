@@ -298,7 +298,11 @@ next_run() {
                         kill -0 "$DPID" 2> /dev/null || dead=1 # its last run may be on its way
                         continue
                 fi
-                [ -n "$dead" ] && echo "bench: the daemon exited" >&2
+                if [ -n "$dead" ]; then
+                        echo "bench: the daemon exited" >&2
+                else
+                        echo "bench: no run came within $1 s" >&2
+                fi
                 tail -n 3 "$DIR/daemon.err" >&2
                 return 1
         done
@@ -439,7 +443,7 @@ learn() {
                         return 0
                 fi
         done
-        echo "   no reference after $bound runs ($(awk -F'\t' '$4 == 0' "$DIR/phase.learn" | wc -l) not counted: steal)" >&2
+        echo "   no reference after $bound runs ($(awk -F'\t' '$4 == 0' "$DIR/phase.learn" | wc -l) not counted: steal, others' CPU or run delay)" >&2
         return 1
 }
 # under_step TIMEOUT APPLIED-AT: runs until the main figure is flagged (at
