@@ -151,7 +151,8 @@ start_daemon
 wait_for 60 regression_is 0 || fail "still in regression after accept"
 n0=$(runs_done)
 wait_for 60 sh -c "[ \$(grep -c cpu '$T/daemon.out') -ge $((n0 + 8)) ]" || fail "the daemon stopped running"
-[ "$(grep -c "entered a regression" "$T/daemon.err")" = "$before" ] || fail "alarm at the accepted level"
+[ "$(grep -c "entered a regression" "$T/daemon.err")" = "$before" ] ||
+        fail "alarm at the accepted level: $(grep "entered a regression" "$T/daemon.err" | tail -n +$((before + 1)))"
 quota 2000
 wait_for 90 regression_is 1 || fail "a further step after accept was not caught"
 stop_daemon
