@@ -62,7 +62,8 @@
 #   env: BENCHWATCH (binary), BENCHWATCH_PLUGIN_DIR, RUNS (300), REF (30 for
 #   the step and drift scenarios; when set, also the clean scenario's),
 #   CLEAN_REF (the shipped default 100), DURATION (1, seconds per step run),
-#   DISK_DURATION (2, or DURATION when that is set), SCENARIOS ("clean
+#   DISK_DURATION (2, or DURATION when that is set), GAP (1: seconds from
+#   the end of a step, drift or lat scenario's run to the next), SCENARIOS ("clean
 #   disk-step cpu-step disk-drift lat-2x lat-50 lat-15 lat-drift"), BENCH_DIR
 #   (/var/tmp: the test files need a filesystem with O_DIRECT), KEEP=1
 #   keeps the work directory, SLOWDISK (the fixture's binary, default
@@ -149,6 +150,7 @@ else
 fi
 RUNS=${RUNS:-300}
 DURATION=${DURATION:-1}; DURATION=${DURATION%s}
+GAP=${GAP:-1}; GAP=${GAP%s}
 if [ -n "${DISK_DURATION:-}" ]; then DISK_DURATION=${DISK_DURATION%s}
 elif [ -n "$DURATION_GIVEN" ]; then DISK_DURATION=$DURATION
 else DISK_DURATION=2
@@ -542,8 +544,8 @@ need_root() {
 disk_probe_lines() { # DIR
         printf '[probe disk]\nplugin = disk\npath = %s/disk.dat\nsize = 64M\nmode = randread\n' "$1"
         printf 'block_size = 16k\niodepth = 4\nduration = %ss\n' "$DISK_DURATION"
-        # a second between runs: a throttle changes between two runs
-        printf 'interval = %ss\ntimeout = 60s\n' "$(awk -v d="$DISK_DURATION" 'BEGIN { print d + 1 }')"
+        # GAP seconds between runs: a throttle changes between two runs
+        printf 'interval = %ss\ntimeout = 60s\n' "$(awk -v d="$DISK_DURATION" -v g="$GAP" 'BEGIN { print d + g }')"
 }
 
 scenario_disk_step() {
@@ -578,7 +580,7 @@ scenario_cpu_step() {
         g=$(make_cgroup "$CPUCG" cpu-step) || return 1
         echo 100000 > "$g/cpu.cfs_period_us"
         step_conf "$DIR" "[probe cpu]" "plugin = cpu" "threads = 1" "duration = ${DURATION}s" \
-                "interval = $(awk -v d="$DURATION" 'BEGIN { print d + 1 }')s" "timeout = 60s"
+                "interval = $(awk -v d="$DURATION" -v g="$GAP" 'BEGIN { print d + g }')s" "timeout = 60s"
         CG_PROCS="$g/cgroup.procs" start_daemon "$DIR" cpu=benchwatch_cpu_events_per_second
         quota() { echo 85000 > "$g/cpu.cfs_quota_us" && echo "   quota: 85000/100000 us"; }
         lift_quota() { echo -1 > "$g/cpu.cfs_quota_us" && echo "   quota lifted"; }
@@ -791,7 +793,7 @@ duration = %ss
                 "$SLOW_LOOP" "$DISK_DURATION"
         printf 'interval = %ss
 timeout = 60s
-' "$(awk -v d="$DISK_DURATION" 'BEGIN { print d + 1 }')"
+' "$(awk -v d="$DISK_DURATION" -v g="$GAP" 'BEGIN { print d + g }')"
 }
 # lat_start NAME: the fixture, the daemon, the reference learnt (REFV, s)
 lat_start() {
