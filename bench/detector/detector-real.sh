@@ -150,7 +150,7 @@ else
 fi
 RUNS=${RUNS:-300}
 DURATION=${DURATION:-1}; DURATION=${DURATION%s}
-GAP=${GAP:-1}; GAP=${GAP%s}
+GAP=${GAP:-1}; want GAP "$GAP"; GAP=${GAP%s}
 if [ -n "${DISK_DURATION:-}" ]; then DISK_DURATION=${DISK_DURATION%s}
 elif [ -n "$DURATION_GIVEN" ]; then DISK_DURATION=$DURATION
 else DISK_DURATION=2
@@ -541,11 +541,14 @@ need_root() {
         [ "$(id -u)" = 0 ] || { echo "   skipped: needs root for cgroups"; row "$1" "-" skipped - -; return 1; }
 }
 
+# run_interval DURATION: a step scenario's interval, GAP seconds more
+run_interval() { awk -v d="$1" -v g="$GAP" 'BEGIN { print d + g }'; }
+
 disk_probe_lines() { # DIR
         printf '[probe disk]\nplugin = disk\npath = %s/disk.dat\nsize = 64M\nmode = randread\n' "$1"
         printf 'block_size = 16k\niodepth = 4\nduration = %ss\n' "$DISK_DURATION"
         # GAP seconds between runs: a throttle changes between two runs
-        printf 'interval = %ss\ntimeout = 60s\n' "$(awk -v d="$DISK_DURATION" -v g="$GAP" 'BEGIN { print d + g }')"
+        printf 'interval = %ss\ntimeout = 60s\n' "$(run_interval "$DISK_DURATION")"
 }
 
 scenario_disk_step() {
@@ -580,7 +583,7 @@ scenario_cpu_step() {
         g=$(make_cgroup "$CPUCG" cpu-step) || return 1
         echo 100000 > "$g/cpu.cfs_period_us"
         step_conf "$DIR" "[probe cpu]" "plugin = cpu" "threads = 1" "duration = ${DURATION}s" \
-                "interval = $(awk -v d="$DURATION" -v g="$GAP" 'BEGIN { print d + g }')s" "timeout = 60s"
+                "interval = $(run_interval "$DURATION")s" "timeout = 60s"
         CG_PROCS="$g/cgroup.procs" start_daemon "$DIR" cpu=benchwatch_cpu_events_per_second
         quota() { echo 85000 > "$g/cpu.cfs_quota_us" && echo "   quota: 85000/100000 us"; }
         lift_quota() { echo -1 > "$g/cpu.cfs_quota_us" && echo "   quota lifted"; }
@@ -793,7 +796,7 @@ duration = %ss
                 "$SLOW_LOOP" "$DISK_DURATION"
         printf 'interval = %ss
 timeout = 60s
-' "$(awk -v d="$DISK_DURATION" -v g="$GAP" 'BEGIN { print d + g }')"
+' "$(run_interval "$DISK_DURATION")"
 }
 # lat_start NAME: the fixture, the daemon, the reference learnt (REFV, s)
 lat_start() {

@@ -32,7 +32,8 @@ w = [m0 + s0 * max(-2.5, min(2.5, (x - m0) / s0)) for x in lg]
 m = sum(w) / n
 s = max(math.sqrt(sum((x - m) ** 2 for x in w) / (n - 1)) / 0.98872, 1e-4)
 r = [(x - m) / s for x in w]
-raw = sum(r[i] * r[i - 1] for i in range(1, n)) / sum(x * x for x in r)
+den = sum(x * x for x in r)
+raw = sum(r[i] * r[i - 1] for i in range(1, n)) / den if den else 0.0  # flat: none
 rho = max(0.0, min(0.8, raw + (1 + 3 * raw) / n))
 z = min(2.75, -math.log(0.85) / s)
 first = min(2.75, z / math.sqrt(1 - rho * rho)) - 0.6
@@ -43,16 +44,19 @@ need = 1 if first >= 8.5 else (1 + math.ceil((8.5 - first) / later) if later > 0
 def siegmund_arl(shift, k, h):
     """average run length of a CUSUM (allowance k, alarm h) at a mean shift"""
     b, d = h + 1.166, shift - k
-    return b * b if abs(d) < 1e-9 else (math.exp(-2 * d * b) + 2 * d * b - 1) / (2 * d * d)
+    if abs(d) < 1e-9:
+        return b * b
+    return math.inf if -2 * d * b > 700 else (math.exp(-2 * d * b) + 2 * d * b - 1) / (2 * d * d)
 
 
 def oracle_runs(step):
-    """runs to flag a steady step (in noise units a run), alarm at 1 in 10,000"""
+    """runs to flag a steady step (in noise units a run), alarm at 1 in 10,000;
+    at least one"""
     lo, hi = 0.01, 200.0
     for _ in range(200):
         mid = (lo + hi) / 2
         lo, hi = (mid, hi) if siegmund_arl(0, step / 2, mid) < 10000 else (lo, mid)
-    return siegmund_arl(step, step / 2, lo)
+    return max(1.0, siegmund_arl(step, step / 2, lo))
 
 
 best = oracle_runs(-math.log(0.85) / s * math.sqrt((1 - rho) / (1 + rho)))
