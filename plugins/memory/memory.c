@@ -103,8 +103,10 @@ static const struct bw_param_def memory_params[] = {
                 .min = 0, .max = 64.0 * (1 << 30), .unit = "bytes",
                 .applies = "mode=dram",
                 .help = "Bytes of each of the three arrays; 0: max(8 x the "
-                        "last-level cache (twice STREAM's rule), 256M), at "
-                        "most a twelfth of the available memory and 8G",
+                        "last-level cache its threads use (twice STREAM's "
+                        "rule), 256M), at most a twelfth of the available "
+                        "memory and 8G (working_set_llc_ratio says how far "
+                        "past the cache)",
         },
         [P_STRIDE] = {
                 .name = "stride", .type = BW_PARAM_SIZE, .default_value = "64",
@@ -343,11 +345,11 @@ static int latency_check(const struct bw_run *run, const struct bw_host *h)
 /* The buffer: `size`, or sized against the cache; never more than half of
  * the available memory (a probe must not push the host into swap). */
 static int latency_size(const struct bw_run *run, const struct bw_host *h,
-                        uint64_t *ret)
+                        uint64_t *ret, uint64_t *ret_llc)
 {
         uint64_t size = (uint64_t)run->values[P_SIZE].i, llc = 0, avail = 0;
         char a[32], b[32];
-        int r = memory_host_sizes(h, "latency", "a buffer", size ? NULL : &llc, &avail);
+        int r = memory_host_sizes(h, "latency", 1, &llc, &avail);
 
         if (r < 0)
                 return r;
@@ -357,13 +359,11 @@ static int latency_size(const struct bw_run *run, const struct bw_host *h,
                                format_size((int64_t)size, a, sizeof(a)),
                                format_size((int64_t)(avail & ~(MIB - 1)), b, sizeof(b)));
         if (!size && memory_latency_bytes(llc, avail, &size) < 0)
-                return h->fail(h, -E2BIG, "latency mode: %llu MiB of available "
-                               "memory allows no buffer of 4x the %llu MiB "
-                               "last-level cache; the figure would be cache "
-                               "latency, not DRAM latency; set size",
-                               (unsigned long long)(avail / MIB),
-                               (unsigned long long)(llc / MIB));
+                return h->fail(h, -ENOMEM, "latency mode: %s of available memory "
+                               "leaves no room for a buffer of 8 MiB",
+                               format_size((int64_t)(avail & ~(MIB - 1)), b, sizeof(b)));
         *ret = size;
+        *ret_llc = llc;
         return 0;
 }
 
@@ -375,11 +375,15 @@ static int latency_run(const struct bw_run *run, const struct bw_host *h)
                 .deadline = run->deadline,
                 .release = run->values[P_RELEASE].d,
         };
-        int r = latency_size(run, h, &spec.size);
+        uint64_t llc = 0;
+        int r = latency_size(run, h, &spec.size, &llc);
 
-        if (r < 0)
-                return r;
-        return memory_latency_run(&spec, h);
+        if (r >= 0)
+                r = memory_latency_run(&spec, h);
+        if (r >= 0)
+                memory_emit_cache_ratio(h, "latency", "the buffer", spec.size, llc,
+                                        !run->values[P_SIZE].i);
+        return r;
 }
 
 /* ---- plugin ----------------------------------------------------------------- */

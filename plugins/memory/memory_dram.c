@@ -18,6 +18,7 @@
 
 #include "common/sbloop.h"
 #include "util/fdio.h"
+#include "util/parse.h"
 #include "util/timeutil.h"
 
 /* ---- giving memory back ----------------------------------------------------- */
@@ -50,10 +51,15 @@ void memory_release(void *p, size_t len, double seconds, double deadline,
  * arrays of 4x that ran 2.4x faster than over 8x: docs/impact.md).  Every
  * byte the run touches is a page the kernel hands out and, on a VM with
  * free page reporting, the hypervisor takes back after the run and faults
- * in again at the next (760 MiB an 8x run here); `release` spreads that. */
+ * in again at the next (760 MiB an 8x run here); `release` spreads that.
+ * Where the memory a probe may take holds less, the arrays are what it
+ * holds and the run says how far past the cache that is: a host's shape
+ * (a VM that reports its host's whole 508 MiB L3, a stacked-cache part
+ * with 1.1 GiB) never switches the probe off. */
 #define DRAM_LLC_MULT 8
 #define DRAM_MIN_ARRAY (256 * MIB)
 #define DRAM_MAX_ARRAY (8192 * MIB)
+#define DRAM_LEAST_ARRAY (8 * MIB) /* below this the host has no memory to spare */
 
 int memory_parse_cache_size(const char *s, uint64_t *ret)
 {
@@ -129,17 +135,23 @@ static bool read_cache_index(const char *cache_dir, int k, struct cache_info *ci
         return true;
 }
 
-int memory_llc_bytes(const char *cache_dir, unsigned online, uint64_t *ret)
+int memory_llc_bytes(const char *cache_dir, unsigned online, unsigned threads,
+                     uint64_t *ret)
 {
         struct cache_info best = { 0 }, ci;
+        unsigned instances;
 
         for (int k = 0; k < 16; k++)
                 if (read_cache_index(cache_dir, k, &ci) && ci.level > best.level)
                         best = ci;
         if (!best.size)
                 return -ENODATA;
-        /* Instances of that cache: one per `sharing` CPUs. */
-        *ret = best.size * ((online + best.sharing - 1) / best.sharing);
+        /* One instance per `sharing` CPUs (a die, a CCX); a thread fills
+         * the one it runs beside, so `threads` use at most that many. */
+        instances = (online + best.sharing - 1) / best.sharing;
+        if (threads && threads < instances)
+                instances = threads;
+        *ret = best.size * (instances ? instances : 1);
         return 0;
 }
 
@@ -152,8 +164,8 @@ int memory_dram_array_bytes(uint64_t llc, uint64_t avail, uint64_t *ret)
         if (want > cap)
                 want = cap;
         want &= ~(UINT64_C(2) * MIB - 1);
-        if (!llc || want < 4 * llc)
-                return -E2BIG;
+        if (want < DRAM_LEAST_ARRAY)
+                return -ENOMEM;
         *ret = want;
         return 0;
 }
@@ -180,45 +192,63 @@ static int mem_available(uint64_t *ret)
         return r;
 }
 
-/* The machine's last-level cache (unless ret_llc is NULL) and available
- * memory, which the dram and latency modes size their buffers by (`mode`
- * and `what` for messages). */
-int memory_host_sizes(const struct bw_host *h, const char *mode,
-                      const char *what, uint64_t *ret_llc, uint64_t *ret_avail)
+int memory_host_sizes(const struct bw_host *h, const char *mode, unsigned threads,
+                      uint64_t *ret_llc, uint64_t *ret_avail)
 {
         long online = sysconf(_SC_NPROCESSORS_ONLN);
         uint64_t llc = 0, avail = 0;
-        int r = !ret_llc ? 0 :
-                memory_llc_bytes("/sys/devices/system/cpu/cpu0/cache",
-                                 online > 0 ? (unsigned)online : 1, &llc);
+        int r = memory_llc_bytes("/sys/devices/system/cpu/cpu0/cache",
+                                 online > 0 ? (unsigned)online : 1, threads, &llc);
 
         if (r < 0) {
+                /* what CPUID says: on a VM, possibly its host's whole L3 */
                 long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
                 long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-                if (l3 <= 0 && l2 <= 0)
-                        return h->fail(h, -ENODATA, "%s mode: cannot tell the "
-                                       "last-level cache size (no "
-                                       "/sys/devices/system/cpu/cpu0/cache), so "
-                                       "cannot size %s beyond it", mode, what);
-                llc = (uint64_t)(l3 > 0 ? l3 : l2);
+                llc = l3 > 0 ? (uint64_t)l3 : l2 > 0 ? (uint64_t)l2 : 0;
         }
         r = mem_available(&avail);
         if (r < 0)
                 return h->fail(h, r, "%s mode: cannot read MemAvailable from "
                                "/proc/meminfo: %s", mode, strerror(-r));
-        if (ret_llc)
-                *ret_llc = llc;
+        *ret_llc = llc;
         *ret_avail = avail;
         return 0;
 }
 
+void memory_emit_cache_ratio(const struct bw_host *h, const char *mode,
+                             const char *what, uint64_t bytes, uint64_t llc, bool sized)
+{
+        char b[32], c[32];
+
+        if (!llc) {
+                h->log(h, LOG_NOTICE, "%s mode: the last-level cache is unknown "
+                       "(no sysfs cache information, no CPUID figure): %s of %s, "
+                       "not compared with it", mode, what,
+                       format_size((int64_t)bytes, b, sizeof(b)));
+                return;
+        }
+        h->gauge(h, "working_set_llc_ratio", "How many times the last-level "
+                 "cache the run's threads can use its working set is (each "
+                 "array in dram mode, the buffer in latency mode); below 4 "
+                 "(STREAM's rule) the figure is partly cache speed", NULL,
+                 (double)bytes / (double)llc);
+        if (bytes < 4 * llc)
+                h->log(h, LOG_NOTICE, "%s mode: %s of %s, %.1fx the %s "
+                       "last-level cache, less than STREAM's 4x (%s): the "
+                       "figure is partly cache speed", mode, what,
+                       format_size((int64_t)bytes, b, sizeof(b)),
+                       (double)bytes / (double)llc,
+                       format_size((int64_t)llc, c, sizeof(c)),
+                       sized ? "the available memory allows no more" : "as set");
+}
+
 /* Each array: `size` (whole 2 MiB pages, so each can be a huge page), or
  * sized by the cache. */
-static int dram_size(const struct bw_host *h, uint64_t size, uint64_t *ret_llc,
-                     uint64_t *ret_array)
+static int dram_size(const struct bw_host *h, const struct memory_dram_spec *spec,
+                     uint64_t *ret_llc, uint64_t *ret_array)
 {
-        uint64_t llc = 0, avail = 0;
-        int r = memory_host_sizes(h, "dram", "arrays", &llc, &avail);
+        uint64_t llc = 0, avail = 0, size = spec->size;
+        int r = memory_host_sizes(h, "dram", spec->threads, &llc, &avail);
 
         if (r < 0)
                 return r;
@@ -230,12 +260,6 @@ static int dram_size(const struct bw_host *h, uint64_t size, uint64_t *ret_llc,
                                        "%llu MiB of available memory",
                                        (unsigned long long)(size / MIB),
                                        (unsigned long long)(avail / MIB));
-                if (size < 4 * llc)
-                        h->log(h, LOG_WARNING, "dram mode: arrays of %llu MiB "
-                               "are less than 4x the %llu MiB last-level "
-                               "cache (STREAM's rule): the figure is partly "
-                               "cache speed", (unsigned long long)(size / MIB),
-                               (unsigned long long)(llc / MIB));
                 *ret_llc = llc;
                 *ret_array = size;
                 return 0;
@@ -243,10 +267,9 @@ static int dram_size(const struct bw_host *h, uint64_t size, uint64_t *ret_llc,
         r = memory_dram_array_bytes(llc, avail, ret_array);
         if (r < 0)
                 return h->fail(h, r, "dram mode: %llu MiB of available memory "
-                               "allows no arrays of 4x the %llu MiB last-level "
-                               "cache; the figure would be cache speed, not "
-                               "DRAM speed", (unsigned long long)(avail / MIB),
-                               (unsigned long long)(llc / MIB));
+                               "leaves no room for 3 arrays of %llu MiB",
+                               (unsigned long long)(avail / MIB),
+                               (unsigned long long)(DRAM_LEAST_ARRAY / MIB));
         *ret_llc = llc;
         return 0;
 }
@@ -475,7 +498,7 @@ int memory_dram_run(const struct memory_dram_spec *spec, const struct bw_host *h
 {
         struct dram_job j = { .threads = spec->threads, .h = h };
         uint64_t llc = 0, bytes = 0;
-        int r = dram_size(h, spec->size, &llc, &bytes);
+        int r = dram_size(h, spec, &llc, &bytes);
 
         if (r < 0)
                 return r;
@@ -497,11 +520,12 @@ int memory_dram_run(const struct memory_dram_spec *spec, const struct bw_host *h
                             "values copy and triad must leave: bad memory?");
         else {
                 h->log(h, LOG_INFO, "dram: 3 arrays of %llu MiB, last-level "
-                       "cache %llu MiB, %llu passes",
+                       "cache %llu MiB for %u thread(s), %llu passes",
                        (unsigned long long)(bytes / MIB),
-                       (unsigned long long)(llc / MIB),
+                       (unsigned long long)(llc / MIB), j.threads,
                        (unsigned long long)j.passes);
                 dram_emit(h, &j, (double)(now_ns() - j.start_ns) / 1e9);
+                memory_emit_cache_ratio(h, "dram", "each array", bytes, llc, !spec->size);
         }
         for (double *p[] = { j.a, j.b, j.c }, **q = p; q < p + 3; q++)
                 if (*q)

@@ -10,6 +10,7 @@
 #ifndef BENCHWATCH_MEMORY_DRAM_H
 #define BENCHWATCH_MEMORY_DRAM_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "core/plugin.h"
@@ -20,17 +21,27 @@
 int memory_parse_cache_size(const char *s, uint64_t *ret);
 /* Number of CPUs in a sysfs CPU list such as "0-3,8,10-11". */
 int memory_count_cpu_list(const char *s, unsigned *ret);
-/* Total last-level cache of the machine, from a cpuN/cache directory. */
-int memory_llc_bytes(const char *cache_dir, unsigned online, uint64_t *ret);
-/* Bytes of each dram-mode array: at least 8x the LLC and 256 MiB, at most a
- * twelfth of the available memory (all three: a quarter) and 8 GiB; -E2BIG
- * when that leaves less than STREAM's rule of 4x the LLC per array. */
+/* The last-level cache `threads` threads can use, from a cpuN/cache
+ * directory of a host with `online` CPUs: one instance per group of CPUs
+ * sharing it (a die, a CCX), at most one per thread (0: no limit). */
+int memory_llc_bytes(const char *cache_dir, unsigned online, unsigned threads,
+                     uint64_t *ret);
+/* Bytes of each dram-mode array: 8x the LLC and at least 256 MiB, at most a
+ * twelfth of the available memory (all three: a quarter) and 8 GiB, whole
+ * 2 MiB pages; -ENOMEM when that is under 8 MiB.  Less than 4x the LLC is
+ * measured and said (memory_emit_cache_ratio), never refused. */
 int memory_dram_array_bytes(uint64_t llc, uint64_t avail, uint64_t *ret);
-/* The machine's last-level cache (unless ret_llc is NULL) and available
- * memory (`mode` and `what` name the buffer in messages); a failure is
- * recorded through h. */
-int memory_host_sizes(const struct bw_host *h, const char *mode,
-                      const char *what, uint64_t *ret_llc, uint64_t *ret_avail);
+/* The last-level cache `threads` threads can use (sysfs, else what CPUID
+ * says; 0 when neither tells) and the available memory; a failure to read
+ * the memory is recorded through h (`mode` names the mode). */
+int memory_host_sizes(const struct bw_host *h, const char *mode, unsigned threads,
+                      uint64_t *ret_llc, uint64_t *ret_avail);
+/* benchwatch_memory_working_set_llc_ratio (bytes / llc) and, below 4x, a
+ * notice saying how far past the cache the run measured (`what`: "each
+ * array") and why (`sized`: by the available memory, not set by the
+ * user); with llc 0 a notice that the cache is unknown. */
+void memory_emit_cache_ratio(const struct bw_host *h, const char *mode,
+                             const char *what, uint64_t bytes, uint64_t llc, bool sized);
 
 struct memory_dram_spec {
         unsigned threads;
@@ -53,8 +64,8 @@ void memory_release(void *p, size_t len, double seconds, double deadline,
                     const struct bw_host *h);
 
 /* Maps the arrays, runs copy and triad for spec->duration and emits
- * bytes_per_second{operation=copy|triad} (the best pass), the arrays' size
- * and the time; fails rather than report cache speed as DRAM speed. */
+ * bytes_per_second{operation=copy|triad} (the best pass), the arrays' size,
+ * how far past the cache they are and the time. */
 int memory_dram_run(const struct memory_dram_spec *spec, const struct bw_host *h);
 
 #endif

@@ -36,6 +36,7 @@
 
 #define LAT_MIN_BYTES (64 * MIB)
 #define LAT_MAX_BYTES (8192 * MIB)
+#define LAT_LEAST_BYTES (8 * MIB)     /* below this the host has no memory to spare */
 #define LAT_HUGE (2 * MIB)            /* x86-64 and arm64 PMD page */
 #define LAT_CHUNK 16384               /* loads between clock reads */
 #define LAT_WINDOWS 10
@@ -52,8 +53,8 @@ int memory_latency_bytes(uint64_t llc, uint64_t avail, uint64_t *ret)
         want = (want + LAT_HUGE - 1) & ~(LAT_HUGE - 1);
         if (want > cap)
                 want = cap;
-        if (!llc || want < 4 * llc)
-                return -E2BIG;
+        if (want < LAT_LEAST_BYTES)
+                return -ENOMEM;
         *ret = want;
         return 0;
 }

@@ -25,8 +25,8 @@ struct memory_latency_spec {
  * latency ran 12% lower on the development VM, its cache larger than
  * sysfs says), at most a quarter of the
  * available memory (rounded down to a power of two) and 8 GiB, a multiple of
- * 2 MiB; -E2BIG when that leaves less than 4x the LLC, where the figure
- * would be a cache's latency, not the DIMMs'. */
+ * 2 MiB; -ENOMEM when that is under 8 MiB.  Less than 4x the LLC (the
+ * figure partly a cache's latency) is measured and said, never refused. */
 int memory_latency_bytes(uint64_t llc, uint64_t avail, uint64_t *ret);
 
 /* Links the n elements of `stride` bytes at buf into one cycle through all
