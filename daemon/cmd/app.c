@@ -111,6 +111,17 @@ void app_yield_limits(const struct app *app, bool force, struct yield_limits *re
         runspec_yield_limits(app->cfg, force, ret);
 }
 
+void app_warn_obsolete(const struct app *app)
+{
+        char *list = config_obsolete(app->cfg);
+        if (list)
+                log_warning("%s: %s: obsolete and ignored (see benchwatch.conf(5): the "
+                            "detector accumulates evidence across runs, and a probe runs "
+                            "when the host has room for it and counts by what its own "
+                            "threads got)", app->cfg->source, list);
+        free(list);
+}
+
 int app_ensure_dir(const char *path)
 {
         return runspec_ensure_dir(path);

@@ -45,5 +45,7 @@ void app_run_spec(const struct app *app, const char *probe,
 void app_yield_limits(const struct app *app, bool force, struct yield_limits *ret);
 /* Makes sure a directory exists (mkdir -p, mode 0750). */
 int app_ensure_dir(const char *path);
+/* A warning naming the obsolete options the configuration sets. */
+void app_warn_obsolete(const struct app *app);
 
 #endif

@@ -25,7 +25,7 @@ int cmd_check_config(struct app *app, int argc, char **argv)
         int ex = app_init(app);
         if (ex != EXIT_OK)
                 return ex;
-        tracker_warn_obsolete(app->cfg);
+        app_warn_obsolete(app);
         printf("%s: OK, %zu probe(s)\n", app->cfg->source, app->cfg->n_probes);
         printf("  state_dir %s, cache_dir %s\n", app_daemon_option(app, "state_dir")->s,
                app_daemon_option(app, "cache_dir")->s);

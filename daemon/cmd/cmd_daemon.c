@@ -124,6 +124,8 @@ static int state_probes(struct daemon *d)
                         *old = (struct statefile_probe){ 0 };
                 } else {
                         p->name = strdup(info.name);
+                        p->waiting_since = d->state.started > 0 ? d->state.started
+                                                                : now_wall();
                 }
                 free(p->plugin);
                 p->plugin = strdup(pc ? pc->plugin->name : "?");
@@ -159,12 +161,32 @@ static void save_state(struct daemon *d)
         free(why);
 }
 
-/* What status.txt says of a probe's last run. */
-static void note_run(struct daemon *d, const struct result *res, bool counted, const char *why)
+static struct statefile_probe *state_probe(struct daemon *d, const char *probe)
 {
-        struct statefile_probe *p = (struct statefile_probe *)statefile_find(&d->state, res->probe);
+        struct statefile_probe *p = (struct statefile_probe *)statefile_find(&d->state, probe);
         if (!p && state_probes(d) >= 0)
-                p = (struct statefile_probe *)statefile_find(&d->state, res->probe);
+                p = (struct statefile_probe *)statefile_find(&d->state, probe);
+        return p;
+}
+
+/* The last try of the probe and, unless it was a counted run, why not. */
+static void note_try(struct statefile_probe *p, double when, const char *reason)
+{
+        char *r = strdup(reason ? reason : "none");
+        if (!r)
+                return;
+        p->last_try = when;
+        if (!reason)
+                p->waiting_since = when;
+        free(p->wait_reason);
+        p->wait_reason = r;
+}
+
+/* What status.txt says of a probe's last run. */
+static void note_run(struct daemon *d, const struct result *res, bool counted,
+                     const char *reason, const char *why)
+{
+        struct statefile_probe *p = state_probe(d, res->probe);
         if (!p)
                 return;
         p->last = res->started + res->duration;
@@ -173,6 +195,28 @@ static void note_run(struct daemon *d, const struct result *res, bool counted, c
         free(p->why);
         p->why = !res->success ? strdup(res->error ? res->error : "failed")
                  : !counted ? strdup(why ? why : "host busy") : NULL;
+        note_try(p, p->last, !res->success ? "failed" : !counted ? reason : NULL);
+}
+
+/* Beside a probe's figures, how long it has waited for a counted run and
+ * why (benchwatch_probe_waiting_since_timestamp_seconds{reason}), and its
+ * last try: an alert tells "too busy to measure" from "the daemon is
+ * gone" by them. */
+static void add_wait_figures(struct daemon *d, struct result *res)
+{
+        const struct statefile_probe *p = statefile_find(&d->state, res->probe);
+        if (!p || !p->wait_reason)
+                return;
+        const char *lv[] = { "reason", p->wait_reason, NULL };
+        result_remove(res, "benchwatch_probe_last_try_timestamp_seconds");
+        result_remove(res, "benchwatch_probe_waiting_since_timestamp_seconds");
+        (void)result_add(res, "benchwatch_probe_last_try_timestamp_seconds",
+                         "When the daemon last ran the probe or deferred its run, UNIX time",
+                         METRIC_GAUGE, NULL, p->last_try, NULL);
+        (void)result_add(res, "benchwatch_probe_waiting_since_timestamp_seconds",
+                         "When the probe's last counted run ended (the daemon's start before "
+                         "one), UNIX time; reason: why its last try did not count (none: it "
+                         "did)", METRIC_GAUGE, lv, p->waiting_since, NULL);
 }
 
 static void on_result(struct result *res, void *userdata)
@@ -184,18 +228,20 @@ static void on_result(struct result *res, void *userdata)
         }
         else if (!res->success)
                 log_warning("%s probe '%s' failed: %s", res->plugin, res->probe, res->error);
-        /* deferred runs never get here; a run during which the hypervisor
-         * took the CPU away is judged but not counted */
+        /* deferred runs never get here; a run whose threads did not get
+         * their CPU is judged but not counted */
         struct tracker_settings ts;
         char *why = NULL;
+        const char *reason = NULL;
         tracker_settings(d->app->cfg, &ts);
-        bool counted = !res->success || tracker_run_counts(&ts, res, &why);
+        bool counted = !res->success || tracker_run_counts(&ts, res, &reason, &why);
         if (!counted)
                 log_notice("%s probe '%s': run judged but not counted in the reference: %s",
                            res->plugin, res->probe, why ? why : "host busy");
-        note_run(d, res, counted, why);
+        note_run(d, res, counted, reason, why);
         free(why);
         tracker_observe(d->tracker, d->app->cfg, res, counted);
+        add_wait_figures(d, res);
         sink_set_publish(d->sinks, res);
         notify_status(d);
         save_state(d);
@@ -208,12 +254,21 @@ static void on_result(struct result *res, void *userdata)
         malloc_trim(0);
 }
 
-/* A deferral: the sinks show the probe's deferral count at once, so a host
- * that is always busy is visible even though its probes never run. */
-static void on_deferred(const struct result *refresh, const char *why, void *userdata)
+/* A deferral: the sinks show the probe's deferral count and how long it
+ * has waited at once, so a host that is always busy is visible even
+ * though its probes never run. */
+static void on_deferred(const struct result *refresh, const char *reason, const char *why,
+                        void *userdata)
 {
         struct daemon *d = userdata;
-        sink_set_publish(d->sinks, refresh);
+        struct statefile_probe *p = state_probe(d, refresh->probe);
+        struct result *shown = result_copy(refresh);
+        if (p)
+                note_try(p, now_wall(), reason);
+        if (shown)
+                add_wait_figures(d, shown);
+        sink_set_publish(d->sinks, shown ? shown : refresh);
+        result_free(shown);
         save_state(d);
 }
 
@@ -314,7 +369,7 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
         } else {
                 log_info("configuration reloaded from %s: %zu probe(s)", d->app->cfg->source,
                          d->app->cfg->n_probes);
-                tracker_warn_obsolete(d->app->cfg);
+                app_warn_obsolete(d->app);
         }
         free(why);
         sd_notify(false, "READY=1");
@@ -417,7 +472,7 @@ static int run(struct daemon *d)
         log_info("benchwatch %s started: %zu probe(s) from %s, %zu sink(s)",
                  PACKAGE_VERSION, d->app->cfg->n_probes, d->app->cfg->source,
                  sink_set_count(d->sinks));
-        tracker_warn_obsolete(d->app->cfg);
+        app_warn_obsolete(d->app);
         publish_host_info(d);
         d->state.pid = (long)getpid();
         d->state.started = now_wall();

@@ -201,8 +201,32 @@ static void table_probe(const struct status_ctx *c, const struct probe_status *p
                counted, defer, ref, verdict_word(p), change, due, next);
 }
 
-static void table_notes(const struct probe_status *p)
+/* Why a probe's last try did not count, for people. */
+static const char *wait_words(const char *reason)
 {
+        static const struct { const char *reason, *words; } w[] = {
+                { "room", "no room for it on the host's CPUs" },
+                { "cpu", "CPU pressure, or it took CPU from others" },
+                { "io", "others' disk I/O or I/O pressure" },
+                { "memory", "memory pressure" },
+                { "load", "the load average" },
+                { "cpu_wait", "its threads waited for a CPU, runs not counted" },
+                { "steal", "the hypervisor took the CPU, runs not counted" },
+                { "failed", "its runs failed" },
+        };
+        for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+                if (!strcmp(w[i].reason, reason))
+                        return w[i].words;
+        return reason;
+}
+
+static void table_notes(const struct status_ctx *c, const struct probe_status *p)
+{
+        char t[32];
+        if (p->sp && p->sp->wait_reason && strcmp(p->sp->wait_reason, "none"))
+                printf("  %s: no counted run for %s: %s\n", p->pc->name,
+                       rel(c->now - p->sp->waiting_since, t, sizeof(t)),
+                       wait_words(p->sp->wait_reason));
         if (p->sp && p->sp->why)
                 printf("  %s: last run %s: %s\n", p->pc->name,
                        p->sp->ok ? "not counted" : "failed", p->sp->why);
@@ -342,6 +366,13 @@ static void json_probe(const struct status_ctx *c, const struct probe_status *p)
         }
         printf("\"deferred_24h\":%u,\"yielded_24h\":%u,", sp ? sp->deferred_day : 0,
                sp ? sp->yielded_day : 0);
+        if (sp && sp->wait_reason) {
+                printf("\"waiting\":{");
+                json_num("since", sp->waiting_since, true);
+                json_num("last_try", sp->last_try, true);
+                json_str("reason", sp->wait_reason, false);
+                printf("},");
+        }
         printf("\"reference\":{\"runs\":%u,\"reference_runs\":%u,\"min_runs\":%u,"
                "\"pinned\":%s,", p->held, c->ts.det.reference_runs, c->ts.det.min_runs,
                p->pinned ? "true" : "false");
@@ -429,7 +460,7 @@ static int status_print(struct status_ctx *c)
                 (c->json ? json_probe : table_probe)(c, &ps[i]);
         }
         for (size_t i = 0; !c->json && i < n; i++)
-                table_notes(&ps[i]);
+                table_notes(c, &ps[i]);
         n_sinks = sinks_of(c, sinks);
         printf(c->json ? "],\"sinks\":[" : n_sinks ? "sinks:\n" : "");
         for (size_t i = 0; i < n_sinks; i++) {

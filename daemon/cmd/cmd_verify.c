@@ -253,7 +253,7 @@ static int verify_probe(struct app *app, const struct probe_cfg *pc,
                  * not a measurement of this host; it is run again (as often
                  * as verify_runs at most) */
                 char *why = NULL;
-                if (!tracker_run_counts(ts, res[n], &why) && stolen < ts->verify_max_runs) {
+                if (!tracker_run_counts(ts, res[n], NULL, &why) && stolen < ts->verify_max_runs) {
                         stolen++;
                         log_notice("%s probe '%s': run not counted, run again: %s",
                                    pc->plugin->name, pc->name, why ? why : "host busy");

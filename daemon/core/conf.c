@@ -125,16 +125,19 @@ const struct bw_param_def config_daemon_options[] = {
                         "(benchwatch history); when full, the oldest half goes" },
         [CFG_D_YIELD] = { .name = "yield", .type = BW_PARAM_BOOL,
                 .default_value = "yes",
-                .help = "stop a run when other work starts needing the CPU, disks "
-                        "or memory (yield_cpu, yield_io, yield_memory; checked "
-                        "every 250 ms, two samples in a row over a limit) and "
-                        "count it as deferred; the same samples before a run "
-                        "defer it; no: runs always go to their end" },
+                .help = "look at the host for half a second before a run and "
+                        "defer it while there is no room for it (room) or "
+                        "others need the disks or memory; stop a run that "
+                        "takes CPU from others (yield_cpu_wait), is starved "
+                        "of CPU itself, or meets others' disk I/O or memory "
+                        "stalls (yield_io, yield_memory; checked every 250 ms, "
+                        "two samples in a row) and count it as deferred; no: "
+                        "runs always start when due and go to their end" },
         [CFG_D_YIELD_CPU] = { .name = "yield_cpu", .type = BW_PARAM_DOUBLE,
                 .default_value = "50", .min = 0, .max = 100, .unit = "%",
-                .help = "yield while processes other than the probe use more "
-                        "than this share of the host's CPU time (steal left "
-                        "out); 0: never" },
+                .help = PARAM_OBSOLETE_HELP "a probe runs when the host has "
+                        "room for it, not by others' share of the host: see "
+                        "room and yield_cpu_wait" },
         [CFG_D_YIELD_IO] = { .name = "yield_io", .type = BW_PARAM_SIZE,
                 .default_value = "10M", .min = 0, .max = 1e15, .unit = "bytes/s",
                 .help = "yield a probe that does disk I/O while processes other "
@@ -144,6 +147,19 @@ const struct bw_param_def config_daemon_options[] = {
                 .default_value = "10", .min = 0, .max = 100, .unit = "%",
                 .help = "yield while some task stalls on memory (PSI) more than "
                         "this share of the time; 0: never" },
+        [CFG_D_ROOM] = { .name = "room", .type = BW_PARAM_DOUBLE,
+                .default_value = "0.8", .min = 0, .max = 100, .unit = "x the CPUs needed",
+                .help = "a run starts when the CPUs it may run on had at least "
+                        "this many times the CPUs the probe keeps busy idle "
+                        "over the half second before (its last run's CPU time "
+                        "per second; before its first, its threads), steal "
+                        "left out; 0: never waits for room" },
+        [CFG_D_YIELD_CPU_WAIT] = { .name = "yield_cpu_wait", .type = BW_PARAM_DOUBLE,
+                .default_value = "10", .min = 0, .max = 100, .unit = "%",
+                .help = "yield while other tasks wait for a CPU this many "
+                        "percentage points of the time more than before the "
+                        "run (PSI cpu some, less the probe's own waits); 0: "
+                        "never" },
         [CFG_D_COUNT] = { .name = NULL },
 };
 
@@ -253,11 +269,13 @@ static char *plugin_names(const struct cfg_reader *l)
         return b.oom ? (free(b.s), NULL) : b.s;
 }
 
+/* The options a user may set: the obsolete ones are accepted, not offered. */
 static char *option_names(const struct bw_param_def *defs)
 {
         struct strbuf b = { 0 };
-        for (size_t i = 0; defs[i].name; i++)
-                sb_list(&b, i, defs[i].name);
+        for (size_t i = 0, n = 0; defs[i].name; i++)
+                if (!param_obsolete(&defs[i]))
+                        sb_list(&b, n++, defs[i].name);
         return b.oom ? (free(b.s), NULL) : b.s;
 }
 
@@ -1049,6 +1067,30 @@ const struct param_set *config_section(const struct config *cfg,
                 if (!strcmp(cfg->sections[i].name, name))
                         return cfg->sections[i].opts;
         return NULL;
+}
+
+/* "[daemon] yield_cpu" for one section's obsolete options set. */
+static void obsolete_of(struct strbuf *b, const char *section, const struct param_set *ps)
+{
+        char *list = param_set_obsolete(ps);
+        if (!list)
+                return;
+        sb_add(b, b->len ? "; [" : "[");
+        sb_add(b, section);
+        sb_add(b, "] ");
+        sb_add(b, list);
+        free(list);
+}
+
+char *config_obsolete(const struct config *cfg)
+{
+        struct strbuf b = { 0 };
+        obsolete_of(&b, "daemon", cfg->daemon);
+        for (size_t i = 0; i < cfg->n_sections; i++)
+                obsolete_of(&b, cfg->sections[i].name, cfg->sections[i].opts);
+        if (b.oom)
+                free(b.s);
+        return b.oom ? NULL : b.s;
 }
 
 /* ---- the embedded default ------------------------------------------------ */

@@ -84,11 +84,13 @@ enum {
         CFG_D_DUTY_CYCLE,
         CFG_D_HISTORY_SIZE,   /* .i: bytes */
         CFG_D_YIELD,          /* .b */
-        CFG_D_YIELD_CPU,
+        CFG_D_YIELD_CPU,      /* obsolete, ignored */
         CFG_D_YIELD_IO,       /* .i: bytes per second */
         CFG_D_YIELD_MEMORY,
         CFG_D_FIRST_SPLAY,    /* .d: seconds */
         CFG_D_CPU_POLICY,     /* .i: PRIO_CPU_* (priority.h) */
+        CFG_D_ROOM,           /* .d: x the CPUs a probe needs */
+        CFG_D_YIELD_CPU_WAIT, /* .d: percentage points */
         CFG_D_COUNT
 };
 
@@ -133,5 +135,8 @@ const struct probe_cfg *config_find_probe(const struct config *cfg,
 const struct param_set *config_section(const struct config *cfg,
                                        const char *name);
 bool config_probe_name_valid(const char *name);
+/* The obsolete options the configuration sets (params.h), "[daemon]
+ * yield_cpu; [regression] window, warmup" (malloc'd); NULL when none. */
+char *config_obsolete(const struct config *cfg);
 
 #endif

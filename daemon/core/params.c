@@ -27,6 +27,27 @@ int param_index(const struct bw_param_def *defs, const char *name)
         return -ENOENT;
 }
 
+bool param_obsolete(const struct bw_param_def *d)
+{
+        return d->help && !strncmp(d->help, PARAM_OBSOLETE_HELP, strlen(PARAM_OBSOLETE_HELP));
+}
+
+char *param_set_obsolete(const struct param_set *ps)
+{
+        char *list = NULL;
+        for (size_t i = 0; ps && i < ps->n; i++) {
+                if (!ps->values[i].is_set || !param_obsolete(&ps->defs[i]))
+                        continue;
+                char *l = str_printf("%s%s%s", list ? list : "", list ? ", " : "",
+                                     ps->defs[i].name);
+                free(list);
+                if (!l)
+                        return NULL;
+                list = l;
+        }
+        return list;
+}
+
 const char *param_type_name(enum bw_param_type t)
 {
         switch (t) {

@@ -19,6 +19,14 @@ struct param_set {
 
 int param_index(const struct bw_param_def *defs, const char *name);
 
+/* How an option no longer used starts its help: it is accepted (an old
+ * file still loads) and ignored, and a set one is warned of. */
+#define PARAM_OBSOLETE_HELP "obsolete, accepted and ignored: "
+bool param_obsolete(const struct bw_param_def *d);
+/* The obsolete options set in ps, "a, b" (malloc'd); NULL when none (or
+ * out of memory). */
+char *param_set_obsolete(const struct param_set *ps);
+
 /* A set holding every default. -ENOMEM, or -EINVAL when a plugin's own
  * default does not parse (a bug in the plugin, described in ret_error). */
 int param_set_new(const struct bw_param_def *defs, struct param_set **ret,

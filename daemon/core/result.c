@@ -57,6 +57,18 @@ void result_free(struct result *r)
         free(r);
 }
 
+void result_remove(struct result *r, const char *name)
+{
+        for (size_t i = 0; i < r->n_families; i++)
+                if (!strcmp(r->families[i].name, name)) {
+                        free_family(&r->families[i]);
+                        memmove(&r->families[i], &r->families[i + 1],
+                                (r->n_families - i - 1) * sizeof(r->families[0]));
+                        r->n_families--;
+                        return;
+                }
+}
+
 static int push_label(struct label **l, size_t *n, const char *name,
                       const char *value)
 {

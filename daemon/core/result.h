@@ -84,6 +84,8 @@ int result_add(struct result *r, const char *name, const char *help,
                enum metric_type type, const char *const *labels, double value,
                const struct bw_hist *hist);
 int result_add_param(struct result *r, const char *name, const char *value);
+/* Drops the family `name` (nothing when there is none). */
+void result_remove(struct result *r, const char *name);
 int result_set_error(struct result *r, const char *error);
 /* Adds benchwatch_probe_success, _duration_seconds and
  * _last_run_timestamp_seconds from the outcome fields. */

@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,8 @@
 
 struct thread_delay {
         long tid;
-        double ns;
+        double ns;                  /* run delay */
+        double cpu_ns;              /* on a CPU */
 };
 
 struct rundelay {
@@ -68,6 +70,8 @@ static int read_thread(struct rundelay *d, const char *name)
                 return -ENOMEM;
         if ((double)delay > t->ns)
                 t->ns = (double)delay;
+        if ((double)run > t->cpu_ns)
+                t->cpu_ns = (double)run;
         return 0;
 }
 
@@ -91,6 +95,20 @@ double rundelay_seconds(const struct rundelay *d)
         for (size_t i = 0; i < d->n; i++)
                 ns += d->t[i].ns;
         return ns / 1e9;
+}
+
+double rundelay_cpu_seconds(const struct rundelay *d)
+{
+        double ns = 0;
+        for (size_t i = 0; i < d->n; i++)
+                ns += d->t[i].cpu_ns;
+        return ns / 1e9;
+}
+
+double rundelay_wait_share(const struct rundelay *d)
+{
+        double cpu = rundelay_cpu_seconds(d), wait = rundelay_seconds(d);
+        return cpu + wait > 0 ? wait / (cpu + wait) : NAN;
 }
 
 size_t rundelay_threads(const struct rundelay *d)

@@ -1,10 +1,10 @@
-/* rundelay.h — how long a probe's threads waited for a CPU.
+/* rundelay.h — how long a probe's threads waited for a CPU, and ran on one.
  *
  * A run is disturbed by the host's other work only when the probe's own
  * threads were runnable but not running: the scheduler's run delay, the
  * second field (ns) of /proc/PID/task/TID/schedstat.  Host steal is not
  * that: on a VM the hypervisor serving the probe's own I/O shows as steal
- * while the probe's thread sleeps on that I/O (issue 28), and time stolen
+ * while the probe's thread sleeps on that I/O, and time stolen
  * from a running thread is left out of its CPU time by the kernel's steal
  * accounting.  So a figure the steal cannot move (an I/O-bound probe's, or
  * a CPU-time figure) is judged by this instead (tracker.h).
@@ -33,6 +33,15 @@ int rundelay_new(const char *proc, pid_t pid, struct rundelay **ret);
 int rundelay_sample(struct rundelay *d);
 /* Run delay summed over every thread seen so far, in seconds. */
 double rundelay_seconds(const struct rundelay *d);
+/* Time on a CPU (the first field of schedstat) summed likewise: what the
+ * run got; per second of the run, the CPUs it kept busy. */
+double rundelay_cpu_seconds(const struct rundelay *d);
+/* Of the time the threads wanted a CPU (on one, or runnable and waiting),
+ * the share they waited: what a neighbour took from the run, whatever
+ * its thread count.  A CPU quota's throttled time is in neither (the
+ * throttled threads are not runnable), nor is steal (left out of the
+ * on-CPU time by the kernel's steal accounting).  NAN before any. */
+double rundelay_wait_share(const struct rundelay *d);
 /* Threads seen so far. */
 size_t rundelay_threads(const struct rundelay *d);
 void rundelay_free(struct rundelay *d);

@@ -185,17 +185,28 @@ static void mark_yielded(struct runner *rn, struct result *res)
 }
 
 /* What the run went through, beside its figures (tracker.h judges by
- * them): its threads' run delay per second of the run and, from the
+ * them): what its threads got and waited for (schedstat) and, from the
  * yield monitor, what other processes took meanwhile. */
 static void add_run_figures(struct runner *rn, struct result *res)
 {
         double wall = now_mono() - rn->started_mono;
-        if (rn->delay && rundelay_threads(rn->delay) && wall > 0)
+        if (rn->delay && rundelay_threads(rn->delay) && wall > 0) {
                 (void)result_add(res, "benchwatch_probe_run_delay_ratio",
                                  "Time the probe's threads were runnable but not running "
                                  "(schedstat run delay, summed over its threads) per second "
                                  "of the run", METRIC_GAUGE, NULL,
                                  rundelay_seconds(rn->delay) / wall, NULL);
+                (void)result_add(res, "benchwatch_probe_cpu_seconds",
+                                 "Time the probe's threads ran on a CPU during the run "
+                                 "(schedstat, summed over its threads)", METRIC_GAUGE, NULL,
+                                 rundelay_cpu_seconds(rn->delay), NULL);
+                double share = rundelay_wait_share(rn->delay);
+                if (!isnan(share))
+                        (void)result_add(res, "benchwatch_probe_cpu_wait_ratio",
+                                         "Of the time the probe's threads wanted a CPU, the "
+                                         "share they waited for one (run delay over run delay "
+                                         "plus time on a CPU)", METRIC_GAUGE, NULL, share, NULL);
+        }
         if (!rn->yield)
                 return;
         struct yield_others o;
@@ -203,6 +214,11 @@ static void add_run_figures(struct runner *rn, struct result *res)
         (void)result_add(res, "benchwatch_probe_others_cpu_ratio",
                          "Share of the host's CPU time used by other processes during the run",
                          METRIC_GAUGE, NULL, o.cpu, NULL);
+        if (!isnan(o.cpu_wait))
+                (void)result_add(res, "benchwatch_probe_others_cpu_wait_ratio",
+                                 "Share of the run's time in which tasks other than the "
+                                 "probe's waited for a CPU (PSI cpu some less the probe's run "
+                                 "delay: a lower bound)", METRIC_GAUGE, NULL, o.cpu_wait, NULL);
         if (!isnan(o.io))
                 (void)result_add(res, "benchwatch_probe_others_disk_bytes_per_second",
                                  "Bytes other processes read and wrote on the host's disks "
@@ -334,7 +350,7 @@ static int start_yield_watch(struct runner *rn, const struct run_spec *spec)
         if (!yield_limits_any(spec->yield))
                 return 0;
         bool disk_io = spec->plugin->caps & BW_CAP_DISK_IO;
-        if (yield_monitor_new(spec->yield, rn->pid, disk_io, &rn->yield) < 0)
+        if (yield_monitor_new(spec->yield, rn->pid, disk_io, rn->delay, &rn->yield) < 0)
                 return 0;
         return sd_event_add_time_relative(rn->event, &rn->yield_timer, CLOCK_MONOTONIC,
                                           (uint64_t)(YIELD_INTERVAL * 1e6),
@@ -394,9 +410,9 @@ int runner_start(sd_event *e, const struct run_spec *spec, runner_done_fn done,
                                                (uint64_t)(spec->timeout * 1e6), 0,
                                                on_deadline, rn);
         if (r >= 0)
-                r = start_yield_watch(rn, spec);
-        if (r >= 0)
                 r = start_delay_watch(rn);
+        if (r >= 0)
+                r = start_yield_watch(rn, spec);
         if (r < 0) {
                 if (rn && rn->pid > 0) {
                         kill(-rn->pid, SIGKILL);

@@ -32,7 +32,8 @@ void runspec_yield_limits(const struct config *cfg, bool force, struct yield_lim
         *ret = (struct yield_limits){ 0 };
         if (!force && !v[CFG_D_YIELD].b)
                 return;
-        ret->cpu = v[CFG_D_YIELD_CPU].d;
+        ret->cpu_wait = v[CFG_D_YIELD_CPU_WAIT].d;
+        ret->starved = true;
         ret->io = (double)v[CFG_D_YIELD_IO].i;
         ret->memory = v[CFG_D_YIELD_MEMORY].d;
 }

@@ -9,10 +9,13 @@
  *
  * The look: before a run, the host is sampled YIELD_SAMPLES times, as a
  * running probe is (yield.h), with the daemon itself in the probe's place.
- * A run that would yield at once is deferred before it starts: on a host
- * that stays busy (a CPU-bound service that leaves PSI low because it has
- * no more threads than CPUs) no probe process is started only to be
- * stopped half a second later, again and again. */
+ * The run is deferred when the CPUs it may run on had less idle time than
+ * [daemon] room times the CPUs the probe keeps busy (its last run's CPU
+ * time per second), or when others' disk I/O or memory stalls would make
+ * it yield at once: on a busy host no probe process is started only to be
+ * stopped half a second later, again and again, while a host with room
+ * for the probe, however busy its other CPUs, runs it.  What the look saw
+ * of others' waits for a CPU is what the run's own watch compares with. */
 #include "core/scheduler.h"
 
 #include <errno.h>
@@ -40,9 +43,10 @@
         "since the daemon started"
 
 /* The reasons of benchwatch_probe_deferred_total{reason}: the resources of
- * busy_check() and of yield.h; every one is always exported. */
-enum { REASON_CPU, REASON_IO, REASON_MEMORY, REASON_LOAD, N_REASONS };
-static const char *const reason_names[N_REASONS] = { "cpu", "io", "memory", "load" };
+ * busy_check() and of yield.h, and no room for the probe in the look;
+ * every one is always exported. */
+enum { REASON_CPU, REASON_IO, REASON_MEMORY, REASON_LOAD, REASON_ROOM, N_REASONS };
+static const char *const reason_names[N_REASONS] = { "cpu", "io", "memory", "load", "room" };
 
 struct slot {
         char *name;
@@ -78,6 +82,7 @@ struct sched {
         struct yield_monitor *look;     /* the host, before a run of look_name */
         char *look_name;
         unsigned look_samples;
+        double look_cpu_wait;           /* others' CPU waits the look saw (0..1) */
         double quiet_until;     /* duty cycle: no run starts before */
         void (*idle)(void *userdata);
         void *idle_userdata;
@@ -147,6 +152,11 @@ static int reason_index(const char *reason)
                 if (reason && !strcmp(reason, reason_names[i]))
                         return i;
         return REASON_LOAD;
+}
+
+static const char *reason_name(const char *reason)
+{
+        return reason_names[reason_index(reason)];
 }
 
 /* Sets the probe's deferral counts on res (adding the samples missing). */
@@ -233,7 +243,7 @@ static void defer(struct sched *s, struct slot *slot, const char *plugin,
                 slot->name, why, format_duration(delay, buf, sizeof(buf)));
         struct result *refresh = s->cb.deferred ? refresh_of(slot, plugin, why) : NULL;
         if (refresh) {
-                s->cb.deferred(refresh, why, s->userdata);
+                s->cb.deferred(refresh, reason_name(reason), why, s->userdata);
                 /* what the sinks show now, and what a reload hands them */
                 result_free(slot->last);
                 slot->last = refresh;
@@ -356,6 +366,8 @@ static void start(struct sched *s, struct slot *slot)
         runspec_fill(s->cfg, s->reg->dir, s->running_name, pc->plugin, s->running_params,
                      pc->timeout, &spec);
         runspec_yield_limits(s->cfg, false, &s->yield);
+        s->yield.cpu_wait_before = s->look_cpu_wait;
+        s->look_cpu_wait = 0;
         spec.yield = &s->yield;
         busy_snapshot_take(&s->run_load);
         int r = runspec_ensure_dir(spec.cache_dir);
@@ -386,8 +398,46 @@ static void end_look(struct sched *s)
         sd_event_source_set_enabled(s->look_timer, SD_EVENT_OFF);
 }
 
-/* Whether the run would yield at once decides: deferred, or started (also
- * when the host cannot be read: a host we cannot watch does not stop it). */
+#define NEEDS_MIN 0.1 /* CPUs: a probe that sleeps on its I/O still needs some */
+
+/* The CPUs a run of the probe keeps busy: its last run's CPU time per
+ * second of the run (at least NEEDS_MIN); before one, the threads a
+ * CPU-bound plugin starts (its concurrency parameter), else one. */
+static double needs_of(const struct probe_cfg *pc, const struct slot *slot)
+{
+        const struct result *last = slot->last;
+        const struct sample *cpu = last ? result_find_sample(last, "benchwatch_probe_cpu_seconds",
+                                                             NULL) : NULL;
+        if (cpu && last->duration > 0)
+                return fmax(cpu->value / last->duration, NEEDS_MIN);
+        const struct bw_plugin *p = pc->plugin;
+        int i = p->concurrency_param ? param_index(p->params, p->concurrency_param) : -1;
+        if (i >= 0 && (p->caps & BW_CAP_CPU_BOUND) && p->params[i].type == BW_PARAM_INT)
+                return fmax((double)pc->params->values[i].i, 1);
+        return 1;
+}
+
+/* 1 and *ret_why when the look found no room for the probe's run. */
+static int no_room(struct sched *s, const struct slot *slot, char **ret_why)
+{
+        const struct probe_cfg *pc = config_find_probe(s->cfg, slot->name);
+        double room = daemon_opt(s, CFG_D_ROOM);
+        struct yield_others o;
+        yield_monitor_others(s->look, &o);
+        s->look_cpu_wait = isnan(o.cpu_wait) ? 0 : o.cpu_wait;
+        if (!pc || !(room > 0) || isnan(o.idle_cpus) || !o.cpus)
+                return 0;
+        double needs = fmin(needs_of(pc, slot), o.cpus);
+        if (o.idle_cpus >= room * needs)
+                return 0;
+        *ret_why = str_printf("no room: %.1f of %u CPUs idle, the probe keeps %.1f busy "
+                              "(room %g)", o.idle_cpus, o.cpus, needs, room);
+        return *ret_why ? 1 : -ENOMEM;
+}
+
+/* After the look's samples, whether the run would yield at once or has no
+ * room decides: deferred, or started (also when the host cannot be read: a
+ * host we cannot watch does not stop it). */
 static int on_look(sd_event_source *src, uint64_t usec, void *userdata)
 {
         struct sched *s = userdata;
@@ -399,6 +449,8 @@ static int on_look(sd_event_source *src, uint64_t usec, void *userdata)
                 return sd_event_source_set_enabled(src, SD_EVENT_ONESHOT);
         }
         struct slot *slot = find_slot(s, s->look_name);
+        if (r == 0 && slot && (r = no_room(s, slot, &why)) > 0)
+                reason = reason_names[REASON_ROOM];
         end_look(s);
         /* a reload meanwhile may have removed or rescheduled the probe */
         if (slot && slot->next <= now_mono() + 0.001) {
@@ -416,15 +468,19 @@ static int on_look(sd_event_source *src, uint64_t usec, void *userdata)
         return 0;
 }
 
-/* 0 when the look has begun, -errno when the run should start now. */
+/* 0 when the look has begun, -errno when the run should start now.  The
+ * look watches others' disk I/O and memory stalls as a run does; room
+ * stands in for the CPU checks, which need a run to compare with. */
 static int begin_look(struct sched *s, const struct slot *slot, const struct probe_cfg *pc)
 {
         struct yield_limits lim;
         runspec_yield_limits(s->cfg, false, &lim);
         if (!yield_limits_any(&lim))
                 return -ENOENT;
+        lim.cpu_wait = 0;
+        lim.starved = false;
         bool disk_io = pc->plugin->caps & BW_CAP_DISK_IO;
-        int r = yield_monitor_new(&lim, getpid(), disk_io, &s->look);
+        int r = yield_monitor_new(&lim, getpid(), disk_io, NULL, &s->look);
         if (r >= 0 && !(s->look_name = strdup(slot->name)))
                 r = -ENOMEM;
         if (r >= 0)

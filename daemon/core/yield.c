@@ -1,17 +1,29 @@
 /* yield.c — see yield.h.  How the probe's own use is told from others':
  *
- * CPU.  Others' CPU time is the host's busy time (the user, nice, system,
- * irq and softirq jiffies of /proc/stat) minus the probe process's utime
- * + stime (/proc/PID/stat, which sums all its threads), as a share of the
- * CPU time the host was given over the sample: steal (the hypervisor's
- * other guests) is left out of both, as nothing here can yield to it.
- * A share of all the time, steal included, could never reach a limit of
- * 90% on a VM losing 10% to steal, however saturated its services.  Chosen over the runnable count
- * (procs_running minus the probe's running threads): that is one instant,
- * noisy, and does not say how much CPU the others got; and over PSI cpu,
- * which a probe with as many threads as CPUs drives up itself and whose
- * avg10 takes seconds to move.  A hog at the probe's nice or lower (the
- * probe runs at nice 10) gets most of the CPU it wants, so it shows.
+ * Room.  Each cpuN line of /proc/stat for the CPUs the watched process may
+ * run on (its affinity): idle + iowait over the CPU's time without steal,
+ * summed, is how many of those CPUs sat idle.  Chosen over the host's
+ * share of busy time (a 1-thread probe on 16 CPUs with 12 busy has room;
+ * at "75% busy" it had none) and over the runnable count (one instant).
+ *
+ * Others' CPU waits.  PSI cpu "some total" grows by the time in which at
+ * least one task waited for a CPU.  The probe's threads' run delay over
+ * the same sample (rundelay.h) is time in which at least one of its tasks
+ * waited, so what is left is a lower bound of the time only others
+ * waited: a run yields when that rises above what the look saw before
+ * it, i.e. when the probe's threads take CPU from others.  A probe run
+ * under SCHED_IDLE (cpu_policy) is preempted at once and takes nothing;
+ * a disk, http or mysql probe at nice 10 can.
+ *
+ * The probe starved.  Of the time its threads wanted a CPU (on one, or
+ * waiting), the share they waited, over the sample: when the host's own
+ * work keeps the probe off the CPUs the run can no longer count, and
+ * stepping aside frees what it still takes (its wake-ups, its cache).
+ *
+ * Others' CPU share, for the record: the host's busy jiffies (user, nice,
+ * system, irq, softirq) minus the probe process's utime + stime
+ * (/proc/PID/stat, all its threads), over the CPU time the host was given
+ * (steal left out of both).
  *
  * I/O (probes that do disk I/O).  Others' I/O is the bytes read and
  * written by the whole physical disks of /proc/diskstats (those with a
@@ -29,26 +41,25 @@
  *
  * Memory.  The growth of PSI memory "some total" over the sample: a probe
  * stalls on memory only when the host is short of it, and then it should
- * step aside whoever caused it.
- *
- * A sample is over a limit for one resource; YIELD_SAMPLES in a row (half
- * a second) decide, so one burst (a cron job's start) does not. */
+ * step aside whoever caused it. */
 #include "core/yield.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/rundelay.h"
 #include "util/fdio.h"
 #include "util/strutil.h"
 #include "util/timeutil.h"
 
-#define STAT_MAX 4096            /* the "cpu" line is first in /proc/stat */
+#define STAT_MAX (256 << 10)     /* /proc/stat of a few thousand CPUs */
 #define DISKSTATS_MAX (64 << 10)
 #define MAX_DISKS 64
 
@@ -57,8 +68,10 @@ static const char *const reasons[R_N] = { "cpu", "io", "memory" };
 
 struct sample {
         double mono;
-        double busy, total;      /* host jiffies */
-        double probe_cpu;        /* jiffies (USER_HZ, as /proc/stat) */
+        struct yield_cpu_times cpu;  /* jiffies; cpu.allowed 0: unreadable */
+        double probe_cpu;            /* jiffies (USER_HZ, as /proc/stat) */
+        double probe_wait, probe_run; /* seconds, its threads (rundelay) */
+        double psi_cpu_us;           /* NAN when the kernel has no PSI */
         double disk_bytes, probe_bytes;
         double psi_memory_us;
 };
@@ -67,33 +80,72 @@ struct yield_monitor {
         struct yield_limits lim;
         pid_t pid;
         bool disk_io;
+        const struct rundelay *delay;
+        cpu_set_t *affinity;     /* NULL: every CPU */
+        size_t affinity_size;
+        char *stat_buf;          /* STAT_MAX */
         char *disks[MAX_DISKS];  /* names of the physical disks */
         size_t n_disks;
         struct sample first, last;
         double io_high;          /* highest cumulative others' I/O so far */
         unsigned over[R_N];      /* samples in a row over the limit */
+        unsigned starved;        /* samples in a row the probe starved */
 };
 
 bool yield_limits_any(const struct yield_limits *lim)
 {
-        return lim && (lim->cpu > 0 || lim->io > 0 || lim->memory > 0);
+        return lim && (lim->cpu_wait > 0 || lim->starved || lim->io > 0 || lim->memory > 0);
 }
 
-/* user nice system idle iowait irq softirq steal of the "cpu" line. */
-int yield_host_cpu(const char *path, double *ret_busy, double *ret_total)
+/* user nice system idle iowait irq softirq steal of one cpu line. */
+static int cpu_fields(const char *line, double f[8])
 {
-        char buf[STAT_MAX];
+        return sscanf(line, "%lf %lf %lf %lf %lf %lf %lf %lf", &f[0], &f[1], &f[2], &f[3],
+                      &f[4], &f[5], &f[6], &f[7]) == 8 ? 0 : -EINVAL;
+}
+
+int yield_parse_stat(const char *text, bool (*allowed)(unsigned cpu, void *userdata),
+                     void *userdata, struct yield_cpu_times *ret)
+{
+        struct yield_cpu_times t = { 0 };
         double f[8];
-        int r = read_small_file(path, buf, sizeof(buf));
-        if (r < 0)
-                return r;
-        if (strncmp(buf, "cpu ", 4) ||
-            sscanf(buf + 4, "%lf %lf %lf %lf %lf %lf %lf %lf", &f[0], &f[1], &f[2], &f[3],
-                   &f[4], &f[5], &f[6], &f[7]) != 8)
+        if (strncmp(text, "cpu ", 4) || cpu_fields(text + 4, f) < 0)
                 return -EINVAL;
-        *ret_busy = f[0] + f[1] + f[2] + f[5] + f[6];
-        *ret_total = f[0] + f[1] + f[2] + f[3] + f[4] + f[5] + f[6];
+        t.busy = f[0] + f[1] + f[2] + f[5] + f[6];
+        t.total = f[0] + f[1] + f[2] + f[3] + f[4] + f[5] + f[6];
+        for (const char *line = strchr(text, '\n'); line && !strncmp(line + 1, "cpu", 3);
+             line = strchr(line + 1, '\n')) {
+                char *end;
+                unsigned long n = strtoul(line + 4, &end, 10);
+                if (end == line + 4 || *end != ' ' || cpu_fields(end, f) < 0)
+                        return -EINVAL;
+                if (allowed && !allowed((unsigned)n, userdata))
+                        continue;
+                t.idle += f[3] + f[4];
+                t.total_allowed += f[0] + f[1] + f[2] + f[3] + f[4] + f[5] + f[6];
+                t.allowed++;
+        }
+        *ret = t;
         return 0;
+}
+
+static bool in_affinity(unsigned cpu, void *userdata)
+{
+        const struct yield_monitor *m = userdata;
+        return !m->affinity || CPU_ISSET_S(cpu, m->affinity_size, m->affinity);
+}
+
+/* The CPUs pid may run on; none known: every CPU counts. */
+static void find_affinity(struct yield_monitor *m)
+{
+        long n = sysconf(_SC_NPROCESSORS_CONF);
+        size_t cpus = n > 0 ? (size_t)n : 1;
+        m->affinity_size = CPU_ALLOC_SIZE(cpus);
+        m->affinity = CPU_ALLOC(cpus);
+        if (m->affinity && sched_getaffinity(m->pid, m->affinity_size, m->affinity) < 0) {
+                CPU_FREE(m->affinity);
+                m->affinity = NULL;
+        }
 }
 
 /* utime + stime of /proc/PID/stat (fields 14 and 15, after the comm). */
@@ -174,22 +226,23 @@ static void find_disks(struct yield_monitor *m)
                 closedir(d);
 }
 
-/* "some total=" of /proc/pressure/memory, or NAN-free 0 when absent. */
-static double read_psi_memory(void)
+/* "some total=" of a /proc/pressure file; NAN when absent. */
+static double read_psi_total(const char *path)
 {
         char buf[512];
         const char *p;
         double v = 0;
-        if (read_small_file("/proc/pressure/memory", buf, sizeof(buf)) < 0 ||
-            strncmp(buf, "some ", 5) || !(p = strstr(buf, " total=")) ||
-            sscanf(p, " total=%lf", &v) != 1)
-                return 0;
+        if (read_small_file(path, buf, sizeof(buf)) < 0 || strncmp(buf, "some ", 5) ||
+            !(p = strstr(buf, " total=")) || sscanf(p, " total=%lf", &v) != 1)
+                return NAN;
         return v;
 }
 
 static int take(const struct yield_monitor *m, struct sample *s)
 {
-        int r = yield_host_cpu("/proc/stat", &s->busy, &s->total);
+        int r = read_small_file("/proc/stat", m->stat_buf, STAT_MAX);
+        if (r >= 0)
+                r = yield_parse_stat(m->stat_buf, in_affinity, (void *)m, &s->cpu);
         if (r >= 0)
                 r = read_probe_cpu(m->pid, &s->probe_cpu);
         if (r >= 0 && m->disk_io && m->lim.io > 0) {
@@ -197,20 +250,27 @@ static int take(const struct yield_monitor *m, struct sample *s)
                 if (r >= 0)
                         r = read_probe_io(m->pid, &s->probe_bytes);
         }
-        s->psi_memory_us = m->lim.memory > 0 ? read_psi_memory() : 0;
+        s->probe_wait = m->delay ? rundelay_seconds(m->delay) : 0;
+        s->probe_run = m->delay ? rundelay_cpu_seconds(m->delay) : 0;
+        s->psi_cpu_us = read_psi_total("/proc/pressure/cpu");
+        s->psi_memory_us = m->lim.memory > 0 ? read_psi_total("/proc/pressure/memory") : 0;
         s->mono = now_mono();
         return r;
 }
 
 int yield_monitor_new(const struct yield_limits *lim, pid_t pid, bool disk_io,
-                      struct yield_monitor **ret)
+                      const struct rundelay *delay, struct yield_monitor **ret)
 {
         struct yield_monitor *m = calloc(1, sizeof(*m));
-        if (!m)
+        if (!m || !(m->stat_buf = malloc(STAT_MAX))) {
+                free(m);
                 return -ENOMEM;
+        }
         m->lim = *lim;
         m->pid = pid;
         m->disk_io = disk_io;
+        m->delay = delay;
+        find_affinity(m);
         if (disk_io && lim->io > 0)
                 find_disks(m);
         int r = take(m, &m->first);
@@ -235,44 +295,80 @@ static double others_io(struct yield_monitor *m, const struct sample *b)
         return rise;
 }
 
+/* The share of a..b in which only others waited for a CPU (NAN: no PSI). */
+static double others_wait(const struct sample *a, const struct sample *b)
+{
+        double dt = b->mono - a->mono;
+        double some = (b->psi_cpu_us - a->psi_cpu_us) / 1e6, own = b->probe_wait - a->probe_wait;
+        if (!(dt > 0) || isnan(some))
+                return NAN;
+        return fmin(fmax((some - own) / dt, 0), 1);
+}
+
+/* Of the time the probe's threads wanted a CPU in a..b, the share they
+ * waited; 0 when they wanted none. */
+static double probe_wait_share(const struct sample *a, const struct sample *b)
+{
+        double wait = b->probe_wait - a->probe_wait, run = b->probe_run - a->probe_run;
+        return wait + run > 0 ? wait / (wait + run) : 0;
+}
+
 /* Others' use of each resource between the last sample and b, in the
- * limits' units. */
+ * limits' units (CPU: percentage points of waiting above before). */
 static void others(struct yield_monitor *m, const struct sample *b, double use[R_N])
 {
         const struct sample *a = &m->last;
-        double dt = b->mono - a->mono, total = b->total - a->total;
-        double cpu = (b->busy - a->busy) - (b->probe_cpu - a->probe_cpu);
-        double io = others_io(m, b);
-        use[R_CPU] = total > 0 ? 100 * (cpu > 0 ? cpu : 0) / total : 0;
-        use[R_IO] = dt > 0 ? io / dt : 0;
+        double dt = b->mono - a->mono;
+        double wait = others_wait(a, b);
+        use[R_CPU] = isnan(wait) ? 0 : 100 * (wait - m->lim.cpu_wait_before);
+        use[R_IO] = dt > 0 ? others_io(m, b) / dt : 0;
         use[R_MEMORY] = dt > 0 ? (b->psi_memory_us - a->psi_memory_us) / (dt * 1e4) : 0;
 }
 
-static char *describe(int res, double use)
+static char *describe(const struct yield_monitor *m, int res, double use)
 {
         if (res == R_CPU)
-                return str_printf("other processes used %.0f%% of the CPU", use);
+                return str_printf("other tasks waited for a CPU %.0f%% of the time (%.0f%% "
+                                  "before the run)", use + 100 * m->lim.cpu_wait_before,
+                                  100 * m->lim.cpu_wait_before);
         if (res == R_IO)
                 return str_printf("other processes moved %.1f MB/s to and from disk", use / 1e6);
         return str_printf("some tasks stalled on memory %.0f%% of the time", use);
+}
+
+/* 1 with *ret_why when the probe has been starved YIELD_SAMPLES in a row. */
+static int starved(struct yield_monitor *m, const struct sample *b, char **ret_why)
+{
+        double share = probe_wait_share(&m->last, b);
+        m->starved = m->lim.starved && share > YIELD_STARVED ? m->starved + 1 : 0;
+        if (m->starved < YIELD_SAMPLES)
+                return 0;
+        *ret_why = str_printf("the host's work kept the probe's threads waiting for a CPU "
+                              "%.0f%% of the time they wanted one", 100 * share);
+        return *ret_why ? 1 : -ENOMEM;
 }
 
 int yield_monitor_sample(struct yield_monitor *m, const char **ret_reason, char **ret_why)
 {
         struct sample now;
         double use[R_N];
-        const double lim[R_N] = { m->lim.cpu, m->lim.io, m->lim.memory };
+        const double lim[R_N] = { m->lim.cpu_wait, m->lim.io, m->lim.memory };
         int r = take(m, &now);
         if (r < 0)
                 return r;
         others(m, &now, use);
+        r = starved(m, &now, ret_why);
         m->last = now;
+        if (r != 0) {
+                *ret_reason = reasons[R_CPU];
+                return r;
+        }
         for (int i = 0; i < R_N; i++) {
                 m->over[i] = lim[i] > 0 && use[i] > lim[i] ? m->over[i] + 1 : 0;
                 if (m->over[i] < YIELD_SAMPLES)
                         continue;
                 *ret_reason = reasons[i];
-                *ret_why = describe(i, use[i]);
+                *ret_why = describe(m, i, use[i]);
                 return *ret_why ? 1 : -ENOMEM;
         }
         return 0;
@@ -281,9 +377,17 @@ int yield_monitor_sample(struct yield_monitor *m, const char **ret_reason, char 
 void yield_monitor_others(const struct yield_monitor *m, struct yield_others *ret)
 {
         const struct sample *a = &m->first, *b = &m->last;
-        double dt = b->mono - a->mono, total = b->total - a->total;
-        double cpu = (b->busy - a->busy) - (b->probe_cpu - a->probe_cpu);
+        double dt = b->mono - a->mono, total = b->cpu.total - a->cpu.total;
+        double cpu = (b->cpu.busy - a->cpu.busy) - (b->probe_cpu - a->probe_cpu);
+        double idle = b->cpu.idle - a->cpu.idle;
+        double given = b->cpu.total_allowed - a->cpu.total_allowed;
+        ret->cpus = b->cpu.allowed;
+        /* each CPU's idle share of its time, summed: idle jiffies over the
+         * jiffies of one CPU (the allowed CPUs' total over their number) */
+        ret->idle_cpus = given > 0 && b->cpu.allowed ?
+                         fmin(fmax(idle / (given / b->cpu.allowed), 0), b->cpu.allowed) : NAN;
         ret->cpu = total > 0 ? (cpu > 0 ? cpu : 0) / total : 0;
+        ret->cpu_wait = others_wait(a, b);
         ret->io = m->disk_io && m->lim.io > 0 && dt > 0 ? m->io_high / dt : NAN;
         ret->memory = m->lim.memory > 0 && dt > 0 ?
                       (b->psi_memory_us - a->psi_memory_us) / (dt * 1e6) : NAN;
@@ -295,5 +399,8 @@ void yield_monitor_free(struct yield_monitor *m)
                 return;
         for (size_t i = 0; i < m->n_disks; i++)
                 free(m->disks[i]);
+        if (m->affinity)
+                CPU_FREE(m->affinity);
+        free(m->stat_buf);
         free(m);
 }

@@ -1,14 +1,27 @@
-/* yield.h — a probe run steps aside when other work starts needing what
- * the probe uses.
+/* yield.h — room for a probe before its run, and stepping aside during it.
  *
- * The deferral check (busy.h) looks at the host's pressure before a run;
- * this looks during one, and in the half second before one (the
- * scheduler's look, with the daemon in the probe's place): every
- * YIELD_INTERVAL the runner samples the host and the probe process, and
- * after YIELD_SAMPLES samples in a row in which other work used more than
- * a limit of a resource the run is stopped and counted as deferred, not
- * as a failure (see yield.c for how "other" is told from
- * the probe's own use).  Nothing here logs. */
+ * A production host is busy; what matters is whether it has room for what
+ * this probe needs, and whether the run takes from others, not how busy
+ * the rest of the host is.  The scheduler's look before a run and the
+ * runner's watch during it sample the host every YIELD_INTERVAL with the
+ * same monitor (the daemon in the probe's place for the look):
+ *
+ *   - room: the idle CPUs among those the probe may run on (each CPU's
+ *     idle share of the time it was given, steal left out, summed) against
+ *     the CPUs the probe keeps busy; the scheduler decides with it;
+ *   - others' CPU waits: the share of the time in which tasks other than
+ *     the probe's waited for a CPU (PSI cpu "some", less the probe's own
+ *     threads' run delay: a lower bound), against what it was before the
+ *     run: a run yields when it rises by more than a limit, i.e. when the
+ *     probe takes CPU from others;
+ *   - the probe starved: its threads waited for a CPU more than half of
+ *     the time they wanted one, i.e. the host's work needs the CPUs and
+ *     the run could no longer count;
+ *   - others' disk I/O (probes that do disk I/O) and memory stalls, as
+ *     shares of the host.
+ * A sample is over a limit for one resource; YIELD_SAMPLES in a row decide
+ * (see yield.c for how the probe's own use is told from others').
+ * Nothing here logs. */
 #ifndef BENCHWATCH_YIELD_H
 #define BENCHWATCH_YIELD_H
 
@@ -19,42 +32,66 @@
 #define YIELD_SAMPLES 2      /* in a row over a limit before yielding */
 #define YIELD_ACCURACY_USEC 10000 /* of the sampling timers: sd-event's
                                    * default (250 ms) would double the interval */
+#define YIELD_STARVED 0.5    /* of the time the probe's threads wanted a CPU,
+                              * the share they waited that stops the run */
 
 /* 0 disables a check. */
 struct yield_limits {
-        double cpu;      /* % of the host's CPU time (steal left out) used by
-                          * other processes */
-        double io;       /* bytes/s other processes move to and from disks */
-        double memory;   /* % of the time some task stalled on memory (PSI) */
+        double cpu_wait;        /* percentage points by which others' CPU waits
+                                 * may rise above cpu_wait_before */
+        double cpu_wait_before; /* others' CPU waits before the run (0..1,
+                                 * the look's figure) */
+        bool starved;           /* stop a run whose threads are starved */
+        double io;              /* bytes/s other processes move to and from
+                                 * disks */
+        double memory;          /* % of the time some task stalled on memory
+                                 * (PSI) */
 };
 
 struct yield_monitor;
+struct rundelay;
 
 bool yield_limits_any(const struct yield_limits *lim);
-/* Watches probe process pid; disk_io: the probe does disk I/O (then the
- * I/O check applies; a probe without its own disk I/O is never disturbed
- * by others' I/O much).  Takes the first sample. */
+/* Watches process pid; disk_io: the probe does disk I/O (then the I/O
+ * check applies; a probe without its own disk I/O is never disturbed by
+ * others' I/O much); delay: the probe's threads' run delay, as the runner
+ * samples it (borrowed; NULL: none, as for the daemon in the look).  Takes
+ * the first sample. */
 int yield_monitor_new(const struct yield_limits *lim, pid_t pid, bool disk_io,
-                      struct yield_monitor **ret);
+                      const struct rundelay *delay, struct yield_monitor **ret);
 /* One sample: 1 when the run should yield, with *ret_reason "cpu", "io" or
- * "memory" (static) and *ret_why (malloc'd: "other processes used 87% of
- * the CPU"); 0 when not; -errno (the probe process is gone). */
+ * "memory" (static) and *ret_why (malloc'd: "other tasks waited for a CPU
+ * 34% of the time (12% before the run)"); 0 when not; -errno (the probe
+ * process is gone). */
 int yield_monitor_sample(struct yield_monitor *m, const char **ret_reason,
                          char **ret_why);
-/* What others took over the whole run so far (first to last sample), the
- * same measures as the limits, for the record of a run that did not
- * yield: others' share of the host's CPU time, steal left out (0..1),
- * their disk bytes per second (NAN unless the I/O check applies), the
+/* What the host had and others took over the whole watch so far (first to
+ * last sample), for the look's decision and a run's record: idle CPUs
+ * among those pid may run on (NAN when unreadable) and how many those
+ * are; others' share of the host's CPU time, steal left out (0..1); the
+ * share of the time others waited for a CPU (0..1, NAN without PSI);
+ * their disk bytes per second (NAN unless the I/O check applies); the
  * share of the time some task stalled on memory (0..1, NAN unless the
  * memory check applies). */
 struct yield_others {
-        double cpu, io, memory;
+        double idle_cpus;
+        unsigned cpus;
+        double cpu, cpu_wait, io, memory;
 };
 void yield_monitor_others(const struct yield_monitor *m, struct yield_others *ret);
 void yield_monitor_free(struct yield_monitor *m);
-/* The busy jiffies (user, nice, system, irq, softirq) and the total
- * without steal (the CPU time the host was given) of the "cpu" line of a
- * /proc/stat file; the monitor reads /proc/stat so, the tests a file. */
-int yield_host_cpu(const char *path, double *ret_busy, double *ret_total);
+
+/* From a /proc/stat text: the busy jiffies (user, nice, system, irq,
+ * softirq) and the total without steal of the "cpu" line, and the idle
+ * (idle + iowait) and total without steal summed over the cpuN lines for
+ * which allowed(N) is true (all when allowed is NULL), with how many
+ * there were.  -EINVAL when the text is not /proc/stat. */
+struct yield_cpu_times {
+        double busy, total;          /* the host */
+        double idle, total_allowed;  /* the allowed CPUs */
+        unsigned allowed;
+};
+int yield_parse_stat(const char *text, bool (*allowed)(unsigned cpu, void *userdata),
+                     void *userdata, struct yield_cpu_times *ret);
 
 #endif

@@ -17,12 +17,13 @@
 enum {
         T_MIN_RUNS, T_REFERENCE_RUNS, T_RECENT_RUNS, T_THRESHOLD, T_ALLOWANCE, T_ALARM, T_CLAMP,
         T_DRIFT_ALARM,
-        T_MAX_STEAL, T_VERIFY_MIN_RUNS, T_VERIFY_RUNS, T_MAX_RUN_DELAY, T_MAX_OTHERS_CPU, T_JUDGE,
-        T_OBSOLETE, /* the per-run rule's options, from before the CUSUM */
-        T_WINDOW = T_OBSOLETE, T_WARMUP, T_NOISE_K, T_DEBOUNCE,
+        T_MAX_STEAL, T_VERIFY_MIN_RUNS, T_VERIFY_RUNS, T_MAX_RUN_DELAY, T_JUDGE,
+        T_OBSOLETE, /* options no longer used: the per-run rule's, from
+                     * before the CUSUM, and the host-wide share */
+        T_WINDOW = T_OBSOLETE, T_WARMUP, T_NOISE_K, T_DEBOUNCE, T_MAX_OTHERS_CPU,
 };
 
-#define OBSOLETE "obsolete, accepted and ignored: "
+#define OBSOLETE PARAM_OBSOLETE_HELP
 
 static const char *const judge_choices[] = { "cpu_time", "wall_clock", NULL };
 
@@ -108,20 +109,14 @@ const struct bw_param_def tracker_options[] = {
                 .name = "max_run_delay", .type = BW_PARAM_DOUBLE,
                 .default_value = "0.10", .min = 0, .max = 100,
                 .unit = "fraction",
-                .help = "a run of a probe judged by a CPU-time figure or "
-                        "waiting on a device or server (disk, seqread, http, "
-                        "mysql) whose threads were runnable but not running "
-                        "for more than this share of the run (schedstat run "
-                        "delay) is judged but not counted",
-        },
-        [T_MAX_OTHERS_CPU] = {
-                .name = "max_others_cpu", .type = BW_PARAM_DOUBLE,
-                .default_value = TRACKER_MAX_OTHERS_CPU, .min = 0, .max = 1,
-                .unit = "fraction",
-                .help = "a run during which other processes used more than "
-                        "this share of the host's CPU time (steal left out; "
-                        "without reaching the daemon's yield_cpu) is judged "
-                        "but not counted; 1: never",
+                .help = "a run whose threads were kept from a CPU by other "
+                        "work is judged but not counted: a CPU-bound probe's "
+                        "(cpu, threads, memory) when they waited for a CPU "
+                        "more than this share of the time they wanted one "
+                        "(benchwatch_probe_cpu_wait_ratio), one waiting on a "
+                        "device or server (disk, seqread, http, mysql) when "
+                        "they were runnable but not running for more than "
+                        "this share of the run (benchwatch_probe_run_delay_ratio)",
         },
         [T_JUDGE] = {
                 .name = "judge", .type = BW_PARAM_ENUM,
@@ -152,6 +147,12 @@ const struct bw_param_def tracker_options[] = {
                 .default_value = "3", .min = 1, .max = 100, .unit = "runs",
                 .help = OBSOLETE "see alarm",
         },
+        [T_MAX_OTHERS_CPU] = {
+                .name = "max_others_cpu", .type = BW_PARAM_DOUBLE,
+                .default_value = "0.5", .min = 0, .max = 1, .unit = "fraction",
+                .help = OBSOLETE "a run counts by what its own threads got "
+                        "(see max_run_delay), not by how busy the host was",
+        },
         { .name = NULL },
 };
 
@@ -164,7 +165,6 @@ void tracker_settings(const struct config *cfg, struct tracker_settings *ret)
         ret->verify_max_runs = 20;
         ret->max_steal = 0.10;
         ret->max_run_delay = 0.10;
-        ret->max_others_cpu = strtod(TRACKER_MAX_OTHERS_CPU, NULL);
         if (!ps)
                 return;
         ret->det.min_runs = (unsigned)ps->values[T_MIN_RUNS].i;
@@ -177,7 +177,6 @@ void tracker_settings(const struct config *cfg, struct tracker_settings *ret)
         ret->det.drift_alarm = ps->values[T_DRIFT_ALARM].d;
         ret->max_steal = ps->values[T_MAX_STEAL].d;
         ret->max_run_delay = ps->values[T_MAX_RUN_DELAY].d;
-        ret->max_others_cpu = ps->values[T_MAX_OTHERS_CPU].d;
         ret->det.judge_cpu_time = ps->values[T_JUDGE].i == 0;
         ret->verify_min_runs = (unsigned)ps->values[T_VERIFY_MIN_RUNS].i;
         ret->verify_max_runs = (unsigned)ps->values[T_VERIFY_RUNS].i;
@@ -209,25 +208,6 @@ int tracker_check(const struct config *cfg, char **ret_error)
         return 0;
 }
 
-void tracker_warn_obsolete(const struct config *cfg)
-{
-        const struct param_set *ps = cfg ? config_section(cfg, "regression") : NULL;
-        char *list = NULL;
-        for (int i = T_OBSOLETE; ps && tracker_options[i].name; i++) {
-                if (!ps->values[i].is_set)
-                        continue;
-                char *l = str_printf("%s%s%s", list ? list : "", list ? ", " : "",
-                                     tracker_options[i].name);
-                free(list);
-                list = l;
-        }
-        if (list)
-                log_warning("%s: [regression] %s: obsolete and ignored since the detector "
-                            "accumulates evidence across runs (see reference_runs, alarm and "
-                            "threshold in benchwatch.conf(5))", cfg->source, list);
-        free(list);
-}
-
 /* The run's figure named family, when it is above limit; else NAN. */
 static double over(const struct result *res, const char *family, double limit)
 {
@@ -236,25 +216,30 @@ static double over(const struct result *res, const char *family, double limit)
 }
 
 bool tracker_run_counts(const struct tracker_settings *ts, const struct result *res,
-                        char **ret_why)
+                        const char **ret_reason, char **ret_why)
 {
         char *why = NULL;
+        const char *reason = "cpu_wait";
         double v;
         if (!res->io_bound &&
-            !isnan(v = over(res, "benchwatch_probe_others_cpu_ratio", ts->max_others_cpu)))
-                why = str_printf("other processes used %.1f%% of the CPU time during the run "
-                                 "(max_others_cpu %.0f%%)", v * 100, ts->max_others_cpu * 100);
-        else if (tracker_judged_on_own_time(ts, res) &&
+            !isnan(v = over(res, "benchwatch_probe_cpu_wait_ratio", ts->max_run_delay)))
+                why = str_printf("the probe's threads waited for a CPU %.1f%% of the time they "
+                                 "wanted one (max_run_delay %.0f%%)", v * 100,
+                                 ts->max_run_delay * 100);
+        else if (res->io_bound &&
                  !isnan(v = over(res, "benchwatch_probe_run_delay_ratio", ts->max_run_delay)))
                 why = str_printf("the probe's threads waited for a CPU %.1f%% of the run "
                                  "(max_run_delay %.0f%%)", v * 100, ts->max_run_delay * 100);
         else if (!res->disk_io && !baseline_judges_cpu_time(res, &ts->det) &&
-                 !isnan(v = over(res, "benchwatch_probe_steal_ratio", ts->max_steal)))
+                 !isnan(v = over(res, "benchwatch_probe_steal_ratio", ts->max_steal)) &&
+                 (reason = "steal"))
                 why = str_printf("%.1f%% of the CPU time was stolen by the hypervisor "
                                  "during the run (max_steal %.0f%%)", v * 100,
                                  ts->max_steal * 100);
         else
                 return true;
+        if (ret_reason)
+                *ret_reason = reason;
         if (ret_why)
                 *ret_why = why;
         else

@@ -30,14 +30,9 @@ struct tracker_settings {
         unsigned verify_min_runs, verify_max_runs;
         double max_steal;  /* a run with more of the host's CPU time stolen
                               by the hypervisor is judged but not counted */
-        double max_run_delay;  /* the same for the probe's threads' run
-                                  delay, where steal cannot move the figure */
-        double max_others_cpu; /* and for others' share of the CPU */
+        double max_run_delay;  /* the same for the probe's threads' waits
+                                  for a CPU */
 };
-
-/* max_others_cpu's default: where the CPU-time figures' error beside a
- * co-tenant exceeds their own quiet noise (bench/cost/contention.sh). */
-#define TRACKER_MAX_OTHERS_CPU "0.50"
 
 /* Settings from the config's [regression] section (defaults when absent
  * or cfg is NULL). */
@@ -47,17 +42,14 @@ void tracker_settings(const struct config *cfg, struct tracker_settings *ret);
  * and a malloc'd message naming the file. */
 int tracker_check(const struct config *cfg, char **ret_error);
 
-/* Logs a warning naming the options of [regression] that are set but no
- * longer used (the per-run rule's window, warmup, noise_k, debounce). */
-void tracker_warn_obsolete(const struct config *cfg);
-
-/* Whether a run counts towards the references.  Not, for a CPU-bound
- * probe (not res->io_bound), when other processes used more than
- * max_others_cpu of the host's CPU time during it
- * (benchwatch_probe_others_cpu_ratio, from the runner's yield monitor; an
- * I/O-bound probe's threads feel others' CPU use only as run delay).
- * Then the waits for a CPU are judged by what can have moved the figure:
- *   - a probe judged on its own time (tracker_judged_on_own_time) is not
+/* Whether a run counts towards the references: by what the run got, not
+ * by how busy the rest of the host was.
+ *   - a CPU-bound probe (not res->io_bound) is not counted when its
+ *     threads waited for a CPU more than max_run_delay of the time they
+ *     wanted one (benchwatch_probe_cpu_wait_ratio): a neighbour took the
+ *     CPU from them.  A CPU quota on the daemon throttles them without a
+ *     wait (they are not runnable): such runs count, and a quota is seen;
+ *   - a probe that waits on a device or a server (res->io_bound) is not
  *     counted when its threads were runnable but not running for more
  *     than max_run_delay of the run (benchwatch_probe_run_delay_ratio);
  *   - a probe judged by a wall-clock figure, unless it waits on a disk
@@ -67,10 +59,11 @@ void tracker_warn_obsolete(const struct config *cfg);
  *     scheduler): a CPU-bound probe, and an http or mysql one, whose
  *     round trips wait for the CPUs of both ends (its server's too, when
  *     on this host).
- * A figure the run lacks excludes nothing.  *ret_why (malloc'd, may be
- * NULL) says why not. */
+ * A figure the run lacks excludes nothing.  *ret_reason (static, may be
+ * NULL: "cpu_wait" or "steal") and *ret_why (malloc'd, may be NULL) say
+ * why not. */
 bool tracker_run_counts(const struct tracker_settings *ts, const struct result *res,
-                        char **ret_why);
+                        const char **ret_reason, char **ret_why);
 
 /* The run's judged figures are ones host steal cannot move: the plugin
  * waits on a device or a server (res->io_bound), or the run is judged by

@@ -37,6 +37,9 @@ static void put_probe(FILE *f, const struct statefile_probe *p)
                 put_text(f, p->why);
                 fputc('\n', f);
         }
+        if (p->wait_reason)
+                fprintf(f, "wait %s %.17g %.17g %s\n", p->name, p->waiting_since, p->last_try,
+                        p->wait_reason);
 }
 
 int statefile_write(const char *state_dir, struct statefile *sf, char **ret_error)
@@ -160,6 +163,24 @@ static int read_sink(struct statefile *sf, char *rest)
         return s.name && (s.error || !*rest) ? 0 : -ENOMEM;
 }
 
+static int read_wait(struct statefile *sf, char *rest)
+{
+        const char *name = word(&rest);
+        struct statefile_probe *p = name ? (struct statefile_probe *)
+                                           statefile_find(sf, name) : NULL;
+        double since = 0, last_try = 0;
+        int r = p ? word_double(&rest, &since) : -EBADMSG;
+        if (r >= 0)
+                r = word_double(&rest, &last_try);
+        const char *reason = r >= 0 ? word(&rest) : NULL;
+        if (!reason)
+                return -EBADMSG;
+        free(p->wait_reason);
+        p->waiting_since = since;
+        p->last_try = last_try;
+        return (p->wait_reason = strdup(reason)) ? 0 : -ENOMEM;
+}
+
 static int read_line(struct statefile *sf, char *line)
 {
         char *rest = line;
@@ -180,6 +201,8 @@ static int read_line(struct statefile *sf, char *line)
                 return read_probe(sf, rest);
         if (!strcmp(kind, "sink"))
                 return read_sink(sf, rest);
+        if (!strcmp(kind, "wait"))
+                return read_wait(sf, rest);
         if (!strcmp(kind, "why")) {
                 const char *name = word(&rest);
                 struct statefile_probe *p = name ? (struct statefile_probe *)
@@ -259,6 +282,7 @@ void statefile_clear(struct statefile *sf)
                 free(sf->probes[i].name);
                 free(sf->probes[i].plugin);
                 free(sf->probes[i].why);
+                free(sf->probes[i].wait_reason);
         }
         free(sf->probes);
         sinks_free(sf->sinks, sf->n_sinks);

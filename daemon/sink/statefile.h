@@ -15,6 +15,9 @@
  *   probe <name> <plugin> <interval s> <next run> <last run> <ok 0|1>
  *       <counted 0|1> <deferred in 24h> <yielded in 24h>   (one line)
  *   why <name> <text: why the last run failed or was not counted>
+ *   wait <name> <waiting since> <last try> <reason: none when the last
+ *       try was a counted run, else why not: room, cpu, io, memory, load,
+ *       cpu_wait, steal, failed>   (one line)
  *   sink <name> <last success> <last error> <text of the last error, may be empty>
  *
  * Times are UNIX times (0: never / unknown).  Text is the rest of its line
@@ -39,6 +42,10 @@ struct statefile_probe {
         char *why;                /* failed or not counted: why; else NULL */
         unsigned deferred_day;    /* deferred before starting, last 24 h */
         unsigned yielded_day;     /* stopped during the run, last 24 h */
+        double waiting_since;     /* UNIX time of the last counted run's end
+                                     (the daemon's start before one) */
+        double last_try;          /* UNIX time of the last run or deferral */
+        char *wait_reason;        /* why the last try did not count; "none" */
 };
 
 struct statefile_sink {

@@ -56,7 +56,8 @@ static void on_result(struct result *res, void *userdata)
         record(res, false, NULL);
 }
 
-static void on_deferred(const struct result *refresh, const char *why, void *userdata)
+static void on_deferred(const struct result *refresh, const char *reason, const char *why,
+                        void *userdata)
 {
         record(refresh, true, why);
 }

@@ -1,12 +1,15 @@
 /* test_yield.c — the yield monitor on the real host: the probe's own CPU
- * use, however large, is not "other work" (the monitored process burns
- * every CPU: no yield at a limit that counting it would cross);
- * other processes' use is (children burning every CPU, the monitored
- * process asleep: a yield for cpu within a few samples); a probe process
- * that is gone is an error, not a verdict; the share others took over the
- * whole run is recorded the same way. */
+ * use and waits, however large, are not others' (the monitored process
+ * runs 4 threads a CPU: no yield for others' waits); other processes'
+ * waits are (children burning every CPU twice over, the monitored
+ * process asleep: a yield for cpu within a few samples, and no room); a
+ * probe starved by the host's work yields; a probe process that is gone
+ * is an error, not a verdict; /proc/stat is read per CPU, steal left out,
+ * only the allowed CPUs counted for room. */
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -14,6 +17,7 @@
 #include <unistd.h>
 
 #include "test.h"
+#include "core/rundelay.h"
 #include "core/yield.h"
 
 static volatile int burning = 1;
@@ -21,6 +25,8 @@ static volatile int burning = 1;
 static void *burn(void *arg)
 {
         volatile unsigned long x = 0;
+        if (arg) /* the probe's place: any other work preempts it */
+                CHECK(sched_setscheduler(0, SCHED_IDLE, &(struct sched_param){ 0 }) == 0);
         while (burning)
                 x++;
         return NULL;
@@ -32,13 +38,21 @@ static void nap(double s)
         nanosleep(&ts, NULL);
 }
 
-/* Yield verdicts in n samples of m. */
-static int verdicts(struct yield_monitor *m, int n, const char **ret_reason)
+static bool have_psi(void)
+{
+        return access("/proc/pressure/cpu", R_OK) == 0;
+}
+
+/* Yield verdicts in n samples of m, the probe's run delay d (may be NULL)
+ * sampled before each, as the runner does. */
+static int verdicts(struct yield_monitor *m, struct rundelay *d, int n, const char **ret_reason)
 {
         int yes = 0;
         for (int i = 0; i < n; i++) {
                 char *why = NULL;
                 nap(YIELD_INTERVAL);
+                if (d)
+                        CHECK(rundelay_sample(d) == 0);
                 int r = yield_monitor_sample(m, ret_reason, &why);
                 CHECK(r >= 0);
                 if (r > 0)
@@ -49,38 +63,10 @@ static int verdicts(struct yield_monitor *m, int n, const char **ret_reason)
         return yes;
 }
 
-/* 4 threads per CPU, so that other work on a shared host gets little of
- * the CPU while they run. */
-static void own_use_is_not_others(long ncpu)
+static pid_t *burn_kids(long n)
 {
-        const struct yield_limits lim = { .cpu = 75 };
-        struct yield_monitor *m;
-        pthread_t t[64];
-        const char *reason = NULL;
-        burning = 1;
-        for (long i = 0; i < 4 * ncpu && i < 64; i++)
-                CHECK(pthread_create(&t[i], NULL, burn, NULL) == 0);
-        nap(0.2);
-        CHECK(yield_monitor_new(&lim, getpid(), false, &m) == 0);
-        int yes = verdicts(m, 8, &reason);
-        struct yield_others o;
-        yield_monitor_others(m, &o);  /* the whole run's share, for the record */
-        CHECK(o.cpu >= 0 && o.cpu < 0.75);
-        CHECK(isnan(o.io) && isnan(o.memory)); /* checks not asked for */
-        burning = 0;
-        for (long i = 0; i < 4 * ncpu && i < 64; i++)
-                pthread_join(t[i], NULL);
-        yield_monitor_free(m);
-        CHECK(yes == 0);
-}
-
-static void others_use_is_seen(long ncpu)
-{
-        const struct yield_limits lim = { .cpu = 60 };
-        struct yield_monitor *m;
-        pid_t kids[128];
-        const char *reason = NULL;
-        long n = 2 * ncpu < 128 ? 2 * ncpu : 128;
+        pid_t *kids = calloc((size_t)n, sizeof(*kids));
+        CHECK(kids);
         burning = 1;
         for (long i = 0; i < n; i++) {
                 kids[i] = fork();
@@ -90,23 +76,106 @@ static void others_use_is_seen(long ncpu)
                         _exit(0);
                 }
         }
-        CHECK(yield_monitor_new(&lim, getpid(), false, &m) == 0);
-        int yes = verdicts(m, 4, &reason);
-        struct yield_others o;
-        yield_monitor_others(m, &o);
-        printf("  others' share over the samples: %.0f%%\n", 100 * o.cpu);
-        CHECK(o.cpu > 0.3 && o.cpu <= 1);
+        return kids;
+}
+
+static void reap(pid_t *kids, long n)
+{
         for (long i = 0; i < n; i++)
                 kill(kids[i], SIGKILL);
         for (long i = 0; i < n; i++)
                 waitpid(kids[i], NULL, 0);
+        free(kids);
+}
+
+/* 4 threads per CPU of the monitored process: they wait for each other,
+ * which is not others waiting. */
+static void own_waits_are_not_others(long ncpu)
+{
+        const struct yield_limits lim = { .cpu_wait = 25 };
+        struct yield_monitor *m;
+        struct rundelay *d;
+        pthread_t t[64];
+        const char *reason = NULL;
+        long n = 4 * ncpu < 64 ? 4 * ncpu : 64;
+        burning = 1;
+        for (long i = 0; i < n; i++)
+                CHECK(pthread_create(&t[i], NULL, burn, NULL) == 0);
+        nap(0.2);
+        CHECK(rundelay_new("/proc", getpid(), &d) == 0 && rundelay_sample(d) == 0);
+        CHECK(yield_monitor_new(&lim, getpid(), false, d, &m) == 0);
+        int yes = verdicts(m, d, 8, &reason);
+        struct yield_others o;
+        yield_monitor_others(m, &o);  /* the whole run's, for the record */
+        CHECK(o.cpu >= 0 && o.cpu < 0.75);
+        CHECK(isnan(o.io) && isnan(o.memory)); /* checks not asked for */
+        CHECK(isnan(o.cpu_wait) || o.cpu_wait < 0.25);
+        burning = 0;
+        for (long i = 0; i < n; i++)
+                pthread_join(t[i], NULL);
         yield_monitor_free(m);
+        rundelay_free(d);
+        CHECK(yes == 0);
+}
+
+/* Children burning every CPU twice over, the monitored process asleep:
+ * they wait for each other, the look finds no room, a run yields. */
+static void others_waits_are_seen(long ncpu)
+{
+        const struct yield_limits lim = { .cpu_wait = 25 };
+        struct yield_monitor *m;
+        const char *reason = NULL;
+        long n = 2 * ncpu < 128 ? 2 * ncpu : 128;
+        pid_t *kids = burn_kids(n);
+        nap(0.1);
+        CHECK(yield_monitor_new(&lim, getpid(), false, NULL, &m) == 0);
+        int yes = verdicts(m, NULL, 4, &reason);
+        struct yield_others o;
+        yield_monitor_others(m, &o);
+        printf("  others' share %.0f%%, their waits %.0f%%, idle CPUs %.2f of %u\n",
+               100 * o.cpu, 100 * o.cpu_wait, o.idle_cpus, o.cpus);
+        reap(kids, n);
+        yield_monitor_free(m);
+        CHECK(o.cpu > 0.3 && o.cpu <= 1);
+        CHECK(o.cpus >= 1 && o.idle_cpus >= 0 && o.idle_cpus < 0.5);
+        if (!have_psi()) {
+                printf("  no PSI here: others' waits not checked\n");
+                return;
+        }
+        CHECK(o.cpu_wait > 0.5);
+        CHECK(yes >= 1 && !strcmp(reason, "cpu"));
+}
+
+/* A thread of the monitored process at SCHED_IDLE beside children
+ * burning every CPU: it hardly runs, and the run stops. */
+static void starved_is_seen(long ncpu)
+{
+        const struct yield_limits lim = { .starved = true };
+        struct yield_monitor *m;
+        struct rundelay *d;
+        pthread_t t;
+        const char *reason = NULL;
+        pid_t *kids = burn_kids(ncpu);
+        burning = 1;
+        CHECK(pthread_create(&t, NULL, burn, (void *)1) == 0);
+        nap(0.2);
+        CHECK(rundelay_new("/proc", getpid(), &d) == 0 && rundelay_sample(d) == 0);
+        CHECK(yield_monitor_new(&lim, getpid(), false, d, &m) == 0);
+        int yes = verdicts(m, d, 4, &reason);
+        burning = 0;
+        pthread_join(t, NULL);
+        reap(kids, ncpu);
+        printf("  the probe's threads waited %.0f%% of the time they wanted a CPU\n",
+               100 * rundelay_wait_share(d));
+        CHECK(rundelay_wait_share(d) > YIELD_STARVED);
+        yield_monitor_free(m);
+        rundelay_free(d);
         CHECK(yes >= 1 && !strcmp(reason, "cpu"));
 }
 
 static void gone_is_an_error(void)
 {
-        const struct yield_limits lim = { .cpu = 60, .io = 1e6 };
+        const struct yield_limits lim = { .cpu_wait = 60, .io = 1e6 };
         struct yield_monitor *m;
         const char *reason = NULL;
         char *why = NULL;
@@ -115,42 +184,51 @@ static void gone_is_an_error(void)
         if (kid == 0)
                 _exit(0);
         m = NULL;
-        (void)yield_monitor_new(&lim, kid, true, &m); /* it may be gone already */
+        (void)yield_monitor_new(&lim, kid, true, NULL, &m); /* it may be gone already */
         waitpid(kid, NULL, 0);
         if (m) {
                 CHECK(yield_monitor_sample(m, &reason, &why) < 0 && !why);
                 yield_monitor_free(m);
         }
         CHECK(!yield_limits_any(&(struct yield_limits){ 0 }) && yield_limits_any(&lim));
+        CHECK(yield_limits_any(&(struct yield_limits){ .starved = true }));
+}
+
+static bool odd_cpus(unsigned cpu, void *userdata)
+{
+        return cpu % 2;
 }
 
 /* A VM losing a quarter of its CPU to steal, its own services taking all
- * the rest: the share others took is of the time the host was given, so
- * a limit below 100% can still be reached. */
-static void steal_is_not_the_hosts_time(void)
+ * the rest: shares are of the time the host was given; room counts the
+ * allowed CPUs' idle time only. */
+static void stat_is_read_per_cpu(void)
 {
-        char path[] = "/tmp/test_yield_statXXXXXX";
-        int fd = mkstemp(path);
-        CHECK(fd >= 0);
         /* user nice system idle iowait irq softirq steal guest guest_nice */
-        const char line[] = "cpu  600 0 150 0 0 0 0 250 0 0\ncpu0 300 0 75 0 0 0 0 125 0 0\n";
-        CHECK(write(fd, line, sizeof(line) - 1) == (ssize_t)(sizeof(line) - 1));
-        close(fd);
-        double busy = 0, total = 0;
-        CHECK(yield_host_cpu(path, &busy, &total) == 0);
-        CHECK(busy == 750 && total == 750);
-        unlink(path);
-        CHECK(yield_host_cpu(path, &busy, &total) < 0);
+        const char text[] = "cpu  600 0 150 400 0 0 0 250 0 0\n"
+                            "cpu0 300 0 75 0 0 0 0 125 0 0\n"
+                            "cpu1 300 0 75 300 100 0 0 125 0 0\n"
+                            "intr 12345 0 0\nctxt 99\n";
+        struct yield_cpu_times t;
+        CHECK(yield_parse_stat(text, NULL, NULL, &t) == 0);
+        CHECK(t.busy == 750 && t.total == 1150);
+        CHECK(t.allowed == 2 && t.idle == 400 && t.total_allowed == 1150);
+        CHECK(yield_parse_stat(text, odd_cpus, NULL, &t) == 0);
+        CHECK(t.allowed == 1 && t.idle == 400 && t.total_allowed == 775);
+        CHECK(yield_parse_stat("intr 1\n", NULL, NULL, &t) == -EINVAL);
+        CHECK(yield_parse_stat("cpu  1 2 3\n", NULL, NULL, &t) == -EINVAL);
+        CHECK(yield_parse_stat("cpu  1 2 3 4 5 6 7 8\ncpux 1\n", NULL, NULL, &t) == -EINVAL);
 }
 
 int main(void)
 {
         long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
         CHECK(ncpu > 0);
-        own_use_is_not_others(ncpu);
-        others_use_is_seen(ncpu);
+        stat_is_read_per_cpu();
+        own_waits_are_not_others(ncpu);
+        others_waits_are_seen(ncpu);
+        starved_is_seen(ncpu);
         gone_is_an_error();
-        steal_is_not_the_hosts_time();
         printf("test_yield: ok\n");
         return 0;
 }
