@@ -28,6 +28,7 @@
 
 #include "core/busy.h"
 #include "core/log.h"
+#include "core/priority.h"
 #include "core/runspec.h"
 #include "core/yield.h"
 #include "util/parse.h"
@@ -366,6 +367,11 @@ static void start(struct sched *s, struct slot *slot)
         runspec_fill(s->cfg, s->reg->dir, s->running_name, pc->plugin, s->running_params,
                      pc->timeout, &spec);
         runspec_yield_limits(s->cfg, false, &s->yield);
+        /* under SCHED_IDLE any other task preempts the probe at once: it
+         * takes no CPU from others, and a rise of their waits meanwhile is
+         * theirs (its own starving still stops it) */
+        if (spec.cpu_policy == PRIO_CPU_IDLE)
+                s->yield.cpu_wait = 0;
         s->yield.cpu_wait_before = s->look_cpu_wait;
         s->look_cpu_wait = 0;
         spec.yield = &s->yield;
