@@ -49,7 +49,10 @@
 #          (`benchwatch run http rate=`, as bench/cost/impact.sh) at 25% / 50% of
 #          its capacity, measured once (closed loop, 8 connections, 5 s)
 #          before the first web neighbour starts;
-#   cpu    `sysbench cpu --threads=N` on half the CPUs, without end.
+#   cpu    `sysbench cpu --threads=N` on half the CPUs, without end;
+#   busy<N>, full, stream<N>
+#          busy loops pinned to the last N CPUs, to every CPU (no room),
+#          or STREAM-like memory hogs (bench/lib/neighbours.sh).
 # Builds: BUILDS="NAME=BUILD_DIR ..." runs every scenario with each build's
 # benchwatch and plugins (BUILD_DIR/benchwatch, BUILD_DIR/plugins/.libs),
 # the builds' order alternating from one repetition to the next (ABBA), so
@@ -73,8 +76,9 @@
 #   "this"), REPEAT (1: each scenario x neighbour x build this many times),
 #   WEB_PORT (18096), WEB_CONC (8 connections of the web load), SETTINGS
 #   (shipped: the daemon's [daemon] defaults but for interval, splay and
-#   duty_cycle; busy: also yield_cpu and max_psi_cpu 0, so others' CPU
-#   defers and stops no run; forced: nice 0, no deferral, no yield),
+#   duty_cycle; busy: also yield_cpu (room and yield_cpu_wait where the
+#   build has them) and max_psi_cpu 0, so others' CPU defers and stops no
+#   run; forced: nice 0, no deferral, no yield),
 #   CLEAN_BUDGET (seconds the clean scenario may take; 26 x RUNS + 300),
 #   ARRIVE (unset: the neighbour is there from the start; N: the clean
 #   scenario's neighbour arrives once each probe has N runs, beside a
@@ -117,9 +121,12 @@ while [ $# -gt 0 ]; do
 done
 SCENARIOS=${SCENARIOS:-$SCEN_ALL}
 NEIGHBOURS=$(echo "${NEIGH_ARGS:-${NEIGHBOURS:-none}}" | tr ',' ' ')
+. "$(dirname "$0")/../lib/neighbours.sh"
 for nb in $NEIGHBOURS; do
-        case $nb in none|web25|web50|cpu) ;;
-        *) echo "bench: unknown neighbour '$nb' (none, web25, web50, cpu)" >&2; exit 2 ;;
+        case $nb in web25|web50|cpu) ;;
+        *) neighbour_valid "$nb" ||
+                { echo "bench: unknown neighbour '$nb' (none, web25, web50, cpu," \
+                       "busy<N>, full, stream<N>)" >&2; exit 2; } ;;
         esac
 done
 REPEAT=${REPEAT:-1}
@@ -251,7 +258,9 @@ yield = no
 max_psi_io = 0
 max_psi_memory = 0
 CONF
-        [ "$SETTINGS" = busy ] && printf 'yield_cpu = 0\nmax_psi_cpu = 0\n'
+        # (a build that has room and yield_cpu_wait ignores yield_cpu)
+        [ "$SETTINGS" = busy ] && printf 'yield_cpu = 0\nmax_psi_cpu = 0\n' &&
+                grep -q yield_cpu_wait "$BENCHWATCH" && printf 'room = 0\nyield_cpu_wait = 0\n'
         cat <<CONF
 
 [journal]
@@ -730,9 +739,13 @@ start_neighbour() {
                 sysbench cpu --threads="$threads" --time=0 run > "$f.out" 2>&1 &
                 NB_PIDS=$!
                 NB_TEXT="cpu: sysbench cpu --threads=$threads without end, pid $NB_PIDS" ;;
+        *)
+                neighbour_start "$1"
+                NB_PIDS=$NEIGHBOUR_PIDS
+                NB_TEXT="$NEIGHBOUR_TEXT, pids$NB_PIDS" ;;
         esac
         sleep 2 # under way before the daemon starts
-        kill -0 "$NB_PIDS" 2> /dev/null || { echo "bench: neighbour $1 exited at once" >&2;
+        kill -0 $NB_PIDS 2> /dev/null || { echo "bench: neighbour $1 exited at once" >&2;
                 cat "$f".* >&2 2> /dev/null; NB_PIDS=""; return 1; }
         echo "   neighbour $NB_TEXT"
 }
