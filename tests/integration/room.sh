@@ -1,0 +1,84 @@
+#!/bin/bash
+# Room, not share: a 1-thread cpu probe beside a busy loop pinned to the
+# last CPU (the other CPUs idle) runs and its runs count, though others
+# use half of a 2-CPU host (the rule before: every run deferred or not
+# counted); with a busy loop on every CPU there is no room: no probe
+# process starts, the deferrals count with reason "room", and the
+# textfile and `benchwatch status` say how long the probe has waited for
+# a counted run and why.  The shipped [daemon] and [regression] settings
+# but for the intervals.
+. "$top_srcdir/tests/integration/lib/lib.sh"
+. "$top_srcdir/bench/lib/neighbours.sh"
+
+NCPU=$(nproc)
+[ "$NCPU" -ge 2 ] || skip "needs 2 CPUs: a busy loop on one, the probe on another"
+NEIGHBOUR_PIDS=""
+trap 'neighbour_stop; cleanup_test' EXIT
+
+cat > "$T/bw.conf" <<CONF
+[daemon]
+state_dir = $T/state
+cache_dir = $T/cache
+splay = 0
+first_splay = 0
+duty_cycle = 1
+[journal]
+enabled = no
+[textfile]
+path = $T/bw.prom
+[probe c]
+plugin = cpu
+duration = 0.5s
+interval = 1s
+CONF
+prom() { sed -n "s/^$1 //p" "$T/bw.prom" 2>/dev/null; }
+child_of() { pgrep -P "$1" -f "__child --parent=$1"; }
+# counted and not counted runs so far, from the history
+runs() { cat "$T/state/history-c.txt" 2>/dev/null |
+        awk -v c="$1" '$2 == c && /events_per_second/ { n++ } END { print n + 0 }'; }
+counted() { runs 1; }
+uncounted() { runs 0; }
+
+neighbour_start busy1
+"$BENCHWATCH" -c "$T/bw.conf" daemon > "$T/out" 2> "$T/err" &
+dpid=$!
+BW_PIDS="$dpid"
+enough() { [ "$(counted)" -ge 6 ]; }
+wait_for 40 enough || {
+        grep -q "cpu pressure" "$T/err" && skip "the host is busy by itself: $(grep -m1 'cpu pressure' "$T/err")"
+        fail "beside a busy loop on CPU $((NCPU - 1)): $(counted) runs counted, $(uncounted) not: $(grep -E 'deferred|not counted' "$T/err" | tail -3)"
+}
+c=$(counted) u=$(uncounted)
+echo "beside $NEIGHBOUR_TEXT: $c runs counted, $u not, $(grep -c deferred "$T/err") deferrals"
+[ "$u" -le "$c" ] || fail "more runs not counted ($u) than counted ($c): $(grep 'not counted' "$T/err" | tail -2)"
+[ "$(prom 'benchwatch_probe_waiting_since_timestamp_seconds{probe="c",reason="none"}')" != "" ] ||
+        fail "the textfile does not say the last try counted: $(grep waiting "$T/bw.prom")"
+neighbour_stop
+
+# every CPU busy: no room, no probe process
+neighbour_start full
+sleep 1
+ROOM='benchwatch_probe_deferred_total{probe="c",reason="room"}'
+r0=$(prom "$ROOM")
+started=""
+room_deferred() { [ "$(prom "$ROOM")" -ge $(( ${r0:-0} + 2 )) ]; }
+for _ in $(seq 100); do
+        p=$(child_of "$dpid") && started="$started $p"
+        room_deferred && break
+        sleep 0.1
+done
+room_deferred || fail "no deferral for room beside $NEIGHBOUR_TEXT: $(tail -3 "$T/err")"
+# a run already under way when the loops started may finish; none starts after
+p=$(child_of "$dpid") && fail "a probe process ($p) started with every CPU busy: $(tail -3 "$T/err")"
+grep -q "probe 'c' deferred, host busy: no room: [0-9.]* of $NCPU CPUs idle" "$T/err" ||
+        fail "the deferral does not say why: $(grep deferred "$T/err" | tail -2)"
+[ -n "$(prom 'benchwatch_probe_waiting_since_timestamp_seconds{probe="c",reason="room"}')" ] ||
+        fail "the textfile does not say the probe waits for room: $(grep waiting "$T/bw.prom")"
+"$BENCHWATCH" -c "$T/bw.conf" status > "$T/status" 2>&1
+grep -q "c: no counted run for .*: no room for it on the host's CPUs" "$T/status" ||
+        fail "status does not say why the probe waits: $(cat "$T/status")"
+"$BENCHWATCH" -c "$T/bw.conf" status --format=json > "$T/status.json" 2>&1
+json "$T/status.json" 'r["probes"][0]["waiting"]["reason"] == "room"' ||
+        fail "status --format=json: $(cat "$T/status.json")"
+echo "beside $NEIGHBOUR_TEXT: deferred for room ($(grep -m1 -o "no room: [^;]*" "$T/err"))"
+echo "room: ok"
