@@ -349,8 +349,8 @@ static int start_yield_watch(struct runner *rn, const struct run_spec *spec)
 {
         if (!yield_limits_any(spec->yield))
                 return 0;
-        bool disk_io = spec->plugin->caps & BW_CAP_DISK_IO;
-        if (yield_monitor_new(spec->yield, rn->pid, disk_io, rn->delay, &rn->yield) < 0)
+        if (yield_monitor_new(spec->yield, rn->pid, spec->plugin->caps, rn->delay,
+                              &rn->yield) < 0)
                 return 0;
         return sd_event_add_time_relative(rn->event, &rn->yield_timer, CLOCK_MONOTONIC,
                                           (uint64_t)(YIELD_INTERVAL * 1e6),

@@ -485,8 +485,7 @@ static int begin_look(struct sched *s, const struct slot *slot, const struct pro
                 return -ENOENT;
         lim.cpu_wait = 0;
         lim.starved = false;
-        bool disk_io = pc->plugin->caps & BW_CAP_DISK_IO;
-        int r = yield_monitor_new(&lim, getpid(), disk_io, NULL, &s->look);
+        int r = yield_monitor_new(&lim, getpid(), pc->plugin->caps, NULL, &s->look);
         if (r >= 0 && !(s->look_name = strdup(slot->name)))
                 r = -ENOMEM;
         if (r >= 0)

@@ -16,9 +16,11 @@
  * a disk, http or mysql probe at nice 10 can.
  *
  * The probe starved.  Of the time its threads wanted a CPU (on one, or
- * waiting), the share they waited, over the sample: when the host's own
- * work keeps the probe off the CPUs the run can no longer count, and
- * stepping aside frees what it still takes (its wake-ups, its cache).
+ * waiting), the share they waited, over the sample (for a probe that waits
+ * on a disk or a server: their waits per second of the sample): when the
+ * host's own work keeps the probe off the CPUs the run can no longer
+ * count, and stepping aside frees what it still takes (its wake-ups, its
+ * cache).
  *
  * Others' CPU share, for the record: the host's busy jiffies (user, nice,
  * system, irq, softirq) minus the probe process's utime + stime
@@ -54,6 +56,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/plugin.h"
 #include "core/rundelay.h"
 #include "util/fdio.h"
 #include "util/strutil.h"
@@ -79,7 +82,7 @@ struct sample {
 struct yield_monitor {
         struct yield_limits lim;
         pid_t pid;
-        bool disk_io;
+        bool disk_io, io_bound;
         const struct rundelay *delay;
         cpu_set_t *affinity;     /* NULL: every CPU */
         size_t affinity_size;
@@ -258,7 +261,7 @@ static int take(const struct yield_monitor *m, struct sample *s)
         return r;
 }
 
-int yield_monitor_new(const struct yield_limits *lim, pid_t pid, bool disk_io,
+int yield_monitor_new(const struct yield_limits *lim, pid_t pid, uint32_t caps,
                       const struct rundelay *delay, struct yield_monitor **ret)
 {
         struct yield_monitor *m = calloc(1, sizeof(*m));
@@ -268,10 +271,11 @@ int yield_monitor_new(const struct yield_limits *lim, pid_t pid, bool disk_io,
         }
         m->lim = *lim;
         m->pid = pid;
-        m->disk_io = disk_io;
+        m->disk_io = caps & BW_CAP_DISK_IO;
+        m->io_bound = caps & (BW_CAP_DISK_IO | BW_CAP_NETWORK);
         m->delay = delay;
         find_affinity(m);
-        if (disk_io && lim->io > 0)
+        if (m->disk_io && lim->io > 0)
                 find_disks(m);
         int r = take(m, &m->first);
         m->last = m->first;
@@ -306,10 +310,15 @@ static double others_wait(const struct sample *a, const struct sample *b)
 }
 
 /* Of the time the probe's threads wanted a CPU in a..b, the share they
- * waited; 0 when they wanted none. */
-static double probe_wait_share(const struct sample *a, const struct sample *b)
+ * waited (0 when they wanted none); of an I/O-bound probe, their waits
+ * per second of a..b. */
+static double probe_wait_share(const struct yield_monitor *m, const struct sample *a,
+                               const struct sample *b)
 {
         double wait = b->probe_wait - a->probe_wait, run = b->probe_run - a->probe_run;
+        double dt = b->mono - a->mono;
+        if (m->io_bound)
+                return dt > 0 ? wait / dt : 0;
         return wait + run > 0 ? wait / (wait + run) : 0;
 }
 
@@ -339,11 +348,14 @@ static char *describe(const struct yield_monitor *m, int res, double use)
 /* 1 with *ret_why when the probe has been starved YIELD_SAMPLES in a row. */
 static int starved(struct yield_monitor *m, const struct sample *b, char **ret_why)
 {
-        double share = probe_wait_share(&m->last, b);
+        double share = probe_wait_share(m, &m->last, b);
         m->starved = m->lim.starved && share > YIELD_STARVED ? m->starved + 1 : 0;
         if (m->starved < YIELD_SAMPLES)
                 return 0;
-        *ret_why = str_printf("the host's work kept the probe's threads waiting for a CPU "
+        *ret_why = m->io_bound ?
+                   str_printf("the host's work kept the probe's threads waiting for a CPU "
+                              "%.0f%% of the time", 100 * share) :
+                   str_printf("the host's work kept the probe's threads waiting for a CPU "
                               "%.0f%% of the time they wanted one", 100 * share);
         return *ret_why ? 1 : -ENOMEM;
 }

@@ -26,6 +26,7 @@
 #define BENCHWATCH_YIELD_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #define YIELD_INTERVAL 0.25  /* seconds between samples */
@@ -52,12 +53,16 @@ struct yield_monitor;
 struct rundelay;
 
 bool yield_limits_any(const struct yield_limits *lim);
-/* Watches process pid; disk_io: the probe does disk I/O (then the I/O
- * check applies; a probe without its own disk I/O is never disturbed by
- * others' I/O much); delay: the probe's threads' run delay, as the runner
- * samples it (borrowed; NULL: none, as for the daemon in the look).  Takes
- * the first sample. */
-int yield_monitor_new(const struct yield_limits *lim, pid_t pid, bool disk_io,
+/* Watches process pid of a probe of a plugin with capabilities caps
+ * (BW_CAP_*): one that does disk I/O meets the I/O check (a probe without
+ * its own disk I/O is never disturbed by others' I/O much); one that waits
+ * on a disk or a server is starved when its threads wait for a CPU more
+ * than YIELD_STARVED of the sample's time (its threads mostly sleep: their
+ * short wake-ups would make any wait a large share of their wants).
+ * delay: the probe's threads' run delay, as the runner samples it
+ * (borrowed; NULL: none, as for the daemon in the look).  Takes the first
+ * sample. */
+int yield_monitor_new(const struct yield_limits *lim, pid_t pid, uint32_t caps,
                       const struct rundelay *delay, struct yield_monitor **ret);
 /* One sample: 1 when the run should yield, with *ret_reason "cpu", "io" or
  * "memory" (static) and *ret_why (malloc'd: "other tasks waited for a CPU

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "test.h"
+#include "core/plugin.h"
 #include "core/rundelay.h"
 #include "core/yield.h"
 
@@ -103,7 +104,7 @@ static void own_waits_are_not_others(long ncpu)
                 CHECK(pthread_create(&t[i], NULL, burn, NULL) == 0);
         nap(0.2);
         CHECK(rundelay_new("/proc", getpid(), &d) == 0 && rundelay_sample(d) == 0);
-        CHECK(yield_monitor_new(&lim, getpid(), false, d, &m) == 0);
+        CHECK(yield_monitor_new(&lim, getpid(), BW_CAP_CPU_BOUND, d, &m) == 0);
         int yes = verdicts(m, d, 8, &reason);
         struct yield_others o;
         yield_monitor_others(m, &o);  /* the whole run's, for the record */
@@ -128,7 +129,7 @@ static void others_waits_are_seen(long ncpu)
         long n = 2 * ncpu < 128 ? 2 * ncpu : 128;
         pid_t *kids = burn_kids(n);
         nap(0.1);
-        CHECK(yield_monitor_new(&lim, getpid(), false, NULL, &m) == 0);
+        CHECK(yield_monitor_new(&lim, getpid(), BW_CAP_CPU_BOUND, NULL, &m) == 0);
         int yes = verdicts(m, NULL, 4, &reason);
         struct yield_others o;
         yield_monitor_others(m, &o);
@@ -160,7 +161,7 @@ static void starved_is_seen(long ncpu)
         CHECK(pthread_create(&t, NULL, burn, (void *)1) == 0);
         nap(0.2);
         CHECK(rundelay_new("/proc", getpid(), &d) == 0 && rundelay_sample(d) == 0);
-        CHECK(yield_monitor_new(&lim, getpid(), false, d, &m) == 0);
+        CHECK(yield_monitor_new(&lim, getpid(), BW_CAP_CPU_BOUND, d, &m) == 0);
         int yes = verdicts(m, d, 4, &reason);
         burning = 0;
         pthread_join(t, NULL);
@@ -184,7 +185,7 @@ static void gone_is_an_error(void)
         if (kid == 0)
                 _exit(0);
         m = NULL;
-        (void)yield_monitor_new(&lim, kid, true, NULL, &m); /* it may be gone already */
+        (void)yield_monitor_new(&lim, kid, BW_CAP_DISK_IO, NULL, &m); /* it may be gone already */
         waitpid(kid, NULL, 0);
         if (m) {
                 CHECK(yield_monitor_sample(m, &reason, &why) < 0 && !why);
