@@ -60,6 +60,8 @@ static void test_exited_threads_count(void)
         put(79, 1, 50000000);       /* a thread started late */
         CHECK(rundelay_sample(d) == 0);
         CHECK_NEAR(rundelay_seconds(d), 0.7, 1e-9);
+        /* on-CPU time the same way: 2000 + 9000 (kept after the exit) + 1 ns */
+        CHECK_NEAR(rundelay_cpu_seconds(d), 11001e-9, 1e-9);
         rundelay_free(d);
         CHECK(rundelay_new(dir, 12345, &d) == 0);
         CHECK(rundelay_sample(d) == -ENOENT); /* no such process */
