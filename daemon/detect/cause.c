@@ -1,0 +1,126 @@
+/* cause.c — see cause.h.  The regressed runs are summarised figure by
+ * figure (the median of a level, the sum and mean of a count) and the
+ * rules of cause_rules.c walked in order: the first that holds names the
+ * cause and gives its sentence. */
+#include "detect/cause.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "detect/cause_rules.h"
+
+const char *const cause_labels[CAUSE_N_KINDS] = {
+        "inventory", "kernel_log", "memory_errors", "heat", "cpu_quota", "clock",
+        "hypervisor", "neighbour", "memory_pressure", "disk_queue", "disk_device", "host",
+        "component",
+};
+
+const char *const cause_names[CAUSE_N_KINDS] = {
+        "inventory", "kernel log", "memory errors", "heat", "CPU quota", "CPU clock",
+        "hypervisor", "neighbour", "memory pressure", "others' disk I/O", "disk device",
+        "the whole host", "the component",
+};
+
+void cause_run_init(struct cause_run *r)
+{
+        for (int f = 0; f < CAUSE_N_FIGURES; f++)
+                r->f[f] = NAN;
+}
+
+static int by_value(const void *a, const void *b)
+{
+        double x = *(const double *)a, y = *(const double *)b;
+        return x < y ? -1 : x > y;
+}
+
+/* The p-quantile of sorted v[0..n), interpolated. */
+static double quantile(const double *v, size_t n, double p)
+{
+        double pos = p * (double)(n - 1);
+        size_t lo = (size_t)pos;
+        return lo + 1 < n ? v[lo] + (v[lo + 1] - v[lo]) * (pos - (double)lo) : v[lo];
+}
+
+/* Figure f of runs[0..n) that have it, sorted into buf; their count. */
+static size_t gather(const struct cause_run *runs, size_t n, int f, double *buf)
+{
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+                if (isfinite(runs[i].f[f]))
+                        buf[k++] = runs[i].f[f];
+        qsort(buf, k, sizeof(*buf), by_value);
+        return k;
+}
+
+int cause_reference_of(const struct cause_run *runs, size_t n, struct cause_reference *ret)
+{
+        double *buf = malloc((n ? n : 1) * sizeof(*buf));
+        if (!buf)
+                return -ENOMEM;
+        for (int f = 0; f < CAUSE_N_FIGURES; f++) {
+                size_t k = gather(runs, n, f, buf);
+                ret->n[f] = k;
+                ret->median[f] = k ? quantile(buf, k, 0.5) : NAN;
+                ret->low[f] = k ? quantile(buf, k, 0.1) : NAN;
+                ret->high[f] = k ? quantile(buf, k, 0.9) : NAN;
+        }
+        free(buf);
+        return 0;
+}
+
+static int aggregate(struct cause_ctx *c)
+{
+        const struct cause_input *in = c->in;
+        double *buf = malloc(in->n_runs * sizeof(*buf));
+        if (!buf)
+                return -ENOMEM;
+        for (int f = 0; f < CAUSE_N_FIGURES; f++) {
+                struct cause_agg *a = &c->a[f];
+                a->n = gather(in->runs, in->n_runs, f, buf);
+                a->sum = 0;
+                for (size_t i = 0; i < a->n; i++)
+                        a->sum += buf[i];
+                a->median = a->n ? quantile(buf, a->n, 0.5) : NAN;
+                a->mean = a->n ? a->sum / (double)a->n : NAN;
+        }
+        free(buf);
+        return 0;
+}
+
+int cause_find(const struct cause_input *in, struct cause *ret)
+{
+        struct cause_ctx c = { .in = in, .ref = in->ref };
+        struct cause out = { .kind = CAUSE_COMPONENT };
+        bool chosen = false;
+        if (!in->n_runs || !in->runs || !in->ref || in->direction == DETECTOR_NONE)
+                return -EINVAL;
+        int r = aggregate(&c);
+        for (int k = 0; r >= 0 && k < CAUSE_N_KINDS; k++) {
+                char *text = NULL;
+                r = cause_rules[k](&c, chosen ? NULL : &text);
+                if (r > 0 && !chosen) {
+                        out.kind = (enum cause_kind)k;
+                        out.evidence = text;
+                        chosen = true;
+                }
+                /* the component is what is left: not a match beside another */
+                if (r > 0 && (k != CAUSE_COMPONENT || out.kind == CAUSE_COMPONENT))
+                        out.matched |= 1u << k;
+        }
+        if (r < 0) {
+                free(out.evidence);
+                return r;
+        }
+        out.label = cause_labels[out.kind];
+        out.name = cause_names[out.kind];
+        *ret = out;
+        return 0;
+}
+
+void cause_clear(struct cause *c)
+{
+        free(c->evidence);
+        c->evidence = NULL;
+}
+

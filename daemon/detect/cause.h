@@ -1,0 +1,148 @@
+/* cause.h — the most likely cause of a regression, with its numbers.
+ *
+ * A verdict that says only "cpu events/s -14%" leaves the operator to
+ * find out whether the CPU got slower or the host did something to the
+ * run.  Each run carries its evidence (core/evidence_window.h, and the
+ * runner's and scheduler's figures: run delay, others' CPU, steal,
+ * pressure); this compares the evidence of the runs that entered the
+ * regression with that of the reference's runs and names the cause from
+ * a fixed set, in this order, the first whose evidence holds:
+ *   inventory        MemTotal or the online CPUs differ from the reference's
+ *   kernel_log       I/O errors, resets, machine checks or GPU Xids logged
+ *   memory_errors    EDAC corrected or uncorrected errors, HardwareCorrupted
+ *   heat             the CPUs throttled for heat, or the NVMe controller
+ *   cpu_quota        the daemon's cgroup throttled by its CPU quota
+ *   clock            the effective clock below the reference's
+ *   hypervisor       the hypervisor stole CPU time
+ *   neighbour        the probe's threads waited for a CPU (run delay,
+ *                    on-CPU ratio)
+ *   memory_pressure  tasks stalled on memory (PSI)
+ *   disk_queue       a deeper queue on the disk: others' I/O
+ *   disk_device      the disk took longer per I/O at the same queue
+ *   host             independent probes (another resource) regressed
+ *                    too, or the component's siblings are as slow
+ *   component        none of these: the component itself
+ * Each rule is a simple threshold: the evidence must be there in at least
+ * half of the regressed runs, and beyond the reference runs' spread (their
+ * 90th percentile, or 10th where lower is the sign) by a margin that a
+ * person would call clear (CAUSE_* below); counts of events must exceed
+ * what a reference run had.  A cause is never named without the numbers
+ * that made it, and the component is never blamed while other resources
+ * regressed with it.  Pure computation; nothing here logs. */
+#ifndef BENCHWATCH_CAUSE_H
+#define BENCHWATCH_CAUSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "detect/detector.h"
+
+enum cause_kind {
+        CAUSE_INVENTORY,
+        CAUSE_KERNEL_LOG,
+        CAUSE_MEMORY_ERRORS,
+        CAUSE_HEAT,
+        CAUSE_CPU_QUOTA,
+        CAUSE_CLOCK,
+        CAUSE_HYPERVISOR,
+        CAUSE_NEIGHBOUR,
+        CAUSE_MEMORY_PRESSURE,
+        CAUSE_DISK_QUEUE,
+        CAUSE_DISK_DEVICE,
+        CAUSE_HOST,
+        CAUSE_COMPONENT,
+        CAUSE_N_KINDS
+};
+/* For Prometheus (cause="cpu_quota") and for people ("CPU quota"). */
+extern const char *const cause_labels[CAUSE_N_KINDS];
+extern const char *const cause_names[CAUSE_N_KINDS];
+
+/* The figures a run's evidence has (cause_figures.h reads them from a
+ * result); NAN where the run has none. */
+enum cause_figure {
+        CAUSE_F_THROTTLED,      /* ratio of quota periods */
+        CAUSE_F_THROTTLED_S,    /* seconds */
+        CAUSE_F_CLOCK,          /* hertz */
+        CAUSE_F_SCALING_MAX,    /* hertz */
+        CAUSE_F_ON_CPU,         /* ratio */
+        CAUSE_F_RUN_DELAY,      /* ratio of the run */
+        CAUSE_F_OTHERS_CPU,     /* ratio of the host's CPU time */
+        CAUSE_F_STEAL,          /* ratio */
+        CAUSE_F_CPU_HEAT,       /* events, cores and packages */
+        CAUSE_F_NVME_HEAT,      /* thermal management transitions */
+        CAUSE_F_EDAC_CE,        /* events */
+        CAUSE_F_EDAC_UE,        /* events */
+        CAUSE_F_HW_CORRUPTED,   /* bytes, a level */
+        CAUSE_F_MEM_PRESSURE,   /* ratio (PSI some) */
+        CAUSE_F_MEM_TOTAL,      /* bytes */
+        CAUSE_F_CPUS_ONLINE,
+        CAUSE_F_DISK_READ,      /* seconds per read of the run's disk */
+        CAUSE_F_DISK_WRITE,     /* seconds per write */
+        CAUSE_F_DISK_QUEUE,     /* mean I/Os in flight */
+        CAUSE_F_OTHERS_IO,      /* others' disk bytes per second */
+        CAUSE_F_LOG_IO_ERROR,   /* kernel log records, by kind */
+        CAUSE_F_LOG_RESET,
+        CAUSE_F_LOG_MACHINE_CHECK,
+        CAUSE_F_LOG_EDAC,
+        CAUSE_F_LOG_XID,
+        CAUSE_F_NVME_MEDIA,     /* media errors */
+        CAUSE_N_FIGURES
+};
+
+struct cause_run {
+        double f[CAUSE_N_FIGURES];
+};
+
+/* The reference's runs, figure by figure: the median, the 10th and 90th
+ * percentiles of the runs that had it, and how many had it. */
+struct cause_reference {
+        double median[CAUSE_N_FIGURES], low[CAUSE_N_FIGURES], high[CAUSE_N_FIGURES];
+        size_t n[CAUSE_N_FIGURES];
+};
+
+/* Summarises runs[0..n) (NAN figures left out); 0 or -ENOMEM. */
+int cause_reference_of(const struct cause_run *runs, size_t n, struct cause_reference *ret);
+
+/* A run whose every figure is NAN. */
+void cause_run_init(struct cause_run *r);
+
+struct cause_input {
+        const struct cause_run *runs;   /* the runs that entered the regression */
+        size_t n_runs;
+        const struct cause_reference *ref;
+        enum detector_direction direction;
+        double change;                  /* the figure's change: -0.14 */
+        const char *plugin;             /* this probe's plugin ("cpu", "disk") */
+        /* plugins of the other probes that entered a regression within
+         * others_window seconds (NULL-terminated; NULL: none) */
+        const char *const *others;
+        double others_window;
+        /* this component's figure over the median of its siblings' (same
+         * model, this host or the fleet), NAN when there are none */
+        double sibling_ratio;
+        unsigned n_siblings;
+};
+
+struct cause {
+        enum cause_kind kind;
+        const char *label, *name;       /* cause_labels[kind], cause_names[kind] */
+        char *evidence;                 /* malloc'd: "throttled in 41% of ..." */
+        unsigned matched;               /* bit per kind whose evidence held */
+};
+
+#define CAUSE_MIN_THROTTLED 0.05   /* of the quota periods, and beyond the reference */
+#define CAUSE_MIN_STEAL 0.02
+#define CAUSE_MIN_RUN_DELAY 0.05
+#define CAUSE_MIN_ON_CPU_DROP 0.05
+#define CAUSE_MIN_PRESSURE 0.05
+#define CAUSE_CLOCK_DROP 0.05      /* below the reference's 10th percentile */
+#define CAUSE_DISK_SLOWER 0.15     /* device time per I/O above the 90th */
+#define CAUSE_QUEUE_DEEPER 1.5     /* times the reference's 90th, and +0.5 */
+#define CAUSE_SIBLINGS_ALIKE 0.05  /* within this of its siblings: not alone */
+
+/* The most likely cause: 0 (*ret filled; cause_clear frees it), -EINVAL
+ * (no runs, no reference, or a direction of none), -ENOMEM. */
+int cause_find(const struct cause_input *in, struct cause *ret);
+void cause_clear(struct cause *c);
+
+#endif

@@ -1,0 +1,90 @@
+/* cause_figures.c — see cause_figures.h. */
+#include "detect/cause_figures.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The first sample of family matching the labels, or NAN. */
+static double one(const struct result *res, const char *family, const char *name,
+                  const char *value)
+{
+        const char *match[] = { name, value, NULL };
+        const struct sample *s = result_find_sample(res, family, name ? match : NULL);
+        return s ? s->value : NAN;
+}
+
+/* The sum of every sample of family, or NAN when it has none. */
+static double sum(const struct result *res, const char *family)
+{
+        const struct family *f = result_find(res, family);
+        double total = 0;
+        if (!f || !f->n_samples)
+                return NAN;
+        for (size_t i = 0; i < f->n_samples; i++)
+                total += f->samples[i].value;
+        return total;
+}
+
+/* The run's disk: the first device of its benchwatch_disk_info, else the
+ * only one of its evidence; "" when neither says. */
+static void run_device(const struct result *res, char *buf, size_t size)
+{
+        const struct sample *s = result_find_sample(res, "benchwatch_disk_info", NULL);
+        const char *dev = s ? sample_label(s, "device") : NULL;
+        const struct family *f = result_find(res, "benchwatch_probe_disk_queue_depth");
+        if (!dev && f && f->n_samples == 1)
+                dev = sample_label(&f->samples[0], "device");
+        snprintf(buf, size, "%.*s", dev ? (int)strcspn(dev, ",") : 0, dev ? dev : "");
+}
+
+static void disk_figures(const struct result *res, struct cause_run *r)
+{
+        char dev[128];
+        run_device(res, dev, sizeof(dev));
+        if (!*dev)
+                return;
+        const char *rd[] = { "device", dev, "op", "read", NULL };
+        const char *wr[] = { "device", dev, "op", "write", NULL };
+        const struct sample *s;
+        if ((s = result_find_sample(res, "benchwatch_probe_disk_seconds_per_io", rd)))
+                r->f[CAUSE_F_DISK_READ] = s->value;
+        if ((s = result_find_sample(res, "benchwatch_probe_disk_seconds_per_io", wr)))
+                r->f[CAUSE_F_DISK_WRITE] = s->value;
+        r->f[CAUSE_F_DISK_QUEUE] = one(res, "benchwatch_probe_disk_queue_depth", "device", dev);
+}
+
+void cause_figures_of(const struct result *res, struct cause_run *r)
+{
+        static const struct { int f; const char *family, *label, *value; } direct[] = {
+                { CAUSE_F_THROTTLED, "benchwatch_probe_cpu_throttled_ratio", NULL, NULL },
+                { CAUSE_F_THROTTLED_S, "benchwatch_probe_cpu_throttled_seconds", NULL, NULL },
+                { CAUSE_F_CLOCK, "benchwatch_probe_cpu_clock_hertz", NULL, NULL },
+                { CAUSE_F_SCALING_MAX, "benchwatch_probe_cpu_max_hertz", "limit", "scaling" },
+                { CAUSE_F_ON_CPU, "benchwatch_probe_on_cpu_ratio", NULL, NULL },
+                { CAUSE_F_RUN_DELAY, "benchwatch_probe_run_delay_ratio", NULL, NULL },
+                { CAUSE_F_OTHERS_CPU, "benchwatch_probe_others_cpu_ratio", NULL, NULL },
+                { CAUSE_F_STEAL, "benchwatch_probe_steal_ratio", NULL, NULL },
+                { CAUSE_F_EDAC_CE, "benchwatch_probe_edac_corrected_errors", NULL, NULL },
+                { CAUSE_F_EDAC_UE, "benchwatch_probe_edac_uncorrected_errors", NULL, NULL },
+                { CAUSE_F_HW_CORRUPTED, "benchwatch_probe_memory_hardware_corrupted_bytes", NULL,
+                  NULL },
+                { CAUSE_F_MEM_PRESSURE, "benchwatch_probe_pressure_ratio", "resource", "memory" },
+                { CAUSE_F_MEM_TOTAL, "benchwatch_probe_memory_total_bytes", NULL, NULL },
+                { CAUSE_F_CPUS_ONLINE, "benchwatch_probe_cpus_online", NULL, NULL },
+                { CAUSE_F_OTHERS_IO, "benchwatch_probe_others_disk_bytes_per_second", NULL, NULL },
+                { CAUSE_F_LOG_IO_ERROR, "benchwatch_probe_kernel_log_events", "kind", "io_error" },
+                { CAUSE_F_LOG_RESET, "benchwatch_probe_kernel_log_events", "kind", "reset" },
+                { CAUSE_F_LOG_MACHINE_CHECK, "benchwatch_probe_kernel_log_events", "kind",
+                  "machine_check" },
+                { CAUSE_F_LOG_EDAC, "benchwatch_probe_kernel_log_events", "kind", "edac" },
+                { CAUSE_F_LOG_XID, "benchwatch_probe_kernel_log_events", "kind", "xid" },
+        };
+        cause_run_init(r);
+        for (size_t i = 0; i < sizeof(direct) / sizeof(*direct); i++)
+                r->f[direct[i].f] = one(res, direct[i].family, direct[i].label, direct[i].value);
+        r->f[CAUSE_F_CPU_HEAT] = sum(res, "benchwatch_probe_thermal_throttle_events");
+        r->f[CAUSE_F_NVME_HEAT] = sum(res, "benchwatch_probe_nvme_thermal_transitions");
+        r->f[CAUSE_F_NVME_MEDIA] = sum(res, "benchwatch_probe_nvme_media_errors");
+        disk_figures(res, r);
+}

@@ -1,0 +1,485 @@
+/* cause_rules.c — the rules of cause.h, each a threshold on the regressed
+ * runs' figures against the reference's spread (cause_rules.h), and the
+ * sentence that gives its numbers. */
+#include "detect/cause_rules.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/parse.h"
+#include "util/strutil.h"
+
+/* ---- the words -------------------------------------------------------------- */
+
+static const char *pct(double ratio, char *buf, size_t size)
+{
+        double p = ratio * 100;
+        snprintf(buf, size, fabs(p) < 9.95 ? "%.1f%%" : "%.0f%%", p);
+        return buf;
+}
+
+/* A count as a whole number below 1000 ("14"), else "4.51k". */
+static const char *count(double v, char *buf, size_t size)
+{
+        if (v == floor(v) && fabs(v) < 999.5) {
+                snprintf(buf, size, "%.0f", v);
+                return buf;
+        }
+        return format_quantity(v, false, buf, (unsigned)size);
+}
+
+/* "in the reference", or that it has none to compare with. */
+static const char *ref_pct(const struct cause_ctx *c, int f, char *buf, size_t size)
+{
+        char p[32];
+        if (!cause_in_ref(c, f))
+                snprintf(buf, size, "no reference figure to compare");
+        else
+                snprintf(buf, size, "against %s in the reference",
+                         pct(c->ref->median[f], p, sizeof(p)));
+        return buf;
+}
+
+/* "over the 3 runs" or "in the run". */
+static const char *over_runs(const struct cause_ctx *c, char *buf, size_t size)
+{
+        if (c->in->n_runs == 1)
+                snprintf(buf, size, "in the run");
+        else
+                snprintf(buf, size, "over the %zu runs", c->in->n_runs);
+        return buf;
+}
+
+/* text + sep + the formatted piece (sep only after some text); NULL
+ * when out of memory (text is freed).  Starts from NULL; after a failure
+ * a rule goes on only while text is not NULL ("text || nothing before"),
+ * so that no sentence loses a piece of its evidence to a failed join. */
+static char *join(char *text, const char *sep, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+static char *join(char *text, const char *sep, const char *fmt, ...)
+{
+        va_list ap;
+        va_start(ap, fmt);
+        char *piece = str_vprintf(fmt, ap);
+        va_end(ap);
+        char *t = piece ? str_printf("%s%s%s", text ? text : "", text ? sep : "", piece) : NULL;
+        free(piece);
+        free(text);
+        return t;
+}
+
+/* "N what" or "N whats" appended to a list. */
+static char *join_count(char *text, double n, const char *what)
+{
+        char q[32];
+        return join(text, ", ", "%s %s%s", count(n, q, sizeof(q)), what, n == 1 ? "" : "s");
+}
+
+static const char *hz(double v, char *buf, size_t size)
+{
+        snprintf(buf, size, "%.2f GHz", v / 1e9);
+        return buf;
+}
+
+static const char *gib(double bytes, char *buf, size_t size)
+{
+        snprintf(buf, size, "%.1f GiB", bytes / 1073741824.0);
+        return buf;
+}
+
+/* ---- the rules, in the order of enum cause_kind ------------------------------ */
+
+static int done(char *text, char **ret)
+{
+        *ret = text;
+        return text ? 1 : -ENOMEM;
+}
+
+static int rule_inventory(const struct cause_ctx *c, char **ret)
+{
+        const int cpus = CAUSE_F_CPUS_ONLINE, mem = CAUSE_F_MEM_TOTAL;
+        const struct cause_agg *a = c->a;
+        bool cpu_moved = cause_present(c, cpus) && cause_in_ref(c, cpus) &&
+                         fabs(a[cpus].median - c->ref->median[cpus]) >= 0.5;
+        bool mem_moved = cause_present(c, mem) && cause_in_ref(c, mem) &&
+                         fabs(a[mem].median / c->ref->median[mem] - 1) > 0.02;
+        char x[32], y[32];
+        char *text = NULL;
+        if (!ret || (!cpu_moved && !mem_moved))
+                return cpu_moved || mem_moved;
+        if (cpu_moved)
+                text = join(text, ", ", "%s CPUs online against %s in the reference",
+                            count(a[cpus].median, x, sizeof(x)),
+                            count(c->ref->median[cpus], y, sizeof(y)));
+        if (mem_moved && (text || !cpu_moved))
+                text = join(text, ", ", "memory %s against %s in the reference",
+                            gib(a[mem].median, x, sizeof(x)),
+                            gib(c->ref->median[mem], y, sizeof(y)));
+        return done(text, ret);
+}
+
+static int rule_kernel_log(const struct cause_ctx *c, char **ret)
+{
+        static const struct { int f; const char *what; } kinds[] = {
+                { CAUSE_F_LOG_IO_ERROR, "I/O error" }, { CAUSE_F_LOG_RESET, "reset" },
+                { CAUSE_F_LOG_MACHINE_CHECK, "machine check" }, { CAUSE_F_LOG_XID, "GPU Xid" },
+        };
+        char *text = NULL, r[32];
+        bool any = false, oom = false;
+        for (size_t i = 0; i < sizeof(kinds) / sizeof(*kinds); i++) {
+                if (!cause_more_events(c, kinds[i].f))
+                        continue;
+                any = true;
+                if (ret && !oom)
+                        oom = !(text = join_count(text, c->a[kinds[i].f].sum, kinds[i].what));
+        }
+        if (!ret || !any)
+                return any;
+        if (!oom)
+                text = join(text, " ", "in the kernel log %s", over_runs(c, r, sizeof(r)));
+        return done(text, ret);
+}
+
+static int rule_memory_errors(const struct cause_ctx *c, char **ret)
+{
+        const int hw = CAUSE_F_HW_CORRUPTED;
+        bool edac = cause_more_events(c, CAUSE_F_EDAC_CE) || cause_more_events(c, CAUSE_F_EDAC_UE);
+        bool logged = cause_more_events(c, CAUSE_F_LOG_EDAC);
+        double hw_ref = cause_in_ref(c, hw) ? c->ref->median[hw] : 0;
+        bool corrupted = cause_present(c, hw) && c->a[hw].median > hw_ref;
+        char x[32], y[32], r[32];
+        char *text = NULL;
+        if (!ret || !(edac || logged || corrupted))
+                return edac || logged || corrupted;
+        over_runs(c, r, sizeof(r));
+        if (edac)
+                text = join(text, ", ", "EDAC: %s corrected, %s uncorrected errors %s",
+                            count(c->a[CAUSE_F_EDAC_CE].sum, x, sizeof(x)),
+                            count(c->a[CAUSE_F_EDAC_UE].sum, y, sizeof(y)), r);
+        if (logged && (text || !edac))
+                text = join(text, ", ", "%s EDAC reports in the kernel log %s",
+                            count(c->a[CAUSE_F_LOG_EDAC].sum, x, sizeof(x)), r);
+        if (corrupted && (text || !(edac || logged)))
+                text = join(text, ", ", "%s bytes of memory taken out of use (HardwareCorrupted; "
+                            "%s in the reference)", count(c->a[hw].median, x, sizeof(x)),
+                            count(hw_ref, y, sizeof(y)));
+        return done(text, ret);
+}
+
+static int rule_heat(const struct cause_ctx *c, char **ret)
+{
+        const int cpu = CAUSE_F_CPU_HEAT, nvme = CAUSE_F_NVME_HEAT;
+        bool hot_cpu = cause_more_events(c, cpu), hot_nvme = cause_more_events(c, nvme);
+        char x[32], y[32], r[32];
+        char *text = NULL;
+        if (!ret || !(hot_cpu || hot_nvme))
+                return hot_cpu || hot_nvme;
+        over_runs(c, r, sizeof(r));
+        if (hot_cpu)
+                text = join(text, ", ", "the CPUs throttled for heat %s times %s (cores and "
+                            "packages; %s a run in the reference)",
+                            count(c->a[cpu].sum, x, sizeof(x)), r,
+                            count(cause_in_ref(c, cpu) ? c->ref->median[cpu] : 0, y, sizeof(y)));
+        if (hot_nvme && (text || !hot_cpu))
+                text = join(text, ", ", "the NVMe controller entered thermal management %s "
+                            "times %s",
+                            count(c->a[nvme].sum, x, sizeof(x)), r);
+        return done(text, ret);
+}
+
+static int rule_cpu_quota(const struct cause_ctx *c, char **ret)
+{
+        const int f = CAUSE_F_THROTTLED, s = CAUSE_F_THROTTLED_S;
+        bool held = cause_above(c, f, CAUSE_MIN_THROTTLED, CAUSE_MIN_THROTTLED);
+        char p[32], secs[32], q[48] = "", rf[64];
+        if (!held || !ret)
+                return held;
+        if (cause_present(c, s))
+                snprintf(q, sizeof(q), " (%s a run)",
+                         format_quantity(c->a[s].median, true, secs, sizeof(secs)));
+        return done(str_printf("throttled in %s of its CPU quota periods%s, %s",
+                               pct(c->a[f].median, p, sizeof(p)), q,
+                               ref_pct(c, f, rf, sizeof(rf))), ret);
+}
+
+static int rule_clock(const struct cause_ctx *c, char **ret)
+{
+        const int f = CAUSE_F_CLOCK, max = CAUSE_F_SCALING_MAX;
+        bool held = cause_present(c, f) && cause_in_ref(c, f) &&
+                    c->a[f].median <= c->ref->low[f] * (1 - CAUSE_CLOCK_DROP);
+        char x[32], y[32];
+        if (!held || !ret)
+                return held;
+        char *text = str_printf("%s against %s in the reference", hz(c->a[f].median, x, sizeof(x)),
+                                hz(c->ref->median[f], y, sizeof(y)));
+        if (text && cause_present(c, max) && cause_in_ref(c, max) &&
+            c->a[max].median < c->ref->median[max] * (1 - CAUSE_CLOCK_DROP))
+                text = join(text, ", ", "cpufreq allows %s at most (%s in the reference)",
+                            hz(c->a[max].median, x, sizeof(x)),
+                            hz(c->ref->median[max], y, sizeof(y)));
+        return done(text, ret);
+}
+
+static int rule_hypervisor(const struct cause_ctx *c, char **ret)
+{
+        const int f = CAUSE_F_STEAL;
+        bool held = cause_above(c, f, CAUSE_MIN_STEAL, CAUSE_MIN_STEAL);
+        char p[32], rf[64];
+        if (!held || !ret)
+                return held;
+        return done(str_printf("steal %s of the host's CPU time, %s",
+                               pct(c->a[f].median, p, sizeof(p)), ref_pct(c, f, rf, sizeof(rf))),
+                    ret);
+}
+
+/* " (0.99 in the reference)", "" when it has none. */
+static const char *ref_ratio(const struct cause_ctx *c, int f, bool percent, char *buf, size_t size)
+{
+        char v[32];
+        *buf = 0;
+        if (!cause_in_ref(c, f))
+                return buf;
+        if (percent)
+                pct(c->ref->median[f], v, sizeof(v));
+        else
+                snprintf(v, sizeof(v), "%.2f", c->ref->median[f]);
+        snprintf(buf, size, " (%s in the reference)", v);
+        return buf;
+}
+
+static int rule_neighbour(const struct cause_ctx *c, char **ret)
+{
+        const int on = CAUSE_F_ON_CPU, delay = CAUSE_F_RUN_DELAY, others = CAUSE_F_OTHERS_CPU;
+        double m = c->a[on].median;
+        bool waited = cause_above(c, delay, CAUSE_MIN_RUN_DELAY, CAUSE_MIN_RUN_DELAY);
+        bool less = cause_present(c, on) && m <= 1 - CAUSE_MIN_ON_CPU_DROP &&
+                    (!cause_in_ref(c, on) || m <= c->ref->low[on] - CAUSE_MIN_ON_CPU_DROP);
+        char p[32], rf[64];
+        char *text = NULL;
+        if (!ret || !(waited || less))
+                return waited || less;
+        if (cause_present(c, on))
+                text = join(text, ", ", "on-CPU %.2f%s", m,
+                            ref_ratio(c, on, false, rf, sizeof(rf)));
+        if (cause_present(c, delay) && (text || !cause_present(c, on)))
+                text = join(text, ", ", "run delay %s of the run%s",
+                            pct(c->a[delay].median, p, sizeof(p)),
+                            ref_ratio(c, delay, true, rf, sizeof(rf)));
+        if (cause_above(c, others, CAUSE_MIN_RUN_DELAY, CAUSE_MIN_RUN_DELAY) && text)
+                text = join(text, ", ", "other processes used %s of the host's CPU time%s",
+                            pct(c->a[others].median, p, sizeof(p)),
+                            ref_ratio(c, others, true, rf, sizeof(rf)));
+        return done(text, ret);
+}
+
+static int rule_memory_pressure(const struct cause_ctx *c, char **ret)
+{
+        const int f = CAUSE_F_MEM_PRESSURE;
+        bool held = cause_above(c, f, CAUSE_MIN_PRESSURE, CAUSE_MIN_PRESSURE);
+        char p[32], rf[64];
+        if (!held || !ret)
+                return held;
+        return done(str_printf("tasks stalled on memory %s of the run (PSI), %s",
+                               pct(c->a[f].median, p, sizeof(p)), ref_pct(c, f, rf, sizeof(rf))),
+                    ret);
+}
+
+static bool queue_deeper(const struct cause_ctx *c)
+{
+        const int q = CAUSE_F_DISK_QUEUE;
+        double m = c->a[q].median, hi = c->ref->high[q];
+        return cause_present(c, q) && cause_in_ref(c, q) && m >= hi * CAUSE_QUEUE_DEEPER &&
+               m >= hi + 0.5;
+}
+
+static bool others_io_up(const struct cause_ctx *c)
+{
+        const int f = CAUSE_F_OTHERS_IO;
+        double m = c->a[f].median;
+        return cause_present(c, f) && m >= 1e6 && (!cause_in_ref(c, f) || m >= 2 * c->ref->high[f]);
+}
+
+static int rule_disk_queue(const struct cause_ctx *c, char **ret)
+{
+        const int q = CAUSE_F_DISK_QUEUE, o = CAUSE_F_OTHERS_IO;
+        bool deeper = queue_deeper(c), others = others_io_up(c);
+        char x[32], y[32];
+        char *text = NULL;
+        if (!ret || !(deeper || others))
+                return deeper || others;
+        if (deeper)
+                text = join(text, ", ", "queue depth %.2f against %.2f in the reference",
+                            c->a[q].median, c->ref->median[q]);
+        if (others && (text || !deeper))
+                text = join(text, ", ", "others' I/O %sB/s (%sB/s in the reference)",
+                            count(c->a[o].median, x, sizeof(x)),
+                            count(cause_in_ref(c, o) ? c->ref->median[o] : 0, y, sizeof(y)));
+        return done(text, ret);
+}
+
+/* How much slower per I/O than the reference, for read or write (the
+ * larger), or 0 when neither is clearly above its spread. */
+static double slower_per_io(const struct cause_ctx *c, int *ret_f)
+{
+        const int ops[] = { CAUSE_F_DISK_READ, CAUSE_F_DISK_WRITE };
+        double best = 0;
+        for (size_t i = 0; i < 2; i++) {
+                int f = ops[i];
+                if (!cause_present(c, f) || !cause_in_ref(c, f) || !(c->ref->median[f] > 0) ||
+                    c->a[f].median < c->ref->high[f] * (1 + CAUSE_DISK_SLOWER))
+                        continue;
+                double rel = c->a[f].median / c->ref->median[f] - 1;
+                if (rel > best) {
+                        best = rel;
+                        *ret_f = f;
+                }
+        }
+        return best;
+}
+
+static int rule_disk_device(const struct cause_ctx *c, char **ret)
+{
+        const int q = CAUSE_F_DISK_QUEUE;
+        int f = CAUSE_F_DISK_READ;
+        double rel = slower_per_io(c, &f);
+        bool held = rel > 0 && !queue_deeper(c);
+        char x[32], y[32], p[32];
+        if (!held || !ret)
+                return held;
+        char *text = str_printf("device time per %s +%s (%s against %s in the reference)",
+                                f == CAUSE_F_DISK_READ ? "read" : "write", pct(rel, p, sizeof(p)),
+                                format_quantity(c->a[f].median, true, x, sizeof(x)),
+                                format_quantity(c->ref->median[f], true, y, sizeof(y)));
+        if (text && cause_present(c, q) && cause_in_ref(c, q))
+                text = join(text, ", ", "queue flat (%.2f against %.2f)", c->a[q].median,
+                            c->ref->median[q]);
+        return done(text, ret);
+}
+
+/* What a plugin measures: probes of one resource are not independent
+ * (a failing disk slows disk, disklat and seqread alike). */
+static const char *resource_of(const char *plugin)
+{
+        static const char *const map[][2] = {
+                { "cpu", "cpu" }, { "threads", "cpu" }, { "memory", "memory" },
+                { "disk", "disk" }, { "disklat", "disk" }, { "seqread", "disk" },
+                { "http", "service" }, { "mysql", "service" }, { "gpu", "gpu" },
+        };
+        for (size_t i = 0; plugin && i < sizeof(map) / sizeof(*map); i++)
+                if (!strcmp(plugin, map[i][0]))
+                        return map[i][1];
+        return plugin ? plugin : "";
+}
+
+/* The other probes' plugins of resources other than this one's, each
+ * resource once, as "memory and disk"; NULL when none (or out of memory:
+ * *ret_oom). */
+static char *independent_others(const struct cause_ctx *c, bool *ret_oom)
+{
+        const char *mine = resource_of(c->in->plugin);
+        const char *seen[16];
+        size_t n = 0, total = 0;
+        for (const char *const *p = c->in->others; p && *p && n < 16; p++) {
+                const char *res = resource_of(*p);
+                bool dup = !strcmp(res, mine);
+                for (size_t i = 0; i < n && !dup; i++)
+                        dup = !strcmp(resource_of(seen[i]), res);
+                if (!dup)
+                        seen[n++] = *p;
+        }
+        char *text = NULL;
+        for (size_t i = 0; i < n; i++, total++) {
+                const char *sep = i == 0 ? "" : i + 1 == n ? " and " : ", ";
+                if (!(text = join(text, sep, "%s", seen[i]))) {
+                        *ret_oom = true;
+                        return NULL;
+                }
+        }
+        return text;
+}
+
+/* This component's figure against its siblings', worse as > 0. */
+static double worse_than_siblings(const struct cause_ctx *c)
+{
+        double r = c->in->sibling_ratio;
+        if (!c->in->n_siblings || !isfinite(r) || !(r > 0))
+                return NAN;
+        return c->in->direction == DETECTOR_HIGHER_IS_BETTER ? 1 - r : r - 1;
+}
+
+static int rule_host(const struct cause_ctx *c, char **ret)
+{
+        bool oom = false;
+        char *others = independent_others(c, &oom);
+        double w = worse_than_siblings(c);
+        bool alike = isfinite(w) && w <= CAUSE_SIBLINGS_ALIKE;
+        char when[32] = "the same window", p[32];
+        char *text = NULL;
+        if (oom)
+                return -ENOMEM;
+        if (!ret || !(others || alike)) {
+                free(others);
+                return others || alike;
+        }
+        if (c->in->others_window > 0)
+                format_duration(c->in->others_window, when, sizeof(when));
+        if (others)
+                text = join(text, ", ", "the %s probes regressed within %s too", others, when);
+        if (alike && (text || !others))
+                text = join(text, ", ", "its %u siblings of the same model are as slow (it "
+                            "is %s %s)", c->in->n_siblings, pct(fabs(w), p, sizeof(p)),
+                            w >= 0 ? "worse" : "better");
+        free(others);
+        return done(text, ret);
+}
+
+/* The evidence the regressed runs had, as "CPU quota, clock, steal":
+ * what the component's verdict was checked against. */
+static char *checked(const struct cause_ctx *c)
+{
+        static const struct { int f; const char *name; } what[] = {
+                { CAUSE_F_CPUS_ONLINE, "inventory" }, { CAUSE_F_LOG_IO_ERROR, "kernel log" },
+                { CAUSE_F_EDAC_CE, "memory errors" }, { CAUSE_F_CPU_HEAT, "heat" },
+                { CAUSE_F_THROTTLED, "CPU quota" }, { CAUSE_F_CLOCK, "clock" },
+                { CAUSE_F_STEAL, "steal" }, { CAUSE_F_RUN_DELAY, "run delay" },
+                { CAUSE_F_ON_CPU, "on-CPU time" }, { CAUSE_F_MEM_PRESSURE, "memory pressure" },
+                { CAUSE_F_DISK_QUEUE, "disk queue" }, { CAUSE_F_DISK_READ, "device time" },
+        };
+        char *text = NULL;
+        for (size_t i = 0; i < sizeof(what) / sizeof(*what); i++)
+                if (cause_present(c, what[i].f) && !(text = join(text, ", ", "%s", what[i].name)))
+                        return NULL;
+        return text ? text : strdup("");
+}
+
+static int rule_component(const struct cause_ctx *c, char **ret)
+{
+        double w = worse_than_siblings(c);
+        char p[32];
+        char *text = NULL, *list;
+        if (!ret)
+                return 1;
+        if (isfinite(w) && w > 0)
+                text = join(text, "; ", "%s worse than its %u siblings of the same model",
+                            pct(w, p, sizeof(p)), c->in->n_siblings);
+        if (!(list = checked(c))) {
+                free(text);
+                return -ENOMEM;
+        }
+        if (*list && (text || !(isfinite(w) && w > 0)))
+                text = join(text, "; ", "no host counter moved (%s as in the reference)", list);
+        else if (text || !(isfinite(w) && w > 0))
+                text = join(text, "; ", "no evidence of the host's recorded for these runs");
+        free(list);
+        return done(text, ret);
+}
+
+const cause_rule_fn cause_rules[CAUSE_N_KINDS] = {
+        rule_inventory, rule_kernel_log, rule_memory_errors, rule_heat, rule_cpu_quota,
+        rule_clock, rule_hypervisor, rule_neighbour, rule_memory_pressure, rule_disk_queue,
+        rule_disk_device, rule_host, rule_component,
+};
+

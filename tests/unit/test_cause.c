@@ -1,0 +1,287 @@
+/* test_cause.c — the cause engine names each cause from evidence built as
+ * the real sources write it (an evidence window added to a result by
+ * evidence_window_add_metrics, steal and pressure by busy.c, run delay and
+ * others' CPU under the runner's names, read back by cause_figures_of),
+ * with its numbers in the sentence; holds back when the evidence is in
+ * too few of the regressed runs or within the reference's spread; and
+ * never blames the component while another resource regressed too. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/busy.h"
+#include "core/evidence.h"
+#include "core/evidence_window.h"
+#include "core/result.h"
+#include "detect/cause.h"
+#include "detect/cause_figures.h"
+#include "test.h"
+#include "util/strutil.h"
+
+#ifndef TOP_SRCDIR
+#define TOP_SRCDIR "."
+#endif
+
+static struct evidence_host *host; /* the metal fixture: disks nvme0n1, sda */
+
+/* What a run went through, in the units of the sources. */
+struct spec {
+        double throttled, clock, on_cpu, run_delay, others_cpu, steal, heat, edac_ce;
+        double psi_memory, read_s, queue, io_errors, resets, cpus, mem_total;
+};
+
+static const struct spec quiet = {
+        .throttled = 0, .clock = 2.9e9, .on_cpu = 0.99, .run_delay = 0.01, .others_cpu = 0.05,
+        .steal = 0.004, .heat = 0, .edac_ce = 0, .psi_memory = 0.005, .read_s = 1.0e-3,
+        .queue = 1.0, .io_errors = 0, .resets = 0, .cpus = 4, .mem_total = 32.0 * (1 << 30),
+};
+
+static void add(struct result *res, const char *name, double v)
+{
+        CHECK(result_add(res, name, "test", METRIC_GAUGE, NULL, v, NULL) == 0);
+}
+
+/* A result carrying the spec as the runner, the scheduler and the
+ * evidence window would add it, read back as the engine's figures;
+ * jitter: a relative wobble of the levels, as runs have. */
+static void run_of(const struct spec *s, double jitter, struct cause_run *ret)
+{
+        struct evidence_window w;
+        struct busy_window bw = { .steal = s->steal * (1 + jitter),
+                                  .pressure = { NAN, NAN, s->psi_memory * (1 + jitter) } };
+        struct result *res = result_new("p", "disk");
+        const char *info[] = { "device", "nvme0n1", NULL };
+        memset(&w, 0, sizeof(w));
+        w.seconds = 1;
+        w.throttled_ratio = s->throttled;
+        w.throttled_seconds = s->throttled * 0.8;
+        w.clock_hz = s->clock * (1 + jitter / 4);
+        w.clock_source = "perf";
+        w.on_cpu_ratio = fmin(s->on_cpu * (1 + jitter / 4), 1);
+        w.scaling_max_hz = w.cpuinfo_max_hz = 3.5e9;
+        w.throttle_events[EVIDENCE_CORE] = w.throttle_events[EVIDENCE_PACKAGE] = s->heat / 2;
+        w.throttle_seconds[EVIDENCE_CORE] = w.throttle_seconds[EVIDENCE_PACKAGE] = 0;
+        w.edac_ce = s->edac_ce;
+        w.edac_ue = 0;
+        w.hw_corrupted = 0;
+        w.mem_total = s->mem_total;
+        w.cpus_online = s->cpus;
+        w.n_disks = 2;
+        w.disk[0] = (struct evidence_window_disk){ s->read_s * (1 + jitter), NAN, 0.9,
+                                                   s->queue * (1 + jitter), 1000 };
+        w.disk[1] = (struct evidence_window_disk){ 5e-3, 5e-3, 0.1, 0.2, 10 };
+        w.kmsg_ok = true;
+        w.kmsg[KMSG_IO_ERROR] = s->io_errors;
+        w.kmsg[KMSG_RESET] = s->resets;
+        w.kmsg_lost = 0;
+        CHECK(res && evidence_window_add_metrics(host, &w, "nvme0n1", res) == 0);
+        CHECK(busy_window_add_metrics(&bw, res) == 0);
+        add(res, "benchwatch_probe_run_delay_ratio", s->run_delay * (1 + jitter));
+        add(res, "benchwatch_probe_others_cpu_ratio", s->others_cpu);
+        CHECK(result_add(res, "benchwatch_disk_info", "test", METRIC_GAUGE, info, 1, NULL) == 0);
+        cause_figures_of(res, ret);
+        result_free(res);
+}
+
+/* The verdict on 3 runs of `bad` against 20 quiet reference runs. */
+static struct cause judge(const struct spec *bad, const char *plugin,
+                          const char *const *others, double sibling_ratio)
+{
+        struct cause_run ref_runs[20], runs[3];
+        struct cause_reference ref;
+        struct cause c;
+        for (int i = 0; i < 20; i++)
+                run_of(&quiet, ((i * 7) % 9 - 4) / 200.0, &ref_runs[i]); /* +-2% */
+        for (int i = 0; i < 3; i++)
+                run_of(bad, (i - 1) / 100.0, &runs[i]);
+        CHECK(cause_reference_of(ref_runs, 20, &ref) == 0);
+        struct cause_input in = {
+                .runs = runs, .n_runs = 3, .ref = &ref, .direction = DETECTOR_HIGHER_IS_BETTER,
+                .change = -0.14, .plugin = plugin, .others = others, .others_window = 1800,
+                .sibling_ratio = sibling_ratio, .n_siblings = isnan(sibling_ratio) ? 0 : 3,
+        };
+        CHECK(cause_find(&in, &c) == 0);
+        CHECK(c.label == cause_labels[c.kind] && c.name == cause_names[c.kind]);
+        CHECK(c.matched & (1u << c.kind));
+        printf("%-16s %s\n", c.label, c.evidence);
+        return c;
+}
+
+static void expect(const struct spec *bad, const char *plugin, enum cause_kind kind,
+                   const char *words)
+{
+        struct cause c = judge(bad, plugin, NULL, NAN);
+        EXPECT(c.kind == kind);
+        if (!strstr(c.evidence, words)) {
+                fprintf(stderr, "%s: '%s' lacks '%s'\n", cause_labels[kind], c.evidence, words);
+                test_failures++;
+        }
+        cause_clear(&c);
+}
+
+static void test_each_cause(void)
+{
+        struct spec s;
+        s = quiet, s.throttled = 0.41;
+        expect(&s, "cpu", CAUSE_CPU_QUOTA,
+               "throttled in 41% of its CPU quota periods (328 ms a run), against 0.0% in the "
+               "reference");
+        s = quiet, s.on_cpu = 0.71, s.run_delay = 0.18;
+        expect(&s, "cpu", CAUSE_NEIGHBOUR, "on-CPU 0.71 (0.99 in the reference), run delay 18% "
+               "of the run (1.0% in the reference)");
+        s.others_cpu = 0.64;
+        expect(&s, "cpu", CAUSE_NEIGHBOUR, "run delay 18% of the run (1.0% in the reference), "
+               "other processes used 64% of the host's CPU time (5.0% in the reference)");
+        s = quiet, s.steal = 0.12;
+        expect(&s, "cpu", CAUSE_HYPERVISOR, "steal 12% of the host's CPU time, against 0.4%");
+        s = quiet, s.clock = 2.1e9;
+        expect(&s, "cpu", CAUSE_CLOCK, "2.10 GHz against 2.90 GHz in the reference");
+        s = quiet, s.heat = 1504;
+        expect(&s, "cpu", CAUSE_HEAT, "the CPUs throttled for heat 4.51k times over the 3 runs");
+        s = quiet, s.edac_ce = 5;
+        expect(&s, "memory", CAUSE_MEMORY_ERRORS, "EDAC: 15 corrected, 0 uncorrected errors over "
+               "the 3 runs");
+        s = quiet, s.psi_memory = 0.23;
+        expect(&s, "memory", CAUSE_MEMORY_PRESSURE, "tasks stalled on memory 23% of the run");
+        s = quiet, s.read_s = 1.32e-3;
+        expect(&s, "disk", CAUSE_DISK_DEVICE, "device time per read +32% (1.32 ms against "
+               "1.00 ms in the reference), queue flat (1.00 against 1.00)");
+        s = quiet, s.queue = 6.2, s.read_s = 4e-3;
+        expect(&s, "disk", CAUSE_DISK_QUEUE, "queue depth 6.20 against 1.00 in the reference");
+        s = quiet, s.io_errors = 1, s.resets = 1.0 / 3;
+        expect(&s, "disk", CAUSE_KERNEL_LOG, "3 I/O errors, 1 reset in the kernel log over the "
+               "3 runs");
+        s = quiet, s.cpus = 2;
+        expect(&s, "cpu", CAUSE_INVENTORY, "2 CPUs online against 4 in the reference");
+        expect(&quiet, "cpu", CAUSE_COMPONENT, "no host counter moved (inventory, kernel log, "
+               "memory errors, heat, CPU quota, clock, steal, run delay, on-CPU time");
+}
+
+/* Several causes at once: the first in the order is named, all matched. */
+static void test_order(void)
+{
+        struct spec s = quiet;
+        s.throttled = 0.41, s.steal = 0.12, s.run_delay = 0.2;
+        struct cause c = judge(&s, "cpu", NULL, NAN);
+        CHECK(c.kind == CAUSE_CPU_QUOTA);
+        CHECK(c.matched == (1u << CAUSE_CPU_QUOTA | 1u << CAUSE_HYPERVISOR |
+                            1u << CAUSE_NEIGHBOUR));
+        cause_clear(&c);
+}
+
+/* Evidence the reference runs had as much of, or that only one of the
+ * three regressed runs had, names nothing. */
+static void test_holds_back(void)
+{
+        struct cause_run ref_runs[20], runs[3];
+        struct cause_reference ref;
+        struct cause c;
+        struct spec throttled = quiet, s = quiet;
+        throttled.throttled = 0.40; /* a host that always runs at its quota */
+        for (int i = 0; i < 20; i++)
+                run_of(&throttled, 0, &ref_runs[i]);
+        s.throttled = 0.43;
+        for (int i = 0; i < 3; i++)
+                run_of(&s, 0, &runs[i]);
+        CHECK(cause_reference_of(ref_runs, 20, &ref) == 0);
+        struct cause_input in = { .runs = runs, .n_runs = 3, .ref = &ref,
+                                  .direction = DETECTOR_LOWER_IS_BETTER, .plugin = "cpu",
+                                  .sibling_ratio = NAN };
+        CHECK(cause_find(&in, &c) == 0 && c.kind == CAUSE_COMPONENT);
+        cause_clear(&c);
+        /* steal in one regressed run of three: not "in the regressed runs" */
+        for (int i = 0; i < 3; i++)
+                run_of(&quiet, 0, &runs[i]);
+        runs[1].f[CAUSE_F_STEAL] = 0.3;
+        runs[0].f[CAUSE_F_STEAL] = runs[2].f[CAUSE_F_STEAL] = NAN;
+        CHECK(cause_find(&in, &c) == 0 && c.kind != CAUSE_HYPERVISOR);
+        cause_clear(&c);
+        /* a reference learnt before there was evidence: said, not compared */
+        for (int i = 0; i < 20; i++)
+                cause_run_init(&ref_runs[i]);
+        CHECK(cause_reference_of(ref_runs, 20, &ref) == 0);
+        for (int i = 0; i < 3; i++)
+                runs[i].f[CAUSE_F_THROTTLED] = 0.41;
+        CHECK(cause_find(&in, &c) == 0 && c.kind == CAUSE_CPU_QUOTA);
+        CHECK_STR_CONTAINS(c.evidence, "no reference figure to compare");
+        cause_clear(&c);
+}
+
+/* The whole host is never reported as the component. */
+static void test_host_not_component(void)
+{
+        const char *others[] = { "memory", "disklat", NULL };
+        const char *same[] = { "threads", NULL };
+        struct cause c = judge(&quiet, "cpu", others, NAN);
+        CHECK(c.kind == CAUSE_HOST && !(c.matched & (1u << CAUSE_COMPONENT)));
+        CHECK_STR_CONTAINS(c.evidence, "the memory and disklat probes regressed within 30min too");
+        cause_clear(&c);
+        /* threads measures the same CPUs: not independent */
+        c = judge(&quiet, "cpu", same, NAN);
+        CHECK(c.kind == CAUSE_COMPONENT);
+        cause_clear(&c);
+        /* its siblings of the same model as slow: the host, not this disk */
+        c = judge(&quiet, "disk", NULL, 0.98);
+        CHECK(c.kind == CAUSE_HOST);
+        CHECK_STR_CONTAINS(c.evidence, "its 3 siblings of the same model are as slow (it is "
+                           "2.0% worse)");
+        cause_clear(&c);
+        c = judge(&quiet, "disk", NULL, 0.86);
+        CHECK(c.kind == CAUSE_COMPONENT);
+        CHECK_STR_CONTAINS(c.evidence, "14% worse than its 3 siblings of the same model");
+        cause_clear(&c);
+        /* and for every evidence that names a host-side cause, with other
+         * resources regressed: never the component */
+        struct spec s[] = { quiet, quiet, quiet, quiet };
+        s[0].throttled = 0.5, s[1].steal = 0.2, s[2].read_s = 2e-3, s[3].heat = 30;
+        for (size_t i = 0; i < sizeof(s) / sizeof(*s); i++) {
+                c = judge(&s[i], "cpu", others, 0.5);
+                EXPECT(c.kind != CAUSE_COMPONENT && !(c.matched & (1u << CAUSE_COMPONENT)));
+                cause_clear(&c);
+        }
+}
+
+static void test_reference_and_errors(void)
+{
+        struct cause_run runs[5];
+        struct cause_reference ref;
+        struct cause c = { .evidence = NULL };
+        for (int i = 0; i < 5; i++) {
+                cause_run_init(&runs[i]);
+                runs[i].f[CAUSE_F_STEAL] = (double)(4 - i); /* 4 3 2 1 0 */
+        }
+        runs[2].f[CAUSE_F_CLOCK] = 2e9;
+        CHECK(cause_reference_of(runs, 5, &ref) == 0);
+        CHECK(ref.n[CAUSE_F_STEAL] == 5 && ref.median[CAUSE_F_STEAL] == 2);
+        CHECK_NEAR(ref.low[CAUSE_F_STEAL], 0.4, 1e-12);
+        CHECK_NEAR(ref.high[CAUSE_F_STEAL], 3.6, 1e-12);
+        CHECK(ref.n[CAUSE_F_CLOCK] == 1 && ref.high[CAUSE_F_CLOCK] == 2e9);
+        CHECK(ref.n[CAUSE_F_THROTTLED] == 0 && isnan(ref.median[CAUSE_F_THROTTLED]));
+        struct cause_input in = { .runs = runs, .n_runs = 0, .ref = &ref,
+                                  .direction = DETECTOR_HIGHER_IS_BETTER };
+        CHECK(cause_find(&in, &c) == -EINVAL);
+        in.n_runs = 5;
+        in.direction = DETECTOR_NONE;
+        CHECK(cause_find(&in, &c) == -EINVAL);
+        in.direction = DETECTOR_HIGHER_IS_BETTER;
+        in.ref = NULL;
+        CHECK(cause_find(&in, &c) == -EINVAL && !c.evidence);
+}
+
+int main(void)
+{
+        const char *top = getenv("top_srcdir");
+        char *root = str_printf("%s/tests/data/evidence/metal", top ? top : TOP_SRCDIR);
+        CHECK(root && evidence_host_new(root, KMSG_FROM_NOW, &host) == 0);
+        CHECK(evidence_host_n_disks(host) == 2);
+        test_each_cause();
+        test_order();
+        test_holds_back();
+        test_host_not_component();
+        test_reference_and_errors();
+        evidence_host_free(host);
+        free(root);
+        return test_failures != 0;
+}
