@@ -5,9 +5,10 @@
  * millisecond.  This opens the host once (as the daemon would), then times
  * N pairs of snapshots plus the window between them, and prints the
  * sources found and absent, the cost per pair (mean, median, 99th
- * percentile, max) and the figures of the last window as the result would
- * carry them; then the perf clock of a child that spins for 200 ms
- * (core/perfclock.h), or why there is none.
+ * percentile, max, and the CPU time a pair took, which a busy host's
+ * scheduling does not inflate), the figures of the last window as the
+ * result would carry them, then the perf clock of a child that spins for
+ * 200 ms (core/perfclock.h), or why there is none.
  *
  *   evidence_cost [ROOT [N]]      ROOT "/" (default) or a fixture tree */
 #include <math.h>
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/evidence.h"
@@ -59,18 +61,28 @@ static void print_window(const struct evidence_host *h, const struct evidence_wi
         result_free(res);
 }
 
-/* Seconds of each of n before/after pairs, sorted; the last window. */
-static double *time_pairs(struct evidence_host *h, int n, struct evidence_window *ret)
+static double cpu_seconds(void)
 {
-        double *t = malloc((size_t)n * sizeof(*t));
+        struct timespec ts;
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+        return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Seconds of each of n before/after pairs, sorted; the last window; the
+ * CPU time they took in all (a busy host's waits left out). */
+static double *time_pairs(struct evidence_host *h, int n, struct evidence_window *ret,
+                          double *ret_cpu)
+{
+        double *t = malloc((size_t)n * sizeof(*t)), cpu0 = cpu_seconds();
         struct evidence a, b;
         for (int i = 0; t && i < n; i++) {
                 uint64_t t0 = now_ns();
-                evidence_take(h, NULL, &a);
-                evidence_take(h, NULL, &b);
+                evidence_take_start(h, &a);
+                evidence_take_end(h, NULL, &b);
                 evidence_window_between(h, &a, &b, ret);
                 t[i] = (double)(now_ns() - t0) / 1e9;
         }
+        *ret_cpu = cpu_seconds() - cpu0;
         if (t)
                 qsort(t, (size_t)n, sizeof(*t), by_value);
         return t;
@@ -131,7 +143,11 @@ int main(int argc, char **argv)
         printf("sources under %s (found in %s):\n", root,
                format_quantity(open_s, true, q[0], sizeof(q[0])));
         print_sources(h);
-        double *t = time_pairs(h, (int)n, &w), sum = 0;
+        size_t kept, files = evidence_host_n_files(h, &kept);
+        printf("%zu files a snapshot (%zu kept open), %zu NVMe controllers, kernel log %s\n",
+               files, kept, evidence_host_n_nvme(h),
+               evidence_host_has(h, EVIDENCE_KMSG) ? "polled" : "not read");
+        double cpu = 0, *t = time_pairs(h, (int)n, &w, &cpu), sum = 0;
         if (!t)
                 return 1;
         for (int i = 0; i < n; i++)
@@ -141,6 +157,7 @@ int main(int argc, char **argv)
                format_quantity(t[n / 2], true, q[1], sizeof(q[1])),
                format_quantity(t[(int)floor(0.99 * (n - 1))], true, q[2], sizeof(q[2])),
                format_quantity(t[n - 1], true, q[3], sizeof(q[3])));
+        printf("CPU time a pair: %s\n", format_quantity(cpu / (double)n, true, q[0], sizeof(q[0])));
         printf("the last window's figures:\n");
         print_window(h, &w);
         perf_spin();

@@ -1,5 +1,5 @@
 /* evidence.c — see evidence.h.  The host's sources are found once and
- * kept as a list of paths; a snapshot only reads them.  Counters that
+ * kept as a list of files (kept open); a snapshot only reads them.  Counters that
  * are summed (thermal, EDAC) or combined over CPUs (cpufreq) go into a
  * slot, and a slot is NAN as soon as one of its files fails: a partial
  * sum would make a window's difference wrong. */
@@ -49,23 +49,11 @@ void evidence_host_free(struct evidence_host *h)
 {
         if (!h)
                 return;
-        for (size_t i = 0; i < h->n_reads; i++)
-                free(h->reads[i].path);
-        free(h->reads);
-        for (size_t i = 0; i < h->n_governors; i++)
-                free(h->governor[i]);
-        for (size_t i = 0; i < h->n_cgroup; i++)
-                free(h->cgroup_stat[i]);
-        for (size_t i = 0; i < h->n_disks; i++) {
-                free(h->disk_name[i]);
-                free(h->disk_stat[i]);
-        }
+        evidence_find_clear(h);
         for (size_t i = 0; i < h->n_nvme; i++) {
                 free(h->nvme_name[i]);
                 free(h->nvme_dev[i]);
         }
-        free(h->meminfo);
-        free(h->online);
         kmsg_reader_free(h->kmsg);
         free(h->root);
         free(h);
@@ -123,6 +111,14 @@ size_t evidence_host_n_cgroup_levels(const struct evidence_host *h)
         return h->n_cgroup;
 }
 
+size_t evidence_host_n_files(const struct evidence_host *h, size_t *ret_kept)
+{
+        if (ret_kept)
+                *ret_kept = h->n_kept;
+        return h->n_reads + h->n_governors + h->n_cgroup + h->n_disks + !!h->meminfo.path +
+               !!h->online.path;
+}
+
 uint64_t evidence_host_kmsg_seq(const struct evidence_host *h)
 {
         return h->kmsg ? kmsg_reader_next_seq(h->kmsg) : 0;
@@ -130,15 +126,24 @@ uint64_t evidence_host_kmsg_seq(const struct evidence_host *h)
 
 /* ---- a snapshot ------------------------------------------------------------ */
 
-static void take_slots(const struct evidence_host *h, struct evidence *e)
+/* A level of cpufreq's: read at a run's end only. */
+static bool is_level(enum evidence_slot s)
+{
+        return s == EVIDENCE_S_CUR_HZ || s == EVIDENCE_S_SCALING_MAX ||
+               s == EVIDENCE_S_CPUINFO_MAX;
+}
+
+static void take_slots(struct evidence_host *h, bool end, struct evidence *e)
 {
         double v[EVIDENCE_N_SLOTS];
         unsigned n[EVIDENCE_N_SLOTS] = { 0 };
         bool bad[EVIDENCE_N_SLOTS] = { false };
         for (size_t i = 0; i < h->n_reads; i++) {
-                const struct evidence_reading *rd = &h->reads[i];
+                struct evidence_reading *rd = &h->reads[i];
                 double x;
-                if (bad[rd->slot] || evidence_read_counter(rd->path, &x) < 0) {
+                if (!end && is_level(rd->slot))
+                        continue;
+                if (bad[rd->slot] || evidence_read_counter(&rd->file, &x) < 0) {
                         bad[rd->slot] = true;
                         continue;
                 }
@@ -158,7 +163,7 @@ static void take_slots(const struct evidence_host *h, struct evidence *e)
         e->scaling_max_hz = v[EVIDENCE_S_SCALING_MAX] * 1e3;
         e->cpuinfo_max_hz = v[EVIDENCE_S_CPUINFO_MAX] * 1e3;
         e->throttle_events[EVIDENCE_CORE] = v[EVIDENCE_S_CORE_EVENTS];
-        e->throttle_ms[EVIDENCE_CORE] = v[EVIDENCE_S_CORE_MS];
+        e->throttle_ms[EVIDENCE_CORE] = NAN; /* not read: see evidence_find.c */
         e->throttle_events[EVIDENCE_PACKAGE] = v[EVIDENCE_S_PKG_EVENTS];
         e->throttle_ms[EVIDENCE_PACKAGE] = v[EVIDENCE_S_PKG_MS];
         e->edac_ce = v[EVIDENCE_S_EDAC_CE];
@@ -167,12 +172,12 @@ static void take_slots(const struct evidence_host *h, struct evidence *e)
 
 /* The distinct governors of the sampled CPUs, in order of first sight,
  * comma-separated; "" when one cannot be read. */
-static void take_governor(const struct evidence_host *h, struct evidence *e)
+static void take_governor(struct evidence_host *h, struct evidence *e)
 {
         char g[EVIDENCE_GOVERNOR_MAX], out[EVIDENCE_GOVERNOR_MAX] = "";
         size_t len = 0;
         for (size_t i = 0; i < h->n_governors; i++) {
-                if (evidence_read_whole(h->governor[i], g, sizeof(g)) < 0)
+                if (evidence_read_file(&h->governor[i], g, sizeof(g)) < 0)
                         return;
                 g[strcspn(g, " \n")] = 0;
                 size_t n = strlen(g);
@@ -190,29 +195,29 @@ static void take_governor(const struct evidence_host *h, struct evidence *e)
         memcpy(e->governor, out, len + 1);
 }
 
-static void take_memory(const struct evidence_host *h, struct evidence *e)
+static void take_memory(struct evidence_host *h, struct evidence *e)
 {
         char buf[MEMINFO_MAX];
         double v;
         unsigned n;
-        if (h->has[EVIDENCE_MEMINFO] && evidence_read_whole(h->meminfo, buf, sizeof(buf)) >= 0) {
+        if (h->meminfo.path && evidence_read_file(&h->meminfo, buf, sizeof(buf)) >= 0) {
                 if (sysparse_keyed(buf, "MemTotal", &v) >= 0)
                         e->mem_total = v;
                 if (sysparse_keyed(buf, "HardwareCorrupted", &v) >= 0)
                         e->hw_corrupted = v;
         }
-        if (h->online && evidence_read_whole(h->online, buf, sizeof(buf)) >= 0 &&
+        if (h->online.path && evidence_read_file(&h->online, buf, sizeof(buf)) >= 0 &&
             sysparse_cpulist(buf, NULL, 0, &n) >= 0)
                 e->cpus_online = n;
 }
 
-static void take_disks(const struct evidence_host *h, struct evidence *e)
+static void take_disks(struct evidence_host *h, struct evidence *e)
 {
         for (size_t i = 0; i < h->n_disks; i++) {
                 char buf[STAT_FILE_MAX];
                 struct sysparse_blockstat b;
                 struct evidence_disk *d = &e->disk[i];
-                if (evidence_read_whole(h->disk_stat[i], buf, sizeof(buf)) < 0 ||
+                if (evidence_read_file(&h->disk_stat[i], buf, sizeof(buf)) < 0 ||
                     sysparse_blockstat(buf, &b) < 0)
                         continue;
                 *d = (struct evidence_disk){ b.reads, b.read_ms, b.writes, b.write_ms,
@@ -244,17 +249,14 @@ static void clear(struct evidence *e)
                 e->disk[i] = (struct evidence_disk){ NAN, NAN, NAN, NAN, NAN, NAN };
 }
 
-void evidence_take(struct evidence_host *h, const struct evidence_probe *probe,
-                   struct evidence *ret)
+/* The counters every snapshot reads. */
+static void take_counters(struct evidence_host *h, bool end, struct evidence *ret)
 {
         clear(ret);
         ret->mono = now_mono();
         for (size_t i = 0; i < h->n_cgroup; i++)
-                (void)evidence_read_cgroup_stat(h->cgroup_stat[i], &ret->cgroup[i]);
-        take_probe(probe, ret);
-        take_slots(h, ret);
-        take_governor(h, ret);
-        take_memory(h, ret);
+                (void)evidence_read_cgroup_stat(&h->cgroup_stat[i], &ret->cgroup[i]);
+        take_slots(h, end, ret);
         take_disks(h, ret);
         for (size_t i = 0; i < h->n_nvme; i++)
                 ret->nvme_ok[i] = nvme_health_read(h->nvme_dev[i], &ret->nvme[i]) >= 0;
@@ -264,4 +266,18 @@ void evidence_take(struct evidence_host *h, const struct evidence_probe *probe,
                 kmsg_reader_counts(h->kmsg, &ret->kmsg);
                 h->kmsg_last = ret->kmsg;
         }
+}
+
+void evidence_take_start(struct evidence_host *h, struct evidence *ret)
+{
+        take_counters(h, false, ret);
+}
+
+void evidence_take_end(struct evidence_host *h, const struct evidence_probe *probe,
+                       struct evidence *ret)
+{
+        take_counters(h, true, ret);
+        take_probe(probe, ret);
+        take_governor(h, ret);
+        take_memory(h, ret);
 }

@@ -21,8 +21,9 @@
  *                     scaling_max_freq, cpuinfo_max_freq, scaling_governor
  *                     of up to EVIDENCE_CPU_SAMPLE online CPUs spread over
  *                     the CPU list
- *   thermal_throttle  core_ and package_throttle_count and _total_time_ms,
- *                     each core and each package counted once
+ *   thermal_throttle  core_ and package_throttle_count, each core and
+ *                     each package counted once, and the packages'
+ *                     package_throttle_total_time_ms
  *   edac              ce_count and ue_count of every memory controller
  *   meminfo           MemTotal, HardwareCorrupted
  *   cpu_online        the number of online CPUs
@@ -75,7 +76,7 @@ enum { EVIDENCE_CORE, EVIDENCE_PACKAGE, EVIDENCE_N_SCOPES };
 struct evidence {
         double mono;                    /* now_mono() */
         struct evidence_cgroup_stat cgroup[EVIDENCE_MAX_CGROUP_LEVELS];
-        /* the probe's, since it started (evidence_take's probe) */
+        /* the probe's, since it started (evidence_take_end's probe) */
         double cycles, task_ns;         /* perf */
         double probe_cpu_s, probe_delay_s; /* schedstat, summed over threads */
         double cur_hz, scaling_max_hz, cpuinfo_max_hz;
@@ -120,6 +121,10 @@ const char *evidence_host_disk(const struct evidence_host *h, size_t i);     /* 
 size_t evidence_host_n_nvme(const struct evidence_host *h);
 const char *evidence_host_nvme(const struct evidence_host *h, size_t i);     /* "nvme0" */
 size_t evidence_host_n_cgroup_levels(const struct evidence_host *h);
+/* The files a snapshot reads (and of them, kept open), beside an NVMe
+ * admin command per controller and a kernel log poll: the cost of a
+ * snapshot grows with them (bench/cost/evidence-cost.sh). */
+size_t evidence_host_n_files(const struct evidence_host *h, size_t *ret_kept);
 /* The kernel log's next sequence number, to keep across restarts. */
 uint64_t evidence_host_kmsg_seq(const struct evidence_host *h);
 
@@ -131,10 +136,13 @@ struct evidence_probe {
         const struct rundelay *delay;
 };
 
-/* A snapshot now; probe: NULL before the probe exists (the window takes
- * the probe's figures from the snapshot after the run, which counts from
- * the probe's start).  Reads the new kernel log records. */
-void evidence_take(struct evidence_host *h, const struct evidence_probe *probe,
-                   struct evidence *ret);
+/* A snapshot before a run: the counters only (the levels a window
+ * reports, cpufreq's, memory's and the online CPUs, are read at the end,
+ * and the probe does not exist yet).  Reads the new kernel log records. */
+void evidence_take_start(struct evidence_host *h, struct evidence *ret);
+/* A snapshot after a run: the counters, the levels and the probe's
+ * figures (which count from the probe's start; probe may be NULL). */
+void evidence_take_end(struct evidence_host *h, const struct evidence_probe *probe,
+                       struct evidence *ret);
 
 #endif

@@ -48,6 +48,38 @@ static bool exists(const char *path)
         return access(path, F_OK) == 0;
 }
 
+/* f becomes path (owned), kept open while the host's budget lasts. */
+static void file_set(struct evidence_host *h, struct evidence_file *f, char *path)
+{
+        bool keep = h->n_kept < EVIDENCE_MAX_KEPT;
+        *f = (struct evidence_file){ .path = path, .fd = -1, .keep = keep };
+        h->n_kept += keep;
+}
+
+static void file_clear(struct evidence_file *f)
+{
+        evidence_file_close(f);
+        free(f->path);
+        f->path = NULL;
+}
+
+void evidence_find_clear(struct evidence_host *h)
+{
+        for (size_t i = 0; i < h->n_reads; i++)
+                file_clear(&h->reads[i].file);
+        free(h->reads);
+        for (size_t i = 0; i < h->n_governors; i++)
+                file_clear(&h->governor[i]);
+        for (size_t i = 0; i < h->n_cgroup; i++)
+                file_clear(&h->cgroup_stat[i]);
+        for (size_t i = 0; i < h->n_disks; i++) {
+                free(h->disk_name[i]);
+                file_clear(&h->disk_stat[i]);
+        }
+        file_clear(&h->meminfo);
+        file_clear(&h->online);
+}
+
 /* Adds dir/name to the slot's files when it exists: 1 added, 0 not
  * there, -ENOMEM. */
 static int add_read(struct evidence_host *h, const char *dir, const char *name,
@@ -70,7 +102,8 @@ static int add_read(struct evidence_host *h, const char *dir, const char *name,
                 h->reads = r;
                 h->cap_reads = cap;
         }
-        h->reads[h->n_reads++] = (struct evidence_reading){ path, slot };
+        h->reads[h->n_reads].slot = slot;
+        file_set(h, &h->reads[h->n_reads++].file, path);
         return 1;
 }
 
@@ -114,16 +147,18 @@ static int find_cpus(struct evidence_host *h, unsigned *ids, unsigned *ret_n)
 {
         char list[4096];
         unsigned n = 0;
-        if (!(h->online = under(h, CPU_DIR "/online")))
+        char *path = under(h, CPU_DIR "/online");
+        if (!path)
                 return -ENOMEM;
-        int r = evidence_read_whole(h->online, list, sizeof(list));
+        int r = evidence_read_whole(path, list, sizeof(list));
         if (r >= 0)
                 r = sysparse_cpulist(list, ids, SYSPARSE_MAX_CPU, &n);
         h->has[EVIDENCE_CPU_ONLINE] = r >= 0;
-        if (r < 0) {
+        if (r >= 0) {
+                file_set(h, &h->online, path);
+        } else {
                 absent(h, EVIDENCE_CPU_ONLINE, "%s: %s", CPU_DIR "/online", strerror(-r));
-                free(h->online);
-                h->online = NULL;
+                free(path);
                 cpus_of_dir(h, ids, &n);
         }
         *ret_n = n;
@@ -145,7 +180,7 @@ static int find_cpufreq(struct evidence_host *h, const unsigned *ids, unsigned n
                 if (r >= 0)
                         r = add_read(h, dir, "cpuinfo_max_freq", EVIDENCE_S_CPUINFO_MAX);
                 if (r >= 0 && exists(gov)) {
-                        h->governor[h->n_governors++] = gov;
+                        file_set(h, &h->governor[h->n_governors++], gov);
                         gov = NULL;
                 }
                 free(gov);
@@ -175,23 +210,25 @@ static bool seen_before(struct topo *seen, size_t *n, struct topo t, bool core)
 static struct topo topology(const char *cpu_dir, unsigned id)
 {
         struct topo t = { -1.0 - id, id };
-        char *p = str_printf("%s/topology/physical_package_id", cpu_dir);
-        char *c = str_printf("%s/topology/core_id", cpu_dir);
-        if (p && c && (evidence_read_counter(p, &t.package) < 0 ||
-                       evidence_read_counter(c, &t.core) < 0))
+        struct evidence_file p = { .path = str_printf("%s/topology/physical_package_id", cpu_dir),
+                                   .fd = -1 };
+        struct evidence_file c = { .path = str_printf("%s/topology/core_id", cpu_dir), .fd = -1 };
+        if (p.path && c.path && (evidence_read_counter(&p, &t.package) < 0 ||
+                                 evidence_read_counter(&c, &t.core) < 0))
                 t = (struct topo){ -1.0 - id, id };
-        free(p);
-        free(c);
+        free(p.path);
+        free(c.path);
         return t;
 }
 
+/* A core's event count; a package's count and time.  Each core's time
+ * too would be a third of the files of a large host's snapshot, for a
+ * figure no verdict reads: the package's time says how long. */
 static int thermal_of(struct evidence_host *h, const char *dir, bool core, bool package)
 {
         int r = 0, n = 0;
         if (core && (r = add_read(h, dir, "core_throttle_count", EVIDENCE_S_CORE_EVENTS)) > 0)
                 n++;
-        if (r >= 0 && core)
-                r = add_read(h, dir, "core_throttle_total_time_ms", EVIDENCE_S_CORE_MS);
         if (r >= 0 && package &&
             (r = add_read(h, dir, "package_throttle_count", EVIDENCE_S_PKG_EVENTS)) > 0)
                 n++;
@@ -246,17 +283,21 @@ static int find_all_cpus(struct evidence_host *h)
 
 static int find_meminfo(struct evidence_host *h)
 {
-        char *buf = malloc(MEMINFO_MAX);
+        char *buf = malloc(MEMINFO_MAX), *path = under(h, "/proc/meminfo");
         double v;
-        int r = buf && (h->meminfo = under(h, "/proc/meminfo")) ? 0 : -ENOMEM;
-        if (r >= 0 && (r = evidence_read_whole(h->meminfo, buf, MEMINFO_MAX)) >= 0)
+        int r = buf && path ? evidence_read_whole(path, buf, MEMINFO_MAX) : -ENOMEM;
+        if (r >= 0)
                 r = sysparse_keyed(buf, "MemTotal", &v);
         free(buf);
+        h->has[EVIDENCE_MEMINFO] = r >= 0;
+        if (r >= 0) {
+                file_set(h, &h->meminfo, path);
+                return 0;
+        }
+        free(path);
         if (r == -ENOMEM)
                 return r;
-        h->has[EVIDENCE_MEMINFO] = r >= 0;
-        if (r < 0)
-                absent(h, EVIDENCE_MEMINFO, "/proc/meminfo: no MemTotal: %s", strerror(-r));
+        absent(h, EVIDENCE_MEMINFO, "/proc/meminfo: no MemTotal: %s", strerror(-r));
         return 0;
 }
 
@@ -296,13 +337,14 @@ static int add_cgroup_levels(struct evidence_host *h, const char *mount, const c
                 size_t len = strlen(p);
                 while (len && p[len - 1] == '/')
                         p[--len] = 0;
-                char *stat = str_printf("%s%s/cpu.stat", mount, p);
-                if (!stat)
+                struct evidence_file stat = { .path = str_printf("%s%s/cpu.stat", mount, p),
+                                              .fd = -1 };
+                if (!stat.path)
                         r = -ENOMEM;
-                else if (evidence_read_cgroup_stat(stat, &st) >= 0)
-                        h->cgroup_stat[h->n_cgroup++] = stat;
+                else if (evidence_read_cgroup_stat(&stat, &st) >= 0)
+                        file_set(h, &h->cgroup_stat[h->n_cgroup++], stat.path);
                 else
-                        free(stat);
+                        free(stat.path);
                 char *slash = strrchr(p, '/');
                 if (!slash)
                         break;
@@ -379,9 +421,12 @@ static int find_disks(struct evidence_host *h)
         if (d)
                 closedir(d);
         qsort(h->disk_name, h->n_disks, sizeof(char *), by_name);
-        for (size_t i = 0; r >= 0 && i < h->n_disks; i++)
-                if (!(h->disk_stat[i] = str_printf("%s/%s/stat", path, h->disk_name[i])))
+        for (size_t i = 0; r >= 0 && i < h->n_disks; i++) {
+                char *stat = str_printf("%s/%s/stat", path, h->disk_name[i]);
+                if (!stat)
                         r = -ENOMEM;
+                file_set(h, &h->disk_stat[i], stat);
+        }
         free(path);
         h->has[EVIDENCE_BLOCK] = h->n_disks > 0;
         if (!h->n_disks)

@@ -14,7 +14,12 @@
 #include <stdint.h>
 
 #include "core/evidence.h"
+#include "core/evidence_read.h"
 #include "core/kmsg.h"
+
+/* Files kept open between snapshots (evidence_read.h); past it, a file is
+ * opened per read.  A daemon's soft limit is 1024 descriptors. */
+#define EVIDENCE_MAX_KEPT 384
 
 /* Where a counter file's value goes in a snapshot: cpufreq's are in kHz
  * (mean of scaling_cur_freq, lowest scaling_max_freq, highest
@@ -24,7 +29,6 @@ enum evidence_slot {
         EVIDENCE_S_SCALING_MAX,
         EVIDENCE_S_CPUINFO_MAX,
         EVIDENCE_S_CORE_EVENTS,
-        EVIDENCE_S_CORE_MS,
         EVIDENCE_S_PKG_EVENTS,
         EVIDENCE_S_PKG_MS,
         EVIDENCE_S_EDAC_CE,
@@ -33,7 +37,7 @@ enum evidence_slot {
 };
 
 struct evidence_reading {
-        char *path;
+        struct evidence_file file;
         enum evidence_slot slot;
 };
 
@@ -41,13 +45,15 @@ struct evidence_host {
         char *root;
         struct evidence_reading *reads;
         size_t n_reads, cap_reads;
-        char *governor[EVIDENCE_CPU_SAMPLE];
+        struct evidence_file governor[EVIDENCE_CPU_SAMPLE];
         size_t n_governors;
-        char *cgroup_stat[EVIDENCE_MAX_CGROUP_LEVELS]; /* the own group first */
+        struct evidence_file cgroup_stat[EVIDENCE_MAX_CGROUP_LEVELS]; /* own group first */
         size_t n_cgroup;
-        char *meminfo, *online;
-        char *disk_name[EVIDENCE_MAX_DISKS], *disk_stat[EVIDENCE_MAX_DISKS];
+        struct evidence_file meminfo, online;   /* path NULL: absent */
+        char *disk_name[EVIDENCE_MAX_DISKS];
+        struct evidence_file disk_stat[EVIDENCE_MAX_DISKS];
         size_t n_disks;
+        size_t n_kept;                  /* files kept open */
         char *nvme_name[EVIDENCE_MAX_NVME], *nvme_dev[EVIDENCE_MAX_NVME];
         size_t n_nvme;
         struct kmsg_reader *kmsg;
@@ -58,5 +64,7 @@ struct evidence_host {
 
 /* Fills h (h->root set) with every source found.  0 or -ENOMEM. */
 int evidence_find_all(struct evidence_host *h, uint64_t kmsg_after_seq);
+/* Closes and frees every file of h's lists. */
+void evidence_find_clear(struct evidence_host *h);
 
 #endif

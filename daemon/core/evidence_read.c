@@ -2,27 +2,73 @@
 #include "core/evidence_read.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/sysparse.h"
-#include "util/fdio.h"
 
 #define CPU_STAT_MAX 1024 /* a v2 cpu.stat is about 300 bytes */
 
-int evidence_read_whole(const char *path, char *buf, size_t size)
+/* All of fd from offset 0 into buf (size - 1 bytes at most). */
+static int read_from_start(int fd, char *buf, size_t size)
 {
-        int r = read_small_file(path, buf, size);
-        if (r >= 0 && strlen(buf) >= size - 1)
-                return -EFBIG;
+        size_t len = 0;
+        while (len + 1 < size) {
+                ssize_t n = pread(fd, buf + len, size - 1 - len, (off_t)len);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return -errno;
+                if (n == 0)
+                        break;
+                len += (size_t)n;
+        }
+        buf[len] = 0;
+        return len + 1 >= size ? -EFBIG : 0;
+}
+
+static int open_file(struct evidence_file *f)
+{
+        f->fd = open(f->path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        return f->fd < 0 ? -errno : 0;
+}
+
+int evidence_read_file(struct evidence_file *f, char *buf, size_t size)
+{
+        int r = f->fd >= 0 ? 0 : open_file(f);
+        if (r >= 0)
+                r = read_from_start(f->fd, buf, size);
+        if (r < 0 && r != -EFBIG && f->keep && f->fd >= 0) {
+                /* the file may have gone and come back: once more, afresh */
+                evidence_file_close(f);
+                if ((r = open_file(f)) >= 0)
+                        r = read_from_start(f->fd, buf, size);
+        }
+        if (!f->keep || r < 0)
+                evidence_file_close(f);
         return r;
 }
 
-int evidence_read_counter(const char *path, double *ret)
+void evidence_file_close(struct evidence_file *f)
+{
+        if (f->fd >= 0)
+                close(f->fd);
+        f->fd = -1;
+}
+
+int evidence_read_whole(const char *path, char *buf, size_t size)
+{
+        struct evidence_file f = { .path = (char *)path, .fd = -1 };
+        return evidence_read_file(&f, buf, size);
+}
+
+int evidence_read_counter(struct evidence_file *f, double *ret)
 {
         char buf[32];
         uint64_t v;
-        int r = evidence_read_whole(path, buf, sizeof(buf));
+        int r = evidence_read_file(f, buf, sizeof(buf));
         if (r >= 0)
                 r = sysparse_u64(buf, &v);
         if (r >= 0)
@@ -30,11 +76,11 @@ int evidence_read_counter(const char *path, double *ret)
         return r;
 }
 
-int evidence_read_cgroup_stat(const char *path, struct evidence_cgroup_stat *ret)
+int evidence_read_cgroup_stat(struct evidence_file *f, struct evidence_cgroup_stat *ret)
 {
         char buf[CPU_STAT_MAX];
         double periods, throttled, us;
-        int r = evidence_read_whole(path, buf, sizeof(buf));
+        int r = evidence_read_file(f, buf, sizeof(buf));
         if (r >= 0)
                 r = sysparse_keyed(buf, "nr_periods", &periods);
         if (r >= 0)

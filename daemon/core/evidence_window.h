@@ -24,7 +24,8 @@
  *   cpuinfo_max_hz      "hardware"}; governor:
  *                       benchwatch_probe_cpufreq_governor_info{governor}
  *   throttle_events[],  benchwatch_probe_thermal_throttle_events{scope=
- *   throttle_seconds[]  "core","package"}, _thermal_throttle_seconds{scope}
+ *   throttle_seconds[]  "core","package"}, _thermal_throttle_seconds{scope=
+ *                       "package"} (cores' times are not read: cost)
  *   edac_ce, edac_ue    benchwatch_probe_edac_corrected_errors,
  *                       _edac_uncorrected_errors
  *   hw_corrupted,       benchwatch_probe_memory_hardware_corrupted_bytes,
