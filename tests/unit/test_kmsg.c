@@ -4,6 +4,7 @@
  * sequence numbers; a reader goes on after a saved sequence number, and a
  * log it cannot open is an error, not a crash. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,6 +175,30 @@ static void test_feed_long_and_partial(void)
         free(junk);
 }
 
+/* This host's own /dev/kmsg, where it can be read: whole records, one a
+ * read, up to EAGAIN, each sequence number after 0 counted once or (gone
+ * from the ring before it was read) lost, none twice by a second poll. */
+static void test_real_kmsg(void)
+{
+        struct kmsg_reader *k = NULL;
+        struct kmsg_counts a, b;
+        int r = kmsg_reader_open("/", 0, &k);
+        if (r < 0) {
+                printf("this host's /dev/kmsg not read: %s\n", strerror(-r));
+                return;
+        }
+        CHECK(kmsg_reader_poll(k) == 0);
+        kmsg_reader_counts(k, &a);
+        printf("this host's kernel log: %llu records, %llu lost before the oldest\n",
+               (unsigned long long)a.records, (unsigned long long)a.lost);
+        CHECK(a.records > 0 && kmsg_reader_next_seq(k) == a.records + a.lost + 1);
+        CHECK(kmsg_reader_poll(k) == 0);
+        kmsg_reader_counts(k, &b);
+        /* every sequence number after 0 counted once or lost, none twice */
+        CHECK(b.records >= a.records && kmsg_reader_next_seq(k) == b.records + b.lost + 1);
+        kmsg_reader_free(k);
+}
+
 int main(void)
 {
         test_parse();
@@ -181,5 +206,6 @@ int main(void)
         test_reader_file();
         test_feed_cuts();
         test_feed_long_and_partial();
+        test_real_kmsg();
         return test_failures != 0;
 }
