@@ -5,7 +5,7 @@
  * per snapshot with each core and package counted once, and turned into
  * a window's figures: differences of counters, NAN (and no metric) where
  * a counter is unreadable or went back, the kernel log since the previous
- * run's end. */
+ * run's end.  Then this host's own, whatever it has. */
 #include <errno.h>
 #include <ftw.h>
 #include <math.h>
@@ -309,6 +309,39 @@ static void test_bad(const char *tree)
         free(root);
 }
 
+/* This host, whatever it has: every source found gives its figures, and
+ * the online CPUs are the ones the C library counts. */
+static void test_this_host(void)
+{
+        struct evidence_host *h = NULL;
+        struct evidence a, b;
+        struct evidence_window w;
+        CHECK(evidence_host_new("/", KMSG_FROM_NOW, &h) == 0);
+        char *absent = evidence_host_absent_text(h);
+        printf("this host lacks: %s\n", absent ? absent : "nothing");
+        free(absent);
+        evidence_take_start(h, &a);
+        evidence_take_end(h, NULL, &b);
+        evidence_window_between(h, &a, &b, &w);
+        if (evidence_host_has(h, EVIDENCE_CPU_ONLINE))
+                CHECK(w.cpus_online == (double)sysconf(_SC_NPROCESSORS_ONLN));
+        if (evidence_host_has(h, EVIDENCE_MEMINFO))
+                CHECK(w.mem_total > 0);
+        if (evidence_host_has(h, EVIDENCE_CGROUP_CPU))
+                CHECK(w.throttled_ratio >= 0 && w.throttled_ratio <= 1);
+        if (evidence_host_has(h, EVIDENCE_CPUFREQ))
+                CHECK(w.clock_hz > 0 && !strcmp(w.clock_source, "cpufreq"));
+        if (evidence_host_has(h, EVIDENCE_THERMAL))
+                CHECK(w.throttle_events[EVIDENCE_PACKAGE] >= 0 ||
+                      w.throttle_events[EVIDENCE_CORE] >= 0);
+        if (evidence_host_has(h, EVIDENCE_EDAC))
+                CHECK(w.edac_ce >= 0);
+        for (size_t i = 0; i < w.n_disks; i++)
+                CHECK(w.disk[i].queue_depth >= 0 && w.disk[i].busy_ratio >= 0);
+        CHECK(w.kmsg_ok == evidence_host_has(h, EVIDENCE_KMSG));
+        evidence_host_free(h);
+}
+
 int main(void)
 {
         CHECK(mkdtemp(tmp));
@@ -317,6 +350,7 @@ int main(void)
         test_v1();
         test_bad("bad");
         test_bad("nonexistent");
+        test_this_host();
         CHECK(nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS) == 0);
         return test_failures != 0;
 }
