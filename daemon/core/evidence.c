@@ -13,7 +13,6 @@
 #include "core/evidence_find.h"
 #include "core/evidence_read.h"
 #include "core/perfclock.h"
-#include "core/rundelay.h"
 #include "core/sysparse.h"
 #include "util/strutil.h"
 #include "util/timeutil.h"
@@ -231,10 +230,6 @@ static void take_probe(const struct evidence_probe *p, struct evidence *e)
                 return;
         if (p->perf && perfclock_read(p->perf, &e->cycles, &e->task_ns) < 0)
                 e->cycles = e->task_ns = NAN;
-        if (p->delay && rundelay_threads(p->delay)) {
-                e->probe_cpu_s = rundelay_cpu_seconds(p->delay);
-                e->probe_delay_s = rundelay_seconds(p->delay);
-        }
 }
 
 /* Every figure NAN, the rest zero. */
@@ -243,7 +238,7 @@ static void clear(struct evidence *e)
         memset(e, 0, sizeof(*e));
         for (size_t i = 0; i < EVIDENCE_MAX_CGROUP_LEVELS; i++)
                 e->cgroup[i] = (struct evidence_cgroup_stat){ NAN, NAN, NAN };
-        e->cycles = e->task_ns = e->probe_cpu_s = e->probe_delay_s = NAN;
+        e->cycles = e->task_ns = NAN;
         e->mem_total = e->hw_corrupted = e->cpus_online = NAN;
         for (size_t i = 0; i < EVIDENCE_MAX_DISKS; i++)
                 e->disk[i] = (struct evidence_disk){ NAN, NAN, NAN, NAN, NAN, NAN };

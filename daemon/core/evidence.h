@@ -31,7 +31,8 @@
  *   nvme_health       each NVMe controller's SMART log (nvme_health.h)
  *   kernel_log        /dev/kmsg records by kind (kmsg.h)
  * PSI, steal and others' CPU and disk use are busy.h's and yield.h's,
- * the probe's run delay rundelay.h's: they are not read again here.
+ * the probe's run delay, time on a CPU and share waited for one
+ * rundelay.h's (the runner adds them): they are not read again here.
  *
  * Every path is under a root directory ("/" on a host; a fixture tree in
  * the tests).  A value that is missing, unreadable, truncated, not a
@@ -78,7 +79,6 @@ struct evidence {
         struct evidence_cgroup_stat cgroup[EVIDENCE_MAX_CGROUP_LEVELS];
         /* the probe's, since it started (evidence_take_end's probe) */
         double cycles, task_ns;         /* perf */
-        double probe_cpu_s, probe_delay_s; /* schedstat, summed over threads */
         double cur_hz, scaling_max_hz, cpuinfo_max_hz;
         char governor[EVIDENCE_GOVERNOR_MAX]; /* "" unknown; "performance",
                                                * "powersave,performance" */
@@ -128,12 +128,10 @@ size_t evidence_host_n_files(const struct evidence_host *h, size_t *ret_kept);
 /* The kernel log's next sequence number, to keep across restarts. */
 uint64_t evidence_host_kmsg_seq(const struct evidence_host *h);
 
-/* What the runner knows of the probe process (either may be NULL). */
+/* What the runner watches of the probe process (NULL: not watched). */
 struct perfclock;
-struct rundelay;
 struct evidence_probe {
         const struct perfclock *perf;
-        const struct rundelay *delay;
 };
 
 /* A snapshot before a run: the counters only (the levels a window

@@ -46,7 +46,6 @@ static void clock_of(const struct evidence *b, struct evidence_window *w)
                 w->clock_hz = b->cur_hz;
                 w->clock_source = "cpufreq";
         }
-        w->on_cpu_ratio = ratio(b->probe_cpu_s, b->probe_cpu_s + b->probe_delay_s);
 }
 
 static void disk_of(const struct evidence_disk *a, const struct evidence_disk *b,
@@ -144,9 +143,6 @@ static void add_cpu(int *r, const struct evidence_window *w, struct result *res)
                     "Effective CPU clock of the run: the probe's cycles per second on a CPU "
                     "(perf), or the mean scaling_cur_freq at its end (cpufreq)", src,
                     w->clock_hz);
-        add(r, res, "benchwatch_probe_on_cpu_ratio",
-            "Share of the probe threads' runnable time they spent on a CPU (schedstat)", NULL,
-            w->on_cpu_ratio);
         static const char max_help[] =
                 "Highest CPU clock allowed: by cpufreq's policy (scaling, the lowest of the "
                 "CPUs) and by the hardware (cpuinfo_max_freq)";

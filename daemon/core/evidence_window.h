@@ -18,8 +18,6 @@
  *                       the probe's cycles per second on a CPU; else
  *                       "cpufreq", the mean scaling_cur_freq of the
  *                       sampled CPUs at the run's end
- *   on_cpu_ratio        benchwatch_probe_on_cpu_ratio: the probe threads'
- *                       time on a CPU / (that + their run delay)
  *   scaling_max_hz,     benchwatch_probe_cpu_max_hertz{limit="scaling",
  *   cpuinfo_max_hz      "hardware"}; governor:
  *                       benchwatch_probe_cpufreq_governor_info{governor}
@@ -69,7 +67,6 @@ struct evidence_window {
         double throttled_ratio, throttled_seconds;
         double clock_hz;
         const char *clock_source;       /* "perf", "cpufreq" or NULL */
-        double on_cpu_ratio;
         double scaling_max_hz, cpuinfo_max_hz;
         char governor[EVIDENCE_GOVERNOR_MAX];
         double throttle_events[EVIDENCE_N_SCOPES], throttle_seconds[EVIDENCE_N_SCOPES];

@@ -61,7 +61,6 @@ void cause_figures_of(const struct result *res, struct cause_run *r)
                 { CAUSE_F_THROTTLED_S, "benchwatch_probe_cpu_throttled_seconds", NULL, NULL },
                 { CAUSE_F_CLOCK, "benchwatch_probe_cpu_clock_hertz", NULL, NULL },
                 { CAUSE_F_SCALING_MAX, "benchwatch_probe_cpu_max_hertz", "limit", "scaling" },
-                { CAUSE_F_ON_CPU, "benchwatch_probe_on_cpu_ratio", NULL, NULL },
                 { CAUSE_F_RUN_DELAY, "benchwatch_probe_run_delay_ratio", NULL, NULL },
                 { CAUSE_F_OTHERS_CPU, "benchwatch_probe_others_cpu_ratio", NULL, NULL },
                 { CAUSE_F_STEAL, "benchwatch_probe_steal_ratio", NULL, NULL },
@@ -83,6 +82,8 @@ void cause_figures_of(const struct result *res, struct cause_run *r)
         cause_run_init(r);
         for (size_t i = 0; i < sizeof(direct) / sizeof(*direct); i++)
                 r->f[direct[i].f] = one(res, direct[i].family, direct[i].label, direct[i].value);
+        /* the runner's share waited, as the share got */
+        r->f[CAUSE_F_ON_CPU] = 1 - one(res, "benchwatch_probe_cpu_wait_ratio", NULL, NULL);
         r->f[CAUSE_F_CPU_HEAT] = sum(res, "benchwatch_probe_thermal_throttle_events");
         r->f[CAUSE_F_NVME_HEAT] = sum(res, "benchwatch_probe_nvme_thermal_transitions");
         r->f[CAUSE_F_NVME_MEDIA] = sum(res, "benchwatch_probe_nvme_media_errors");

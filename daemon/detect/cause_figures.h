@@ -2,7 +2,7 @@
  *
  * The cause engine (cause.h) works on plain numbers; a run's evidence
  * travels as metric families of its result, written by the runner
- * (benchwatch_probe_run_delay_ratio, _others_cpu_ratio,
+ * (benchwatch_probe_run_delay_ratio, _cpu_wait_ratio, _others_cpu_ratio,
  * _others_disk_bytes_per_second), the scheduler (benchwatch_probe_steal_ratio,
  * _pressure_ratio{resource}) and the evidence window
  * (core/evidence_window.h).  This reads those families into a

@@ -1,7 +1,8 @@
 /* test_cause.c — the cause engine names each cause from evidence built as
  * the real sources write it (an evidence window added to a result by
- * evidence_window_add_metrics, steal and pressure by busy.c, run delay and
- * others' CPU under the runner's names, read back by cause_figures_of),
+ * evidence_window_add_metrics, steal and pressure by busy.c, run delay,
+ * CPU wait and others' CPU under the runner's names, read back by
+ * cause_figures_of),
  * with its numbers in the sentence; holds back when the evidence is in
  * too few of the regressed runs or within the reference's spread; and
  * never blames the component while another resource regressed too. */
@@ -59,7 +60,6 @@ static void run_of(const struct spec *s, double jitter, struct cause_run *ret)
         w.throttled_seconds = s->throttled * 0.8;
         w.clock_hz = s->clock * (1 + jitter / 4);
         w.clock_source = "perf";
-        w.on_cpu_ratio = fmin(s->on_cpu * (1 + jitter / 4), 1);
         w.scaling_max_hz = w.cpuinfo_max_hz = 3.5e9;
         w.throttle_events[EVIDENCE_CORE] = w.throttle_events[EVIDENCE_PACKAGE] = s->heat / 2;
         w.throttle_seconds[EVIDENCE_CORE] = w.throttle_seconds[EVIDENCE_PACKAGE] = 0;
@@ -79,6 +79,7 @@ static void run_of(const struct spec *s, double jitter, struct cause_run *ret)
         CHECK(res && evidence_window_add_metrics(host, &w, "nvme0n1", res) == 0);
         CHECK(busy_window_add_metrics(&bw, res) == 0);
         add(res, "benchwatch_probe_run_delay_ratio", s->run_delay * (1 + jitter));
+        add(res, "benchwatch_probe_cpu_wait_ratio", 1 - fmin(s->on_cpu * (1 + jitter / 4), 1));
         add(res, "benchwatch_probe_others_cpu_ratio", s->others_cpu);
         CHECK(result_add(res, "benchwatch_disk_info", "test", METRIC_GAUGE, info, 1, NULL) == 0);
         cause_figures_of(res, ret);

@@ -18,7 +18,6 @@
 #include "core/evidence.h"
 #include "core/evidence_window.h"
 #include "core/result.h"
-#include "core/rundelay.h"
 #include "test.h"
 #include "util/fdio.h"
 #include "util/strutil.h"
@@ -118,29 +117,10 @@ static void test_metal_snapshot(void)
         CHECK(e.cpus_online == 4);
         CHECK(e.disk[0].reads == 1000 && e.disk[0].read_ms == 500 && e.disk[0].queue_ms == 3600);
         CHECK(e.disk[1].reads == 400 && e.disk[1].writes == 0);
-        CHECK(isnan(e.cycles) && isnan(e.probe_cpu_s)); /* no probe given */
+        CHECK(isnan(e.cycles) && isnan(e.task_ns)); /* no probe given */
         CHECK(e.kmsg_ok && e.kmsg.records == 0); /* from now: the end of the log */
         evidence_host_free(h);
         free(root);
-}
-
-/* The probe's schedstat in a fake /proc: 0.8 s on a CPU, 0.2 s waiting. */
-static struct rundelay *fake_probe(void)
-{
-        struct rundelay *d = NULL;
-        char *proc = str_printf("%s/proc", tmp);
-        char *task = str_printf("%s/proc/77/task/77", tmp);
-        CHECK(proc && task && mkdir(proc, 0755) == 0);
-        char *mid = str_printf("%s/proc/77", tmp), *tasks = str_printf("%s/proc/77/task", tmp);
-        CHECK(mid && tasks && mkdir(mid, 0755) == 0 && mkdir(tasks, 0755) == 0);
-        CHECK(mkdir(task, 0755) == 0);
-        put(task, "schedstat", "800000000 200000000 5\n", "we");
-        CHECK(rundelay_new(proc, 77, &d) == 0 && rundelay_sample(d) == 0);
-        free(proc);
-        free(task);
-        free(mid);
-        free(tasks);
-        return d;
 }
 
 /* The changes a run brings about in the metal copy at root. */
@@ -174,7 +154,6 @@ static void check_window(const struct evidence_window *w)
         CHECK_NEAR(w->throttled_ratio, 0.41, 1e-12); /* 41 of 100 periods */
         CHECK_NEAR(w->throttled_seconds, 0.5, 1e-12);
         CHECK(!strcmp(w->clock_source, "cpufreq") && w->clock_hz == 2.5e9);
-        CHECK_NEAR(w->on_cpu_ratio, 0.8, 1e-12);
         CHECK(w->throttle_events[EVIDENCE_CORE] == 4 && w->throttle_events[EVIDENCE_PACKAGE] == 10);
         CHECK(isnan(w->throttle_seconds[EVIDENCE_CORE]));
         CHECK(w->throttle_seconds[EVIDENCE_PACKAGE] == 0);
@@ -219,8 +198,7 @@ static void test_metal_window(void)
         struct evidence a, b, c, d;
         struct evidence_window w;
         char *root = copy_tree("metal");
-        struct rundelay *probe = fake_probe();
-        struct evidence_probe p = { .delay = probe };
+        struct evidence_probe p = { .perf = NULL }; /* no perf here: cpufreq's clock */
         CHECK(evidence_host_new(root, KMSG_FROM_NOW, &h) == 0);
         evidence_take_start(h, &a);
         CHECK(isnan(a.cur_hz) && !*a.governor && isnan(a.mem_total)); /* levels: at the end */
@@ -240,7 +218,6 @@ static void test_metal_window(void)
         CHECK(w.throttled_ratio == 0 && w.edac_ce == 0); /* nothing moved */
         CHECK(evidence_host_kmsg_seq(h) == 2003);
         evidence_host_free(h);
-        rundelay_free(probe);
         free(root);
 }
 
