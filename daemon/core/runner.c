@@ -15,6 +15,7 @@
 
 #include "core/child.h"
 #include "core/codec.h"
+#include "core/perfclock.h"
 #include "core/rundelay.h"
 #include "util/fdio.h"
 #include "util/strutil.h"
@@ -42,6 +43,7 @@ struct runner {
         char *yield_why;
         bool io_bound, disk_io;
         struct rundelay *delay; /* the probe's threads' waits for a CPU */
+        struct perfclock *perf; /* their cycles (NULL: refused or none) */
 };
 
 #define YIELD_GRACE 1.0 /* SIGTERM .. SIGKILL of a run that yields: it makes way promptly */
@@ -56,6 +58,11 @@ void runner_set_executable(const char *path)
 pid_t runner_pid(const struct runner *rn)
 {
         return rn->pid;
+}
+
+const struct perfclock *runner_perfclock(const struct runner *rn)
+{
+        return rn ? rn->perf : NULL;
 }
 
 /* Only explicitly set values travel; the child applies the same defaults. */
@@ -389,6 +396,10 @@ int runner_start(sd_event *e, const struct run_spec *spec, runner_done_fn done,
         if (res_pipe[1] >= 0)
                 close(res_pipe[1]);
         if (r >= 0) {
+                /* the probe's clock, where the kernel allows it, before the
+                 * child has its request and starts its threads */
+                if (perfclock_open(rn->pid, &rn->perf) < 0)
+                        rn->perf = NULL;
                 r = fd_write_all(req_pipe[1], req, req_size); /* small: fits the pipe */
                 if (r == -EPIPE)
                         r = 0; /* the child died at once: its exit status tells */
@@ -458,6 +469,7 @@ void runner_free(struct runner *rn)
         sd_event_source_disable_unref(rn->yield_timer);
         sd_event_source_disable_unref(rn->delay_timer);
         rundelay_free(rn->delay);
+        perfclock_free(rn->perf);
         yield_monitor_free(rn->yield);
         free(rn->yield_why);
         if (rn->fd > 0)

@@ -51,6 +51,9 @@ int runner_start(sd_event *e, const struct run_spec *spec, runner_done_fn done,
 /* Ask the child to stop (SIGTERM), kill its group after grace seconds. */
 void runner_stop(struct runner *rn, double grace);
 pid_t runner_pid(const struct runner *rn);
+/* The probe process's cycle counter (perfclock.h), or NULL. */
+struct perfclock;
+const struct perfclock *runner_perfclock(const struct runner *rn);
 void runner_free(struct runner *rn);
 
 /* Convenience for commands: run to completion on a private loop; SIGINT

@@ -66,6 +66,9 @@ void sched_first_pass(struct sched *s);
  * a grace period); `idle` is called when nothing runs any more. */
 void sched_stop(struct sched *s, void (*idle)(void *userdata), void *userdata);
 bool sched_busy(const struct sched *s);
+/* The evidence sources this host lacks, "thermal_throttle (no ...), ..."
+ * (malloc'd); NULL when it has every one. */
+char *sched_evidence_absent(const struct sched *s);
 /* NULL while the scheduler makes progress; else why not (a run outlived
  * its deadline and could not be reaped, or a due run did not start). The
  * daemon stops feeding the watchdog then. */

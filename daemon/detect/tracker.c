@@ -10,6 +10,7 @@
 #include "detect/baseline.h"
 #include "detect/baseline_store.h"
 #include "detect/history.h"
+#include "detect/tracker_cause.h"
 #include "util/parse.h"
 #include "util/reserve.h"
 #include "util/strutil.h"
@@ -256,6 +257,7 @@ struct tracker {
         char *state_dir;
         struct context host;
         struct log_ratelimit errors;
+        struct tracker_cause_peers peers;  /* the probes in regression */
 };
 
 int tracker_new(const char *state_dir, const struct context *host,
@@ -280,6 +282,7 @@ void tracker_free(struct tracker *t)
                 return;
         free(t->state_dir);
         context_clear(&t->host);
+        tracker_cause_peers_clear(&t->peers);
         free(t);
 }
 
@@ -299,9 +302,13 @@ static struct baseline *load(struct tracker *t, const char *probe)
         return b;
 }
 
+/* A figure that recovered; one that entered a regression is said with its
+ * cause (name_cause). */
 static void log_transitions(const struct baseline *b)
 {
         for (size_t i = 0; i < b->n_series; i++) {
+                if (b->series[i].verdict.transition != DETECTOR_LEFT)
+                        continue;
                 char *m = baseline_transition_message(b, &b->series[i]);
                 if (m)
                         log_warning("%s", m);
@@ -458,6 +465,39 @@ static int note_learning(const struct config *cfg, const struct tracker_settings
                           METRIC_GAUGE, NULL, res->started + more * interval, NULL);
 }
 
+/* Other probes' regressions that began within this of a probe's are one
+ * event: twice the longest interval, at least 10 minutes. */
+static double peer_window(const struct config *cfg)
+{
+        double w = 600;
+        for (size_t i = 0; cfg && i < cfg->n_probes; i++)
+                w = fmax(w, 2 * cfg->probes[i].interval);
+        return w;
+}
+
+/* The cause of the probe's regression, named on the run and, when it is
+ * entered or changes, in the journal with its evidence. */
+static void name_cause(struct tracker *t, const struct config *cfg, const struct baseline *b,
+                       struct result *res, bool counted)
+{
+        struct tracker_cause_out out;
+        int r = tracker_cause_note(t->state_dir, &t->peers, b, res, counted,
+                                   learning_runs(b) >= 0, peer_window(cfg), &out);
+        if ((r < 0 || out.error) && log_ratelimit_ok(&t->errors))
+                log_error("probe '%s': %s", res->probe,
+                          out.error ? out.error : strerror(-r));
+        if (out.line) {
+                char *probe = str_printf("BENCHWATCH_PROBE=%s", res->probe);
+                char *cause = str_printf("BENCHWATCH_CAUSE=%s", out.label ? out.label : "");
+                const char *fields[] = { "BENCHWATCH_EVENT=regression", probe ? probe : "",
+                                         cause ? cause : "", NULL };
+                log_event(LOG_WARNING, fields, "%s", out.line);
+                free(probe);
+                free(cause);
+        }
+        tracker_cause_out_clear(&out);
+}
+
 void tracker_observe(struct tracker *t, const struct config *cfg,
                      struct result *res, bool counted)
 {
@@ -477,6 +517,8 @@ void tracker_observe(struct tracker *t, const struct config *cfg,
                 r = baseline_add_metrics(b, res, counted);
         if (r >= 0)
                 r = note_learning(cfg, &ts, b, res, counted);
+        if (r >= 0)
+                name_cause(t, cfg, b, res, counted);
         if (r >= 0 && (counted || context_changed) && baseline_save(b, t->state_dir, &why) < 0 &&
             log_ratelimit_ok(&t->errors))
                 log_error("%s", why ? why : "cannot save the baseline");

@@ -1,0 +1,302 @@
+/* tracker_cause.c — see tracker_cause.h. */
+#include "detect/tracker_cause.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "detect/cause.h"
+#include "detect/cause_figures.h"
+#include "detect/evidence_store.h"
+#include "detect/verdict_text.h"
+#include "util/strutil.h"
+
+void tracker_cause_peers_clear(struct tracker_cause_peers *p)
+{
+        for (size_t i = 0; i < p->n; i++) {
+                free(p->v[i].probe);
+                free(p->v[i].plugin);
+        }
+        free(p->v);
+        *p = (struct tracker_cause_peers){ 0 };
+}
+
+void tracker_cause_out_clear(struct tracker_cause_out *out)
+{
+        free(out->line);
+        free(out->error);
+        *out = (struct tracker_cause_out){ 0 };
+}
+
+/* ---- the figure for people ---------------------------------------------------- */
+
+static bool is_param(const struct result *res, const char *name)
+{
+        for (size_t i = 0; i < res->n_params; i++)
+                if (!strcmp(res->params[i].name, name))
+                        return true;
+        return false;
+}
+
+/* "events_per_second" -> "events/s" and the like, into buf. */
+static void what_of(const char *what, char *buf, size_t size)
+{
+        static const struct { const char *suffix, *said; } units[] = {
+                { "_per_cpu_second", "/CPU-s" }, { "_per_second", "/s" },
+                { "_seconds", "" }, { NULL, NULL },
+        };
+        size_t len = strlen(what);
+        const char *said = "";
+        for (int i = 0; units[i].suffix; i++) {
+                size_t l = strlen(units[i].suffix);
+                if (len > l && !strcmp(what + len - l, units[i].suffix)) {
+                        len -= l;
+                        said = units[i].said;
+                        break;
+                }
+        }
+        snprintf(buf, size, "%.*s%s", (int)len, what, said);
+        for (char *c = buf; *c; c++)
+                if (*c == '_')
+                        *c = ' ';
+}
+
+const char *tracker_cause_figure(const struct baseline_series *s, const struct result *res,
+                                 char *buf, size_t size)
+{
+        const char *m = s->metric;
+        size_t pre = strlen("benchwatch_");
+        char what[128], extra[128] = "", q[32] = "";
+        if (!strncmp(m, "benchwatch_", pre))
+                m += pre;
+        size_t plen = strlen(res->plugin);
+        if (!strncmp(m, res->plugin, plen) && m[plen] == '_')
+                m += plen + 1;
+        what_of(m, what, sizeof(what));
+        for (size_t i = 0; i < s->n_labels; i++) {
+                const char *n = s->labels[i].name, *v = s->labels[i].value;
+                size_t at = strlen(extra);
+                if (!strcmp(n, "quantile"))
+                        snprintf(q, sizeof(q), " p%g", atof(v) * 100);
+                else if (!is_param(res, n) && at < sizeof(extra))
+                        snprintf(extra + at, sizeof(extra) - at, "%s%s", at ? ", " : "", v);
+        }
+        snprintf(buf, size, "%s %s%s%s%s%s", res->plugin, what, q, *extra ? " (" : "", extra,
+                 *extra ? ")" : "");
+        return buf;
+}
+
+/* ---- the probes in regression ----------------------------------------------- */
+
+/* Note that probe is (since `since`) or is not (since NAN) in regression. */
+static int peers_note(struct tracker_cause_peers *p, const char *probe, const char *plugin,
+                      double since)
+{
+        size_t i = 0;
+        while (i < p->n && strcmp(p->v[i].probe, probe))
+                i++;
+        if (isnan(since)) {
+                if (i < p->n) {
+                        free(p->v[i].probe);
+                        free(p->v[i].plugin);
+                        p->v[i] = p->v[--p->n];
+                }
+                return 0;
+        }
+        if (i < p->n)
+                return 0; /* it keeps the time its regression began */
+        struct tracker_cause_peer *v = realloc(p->v, (p->n + 1) * sizeof(*v));
+        if (!v)
+                return -ENOMEM;
+        p->v = v;
+        v[p->n] = (struct tracker_cause_peer){ strdup(probe), strdup(plugin), since };
+        if (!v[p->n].probe || !v[p->n].plugin) {
+                free(v[p->n].probe);
+                free(v[p->n].plugin);
+                return -ENOMEM;
+        }
+        p->n++;
+        return 0;
+}
+
+/* The plugins of the other probes whose regressions began within window
+ * of this one's (at most max - 1, NULL-terminated). */
+static void peers_within(const struct tracker_cause_peers *p, const char *probe, double since,
+                         double window, const char **ret, size_t max)
+{
+        size_t n = 0;
+        for (size_t i = 0; i < p->n && n + 1 < max; i++)
+                if (strcmp(p->v[i].probe, probe) && fabs(p->v[i].since - since) <= window)
+                        ret[n++] = p->v[i].plugin;
+        ret[n] = NULL;
+}
+
+/* ---- the cause -------------------------------------------------------------- */
+
+/* The series in regression that changed most, and how many are. */
+static const struct baseline_series *worst_of(const struct baseline *b, unsigned *ret_n,
+                                              bool *ret_entered)
+{
+        const struct baseline_series *w = NULL;
+        *ret_n = 0;
+        *ret_entered = false;
+        for (size_t i = 0; i < b->n_series; i++) {
+                const struct baseline_series *s = &b->series[i];
+                if (!s->seen || !s->verdict.regression)
+                        continue;
+                (*ret_n)++;
+                *ret_entered |= s->verdict.transition == DETECTOR_ENTERED;
+                if (!w || fabs(s->verdict.change) > fabs(w->verdict.change))
+                        w = s;
+        }
+        return w;
+}
+
+struct regressed {
+        const struct baseline_series *s;
+        struct cause_run runs[EVIDENCE_RECENT_MAX];
+        size_t n_runs;
+        double since;
+};
+
+/* The cause of s's regression from the store: 0 (ret->label NULL when
+ * there is no evidence to compare), -ENOMEM. */
+static int find_cause(const struct evidence_store *es, const struct tracker_cause_peers *peers,
+                      const struct result *res, double window, struct regressed *g,
+                      struct cause *ret)
+{
+        struct cause_run *ref = calloc(DETECTOR_REF_MAX, sizeof(*ref));
+        struct cause_reference cr;
+        const char *others[17];
+        if (!ref)
+                return -ENOMEM;
+        size_t n_ref = evidence_store_reference(es, g->n_runs, ref, DETECTOR_REF_MAX);
+        int r = n_ref ? cause_reference_of(ref, n_ref, &cr) : 0;
+        free(ref);
+        *ret = (struct cause){ 0 };
+        if (r < 0 || !n_ref || !g->n_runs)
+                return r;
+        peers_within(peers, res->probe, g->since, window, others, 17);
+        const struct cause_input in = {
+                .runs = g->runs, .n_runs = g->n_runs, .ref = &cr,
+                .direction = g->s->direction, .change = g->s->verdict.change,
+                .plugin = res->plugin, .others = others, .others_window = window,
+                .sibling_ratio = NAN,
+        };
+        r = cause_find(&in, ret);
+        return r == -EINVAL ? 0 : r;
+}
+
+/* The journal's line: the verdict, with the cause and its evidence; was:
+ * the cause named before, when it changed. */
+static char *line_of(const struct baseline *b, const struct regressed *g, unsigned n_regressed,
+                     const struct cause *c, const char *was, const struct result *res)
+{
+        char fig[192], more[64] = "";
+        const struct detector_verdict *v = &g->s->verdict;
+        const struct verdict_text vt = {
+                .figure = tracker_cause_figure(g->s, res, fig, sizeof(fig)),
+                .change = v->change, .change_lo = v->change_lo, .change_hi = v->change_hi,
+                .since = g->since, .reference_runs = g->s->det.n_ref,
+                .reference_time = v->reference_time, .cause = c->label ? c : NULL,
+                .now = res->started,
+        };
+        if (n_regressed > 1)
+                snprintf(more, sizeof(more), "; %u figures of the probe in regression",
+                         n_regressed);
+        char *text = verdict_text_line(&vt);
+        char *ctx = baseline_context_change(b);
+        char *line = text ? str_printf("probe '%s': %s%s%s%s%s%s%s", b->probe, text, more,
+                                       was ? " (the cause named before: " : "", was ? was : "",
+                                       was ? ")" : "",
+                                       ctx ? "; measured on another context than the "
+                                             "reference: " : "", ctx ? ctx : "") : NULL;
+        free(text);
+        free(ctx);
+        return line;
+}
+
+/* The regressed series' runs in the store and when they began. */
+static void regressed_runs(const struct evidence_store *es, const struct result *res,
+                           struct regressed *g)
+{
+        unsigned seg = g->s->det.segment;
+        size_t want = seg < 1 ? 1 : seg > EVIDENCE_RECENT_MAX ? EVIDENCE_RECENT_MAX : seg;
+        g->n_runs = evidence_store_last(es, want, g->runs, &g->since);
+        if (isnan(g->since))
+                g->since = res->started;
+}
+
+static int name_cause(const char *state_dir, struct tracker_cause_peers *peers,
+                      const struct baseline *b, struct result *res, struct evidence_store *es,
+                      double window, struct tracker_cause_out *out)
+{
+        unsigned n_regressed;
+        bool entered;
+        struct regressed g = { .s = worst_of(b, &n_regressed, &entered) };
+        if (!g.s) {
+                int r = peers_note(peers, res->probe, res->plugin, NAN);
+                return r < 0 ? r : evidence_store_set_cause(es, NULL, NULL);
+        }
+        regressed_runs(es, res, &g);
+        int r = peers_note(peers, res->probe, res->plugin, g.since);
+        struct cause c = { 0 };
+        if (r >= 0)
+                r = find_cause(es, peers, res, window, &g, &c);
+        const char *was = es->cause_label;
+        bool changed = c.label && (!was || strcmp(was, c.label));
+        if (r >= 0 && (entered || changed) && !(out->line = line_of(b, &g, n_regressed, &c,
+                                                                     entered ? NULL : was,
+                                                                     res)))
+                r = -ENOMEM;
+        if (r >= 0 && c.label) {
+                const char *lv[] = { "cause", c.label, NULL };
+                out->label = c.label;
+                r = result_add(res, "benchwatch_regression_cause",
+                               "The most likely cause of the probe's regression (1 for the "
+                               "one named): host, component, cpu_quota, neighbour, clock, "
+                               "heat, hypervisor, memory_errors, memory_pressure, "
+                               "disk_device, disk_queue, kernel_log, inventory",
+                               METRIC_GAUGE, lv, 1, NULL);
+                if (r >= 0)
+                        r = evidence_store_set_cause(es, c.label, c.evidence);
+        }
+        cause_clear(&c);
+        return r;
+}
+
+int tracker_cause_note(const char *state_dir, struct tracker_cause_peers *peers,
+                       const struct baseline *b, struct result *res, bool counted,
+                       bool learning, double window, struct tracker_cause_out *out)
+{
+        struct evidence_store es = { 0 };
+        struct cause_run fig;
+        *out = (struct tracker_cause_out){ 0 };
+        int r = evidence_store_load(state_dir, res->probe, &es, &out->error);
+        bool readable = r >= 0 || r == -EBADMSG; /* a bad file: said, and started afresh */
+        if (r == -ENOMEM)
+                return r;
+        if (!readable)
+                return 0; /* said in out->error; nothing kept, nothing named */
+        r = 0;
+        cause_figures_of(res, &fig);
+        char *was = es.cause_label ? strdup(es.cause_label) : NULL;
+        if (counted)
+                r = evidence_store_add(&es, res->started, learning, &fig);
+        if (r >= 0)
+                r = name_cause(state_dir, peers, b, res, &es, window, out);
+        bool cause_moved = (was == NULL) != (es.cause_label == NULL) ||
+                           (was && strcmp(was, es.cause_label));
+        if (r >= 0 && (counted || cause_moved)) {
+                char *err = NULL;
+                if (evidence_store_save(state_dir, res->probe, &es, &err) < 0 && !out->error)
+                        out->error = err;
+                else
+                        free(err);
+        }
+        free(was);
+        evidence_store_clear(&es);
+        return r;
+}

@@ -1,0 +1,62 @@
+/* tracker_cause.h — the daemon names the cause of each regression, with
+ * its evidence, and tells the whole host slowing from one component.
+ *
+ * After each run the tracker hands the probe's baseline and the run here:
+ * the run's evidence (cause_figures.h) joins the probe's evidence store
+ * (evidence_store.h) when it counted; while a figure of the probe is in
+ * regression, the evidence of the runs since its evidence began to
+ * accumulate is compared with the reference's runs' (cause.h), with the
+ * other probes in regression whose regressions began within the window
+ * (peers: several independent probes at once is the host, one event, not
+ * one per probe).  The cause is redone at every run, so a probe first
+ * named alone becomes part of the host's event when others follow.  The
+ * run then carries benchwatch_regression_cause{cause="<label>"} 1 (an
+ * alert routes on it), the store keeps the cause for `status` and
+ * `baseline show`, and a journal line for people is made when the
+ * regression is entered or its cause changes:
+ *   cpu events/s −14% (95% CI −15..−13%) since 14:02, against the
+ *   reference of 40 runs learnt 3 Dec; cause: CPU quota, throttled in 41%
+ *   of its CPU quota periods, against 0.0% in the reference
+ * Nothing here logs: lines and errors come back to the tracker. */
+#ifndef BENCHWATCH_TRACKER_CAUSE_H
+#define BENCHWATCH_TRACKER_CAUSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/result.h"
+#include "detect/baseline.h"
+
+/* The probes in regression the daemon has seen, and since when. */
+struct tracker_cause_peer {
+        char *probe, *plugin;
+        double since;
+};
+struct tracker_cause_peers {
+        struct tracker_cause_peer *v;
+        size_t n;
+};
+void tracker_cause_peers_clear(struct tracker_cause_peers *p);
+
+struct tracker_cause_out {
+        char *line;         /* for the journal, when entered or changed; else NULL */
+        const char *label;  /* the cause named (static), NULL when none */
+        char *error;        /* the evidence file could not be read or written */
+};
+
+/* See the top of this file.  learning: the probe's reference is being
+ * learnt (its counted runs' evidence is the reference's); window: seconds
+ * within which other probes' regressions are the same event.  0 or
+ * -ENOMEM; out's strings are malloc'd (tracker_cause_out_clear). */
+int tracker_cause_note(const char *state_dir, struct tracker_cause_peers *peers,
+                       const struct baseline *b, struct result *res, bool counted,
+                       bool learning, double window, struct tracker_cause_out *out);
+void tracker_cause_out_clear(struct tracker_cause_out *out);
+
+/* A series' figure as a person names it: "cpu events/s", "disklat
+ * latency p50", "memory bytes/s (triad)"; the run's parameters are left
+ * out.  buf returned. */
+const char *tracker_cause_figure(const struct baseline_series *s, const struct result *res,
+                                 char *buf, size_t size);
+
+#endif
