@@ -11,6 +11,7 @@
 #include "detect/cause_figures.h"
 #include "detect/evidence_store.h"
 #include "detect/verdict_text.h"
+#include "util/parse.h"
 #include "util/strutil.h"
 
 void tracker_cause_peers_clear(struct tracker_cause_peers *p)
@@ -78,8 +79,9 @@ const char *tracker_cause_figure(const struct baseline_series *s, const struct r
         for (size_t i = 0; i < s->n_labels; i++) {
                 const char *n = s->labels[i].name, *v = s->labels[i].value;
                 size_t at = strlen(extra);
-                if (!strcmp(n, "quantile"))
-                        snprintf(q, sizeof(q), " p%g", atof(v) * 100);
+                double qv = 0;
+                if (!strcmp(n, "quantile") && parse_double(v, &qv) >= 0)
+                        snprintf(q, sizeof(q), " p%g", qv * 100);
                 else if (!is_param(res, n) && at < sizeof(extra))
                         snprintf(extra + at, sizeof(extra) - at, "%s%s", at ? ", " : "", v);
         }

@@ -34,7 +34,8 @@ static void limits_and_order(void)
         double since = 0;
         CHECK(evidence_store_reference(&s, 3, got, DETECTOR_REF_MAX) == DETECTOR_REF_MAX);
         CHECK(got[0].f[CAUSE_F_THROTTLED] == 10);
-        CHECK(evidence_store_last(&s, 3, got, &since) == 3 && since == 1000 + EVIDENCE_RECENT_MAX + 2);
+        CHECK(evidence_store_last(&s, 3, got, &since) == 3);
+        CHECK(since == 1000 + EVIDENCE_RECENT_MAX + 2);
         CHECK(got[2].f[CAUSE_F_THROTTLED] == EVIDENCE_RECENT_MAX + 4);
         /* accept: the last 5 are the reference now */
         evidence_store_accept(&s, 5);
@@ -66,7 +67,8 @@ static void file_round_trip(void)
         CHECK(evidence_store_load(dir, "cpu", &back, &err) == 0);
         CHECK(back.n == 2 && back.runs[0].reference && !back.runs[1].reference);
         CHECK(back.runs[0].t == 1796400000.25 && back.runs[0].fig.f[CAUSE_F_THROTTLED] == 0.41);
-        CHECK(isnan(back.runs[1].fig.f[CAUSE_F_THROTTLED]) && isnan(back.runs[1].fig.f[CAUSE_F_STEAL]));
+        CHECK(isnan(back.runs[1].fig.f[CAUSE_F_THROTTLED]));
+        CHECK(isnan(back.runs[1].fig.f[CAUSE_F_STEAL]));
         CHECK(!strcmp(back.cause_label, "cpu_quota"));
         CHECK(!strcmp(back.cause_text, "throttled in 41% of periods")); /* one line */
         evidence_store_clear(&back);
