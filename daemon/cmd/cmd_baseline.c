@@ -16,6 +16,7 @@
 #include "core/log.h"
 #include "detect/baseline.h"
 #include "detect/baseline_store.h"
+#include "detect/evidence_store.h"
 #include "detect/series_file.h"
 #include "detect/tracker.h"
 #include "encode/report_format.h"
@@ -76,6 +77,25 @@ static int for_probes(const char *state_dir, char **probes, int n, char ***ret_a
         return 0;
 }
 
+/* The cause named for a probe in regression, with its evidence. */
+static void show_cause(const char *state_dir, const struct baseline *b)
+{
+        struct evidence_store es = { 0 };
+        char *why = NULL;
+        bool regression = false;
+        for (size_t k = 0; k < b->n_series; k++)
+                regression |= b->series[k].det.regression;
+        if (!regression)
+                return;
+        if (evidence_store_load(state_dir, b->probe, &es, &why) < 0)
+                log_warning("%s", why ? why : "cannot read the evidence");
+        else if (es.cause_label)
+                printf("%-14s cause of its regression: %s: %s\n", b->probe, es.cause_label,
+                       es.cause_text ? es.cause_text : "");
+        free(why);
+        evidence_store_clear(&es);
+}
+
 static int baseline_show(const char *state_dir, char **probes, int n,
                          const struct tracker_settings *ts)
 {
@@ -106,6 +126,7 @@ static int baseline_show(const char *state_dir, char **probes, int n,
                         printf("%-14s the last run was measured on another context than the "
                                "reference: %s\n", probes[i], ctx);
                 free(ctx);
+                show_cause(state_dir, b);
                 baseline_free(b);
         }
         baseline_strv_free(all);
@@ -126,6 +147,10 @@ static int baseline_reset_cmd(const char *state_dir, char **probes, int n, bool 
                 probes = all;
         for (int i = 0; i < n; i++) {
                 int r = baseline_reset(state_dir, probes[i]);
+                int e = evidence_store_reset(state_dir, probes[i]);
+                if (e < 0)
+                        log_warning("cannot remove the evidence of '%s' in %s: %s", probes[i],
+                                    state_dir, strerror(-e));
                 if (r == -ENOENT)
                         printf("%s: had no baseline\n", probes[i]);
                 else if (r < 0) {
@@ -169,6 +194,24 @@ static int save(const char *state_dir, const struct baseline *b)
         return EXIT_OK;
 }
 
+/* After accept: the recent runs' evidence is the reference's, no cause. */
+static void accept_evidence(const char *state_dir, const char *probe, unsigned recent)
+{
+        struct evidence_store es = { 0 };
+        char *why = NULL;
+        int r = evidence_store_load(state_dir, probe, &es, &why);
+        if (r >= 0) {
+                evidence_store_accept(&es, recent);
+                r = evidence_store_set_cause(&es, NULL, NULL);
+        }
+        if (r >= 0)
+                r = evidence_store_save(state_dir, probe, &es, &why);
+        if (r < 0)
+                log_warning("%s", why ? why : strerror(-r));
+        free(why);
+        evidence_store_clear(&es);
+}
+
 static int accept_one(const char *state_dir, const char *probe,
                       const struct tracker_settings *ts)
 {
@@ -185,6 +228,7 @@ static int accept_one(const char *state_dir, const char *probe,
                           "to accept yet%s", probe, b->n_series ? "" : " (no baseline at all)");
                 ex = EXIT_USAGE;
         } else if ((ex = save(state_dir, b)) == EXIT_OK) {
+                accept_evidence(state_dir, probe, ts->det.recent_runs);
                 printf("%s: the recent level is the new reference of %d figure(s):\n", probe, r);
                 for (size_t i = 0; i < b->n_series; i++) {
                         double after = exp(b->series[i].det.rs.log_level);

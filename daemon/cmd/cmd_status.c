@@ -27,6 +27,7 @@
 #include "cmd/commands.h"
 #include "core/log.h"
 #include "detect/baseline_store.h"
+#include "detect/evidence_store.h"
 #include "detect/tracker.h"
 #include "encode/report_format.h"
 #include "sink/sink.h"
@@ -48,6 +49,7 @@ struct probe_status {
         double worse_by;          /* its change, worse positive */
         double change, lo, hi;    /* its change and 95% interval, own sign */
         double first_due;         /* UNIX time of the first verdict; NAN: has one / unknown */
+        struct evidence_store ev; /* the cause named, while in regression */
 };
 
 struct status_ctx {
@@ -142,6 +144,10 @@ static int summarise(const struct status_ctx *c, const struct probe_cfg *pc,
                 double last = ret->sp && ret->sp->last > 0 ? ret->sp->last : c->now;
                 ret->first_due = last + (need - ret->held) * pc->interval;
         }
+        if (ret->regression && evidence_store_load(c->state_dir, pc->name, &ret->ev, &why) < 0) {
+                log_warning("status: %s", why ? why : "cannot read the evidence");
+                free(why);
+        }
         *ret_b = b;
         return 0;
 }
@@ -232,6 +238,9 @@ static void table_notes(const struct status_ctx *c, const struct probe_status *p
                        p->sp->ok ? "not counted" : "failed", p->sp->why);
         if (p->regression && p->key)
                 printf("  %s: in regression: %s\n", p->pc->name, p->key);
+        if (p->regression && p->ev.cause_label)
+                printf("  %s: cause: %s: %s\n", p->pc->name, p->ev.cause_label,
+                       p->ev.cause_text ? p->ev.cause_text : "");
 }
 
 /* ---- the sinks ----------------------------------------------------------------- */
@@ -381,6 +390,12 @@ static void json_probe(const struct status_ctx *c, const struct probe_status *p)
                                         : p->verdict  ? "ok"
                                                       : "learning");
         json_str("series", p->key, true);
+        if (p->regression && p->ev.cause_label) {
+                printf("\"cause\":{");
+                json_str("label", p->ev.cause_label, true);
+                json_str("evidence", p->ev.cause_text, false);
+                printf("},");
+        }
         json_num("change", p->key ? p->change : NAN, true);
         json_num("change_lo", p->key ? p->lo : NAN, true);
         json_num("change_hi", p->key ? p->hi : NAN, true);
@@ -480,6 +495,8 @@ static int status_print(struct status_ctx *c)
 out:
         for (size_t i = 0; bs && i < n; i++)
                 baseline_free(bs[i]);
+        for (size_t i = 0; ps && i < n; i++)
+                evidence_store_clear(&ps[i].ev);
         free(bs);
         free(ps);
         return ex;

@@ -19,12 +19,15 @@
 
 #include "cmd/cli.h"
 #include "cmd/commands.h"
-#include "core/busy.h"
+#include "core/evidence.h"
 #include "core/log.h"
+#include "core/runwatch.h"
 #include "detect/baseline.h"
 #include "detect/baseline_store.h"
+#include "detect/cause.h"
 #include "detect/context.h"
 #include "detect/tracker.h"
+#include "detect/tracker_cause.h"
 #include "encode/report_format.h"
 #include "util/parse.h"
 
@@ -208,26 +211,40 @@ static int load_reference(const char *state_dir, const struct probe_cfg *pc,
 }
 
 /* One run of the probe, with what the host went through during it (the
- * CPU time the hypervisor stole, pressure) recorded beside its figures. */
-static struct result *verify_run(struct app *app, const struct probe_cfg *pc)
+ * CPU time the hypervisor stole, pressure, the evidence of its counters)
+ * recorded beside its figures, as the daemon records it. */
+static struct result *verify_run(struct app *app, const struct probe_cfg *pc,
+                                 struct evidence_host *ev)
 {
         struct run_spec spec;
-        struct busy_snapshot before, after;
-        struct busy_window w;
+        struct runwatch w;
         app_run_spec(app, pc->name, pc->plugin, pc->params, pc->timeout, &spec);
-        busy_snapshot_take(&before);
+        runwatch_start(&w, ev);
         struct result *res = runner_run_sync(&spec);
-        busy_snapshot_take(&after);
-        busy_window_between(&before, &after, &w);
         if (res && res->success)
-                (void)busy_window_add_metrics(&w, res);
+                (void)runwatch_add(&w, ev, NULL, res);
         return res;
+}
+
+/* The cause of the failing figure's regression over these runs. */
+static void print_cause(const char *state_dir, const struct probe_cfg *pc,
+                        const struct baseline *b, struct result *const *res, size_t n)
+{
+        const struct baseline_series *f = first_failure(b);
+        struct cause c;
+        if (!f || tracker_cause_verify(state_dir, f, f->check.change,
+                                       (const struct result *const *)res, n, &c) < 0)
+                return;
+        if (c.label)
+                fprintf(stderr, "%s: cause: %s%s%s\n", pc->name, c.name,
+                        c.evidence ? ", " : "", c.evidence ? c.evidence : "");
+        cause_clear(&c);
 }
 
 /* Runs one probe until its comparison is clear; returns an exit code. */
 static int verify_probe(struct app *app, const struct probe_cfg *pc,
                         const struct tracker_settings *ts, enum output_format fmt, bool *first,
-                        size_t *waiting)
+                        size_t *waiting, struct evidence_host *ev)
 {
         const char *state_dir = app_daemon_option(app, "state_dir")->s;
         struct baseline *b = NULL;
@@ -241,7 +258,7 @@ static int verify_probe(struct app *app, const struct probe_cfg *pc,
                 if (fmt == FORMAT_TABLE)
                         fprintf(stderr, "%s: run %zu (at most %u) ...\n", pc->name, n + 1,
                                 ts->verify_max_runs);
-                res[n] = verify_run(app, pc);
+                res[n] = verify_run(app, pc, ev);
                 if (!res[n] || !res[n]->success) {
                         log_error("%s probe '%s': %s", pc->plugin->name, pc->name,
                                   res[n] ? res[n]->error : "out of memory");
@@ -276,6 +293,8 @@ static int verify_probe(struct app *app, const struct probe_cfg *pc,
                 ex = outcome == DETECTOR_VERIFY_FAIL ? EXIT_FAILED : EXIT_OK;
                 if (fmt == FORMAT_TABLE)
                         print_stop(pc, b, outcome, n, ts, res[n - 1]);
+                if (fmt == FORMAT_TABLE && outcome == DETECTOR_VERIFY_FAIL)
+                        print_cause(state_dir, pc, b, res, n);
                 print_rows(b, fmt, first);
         }
         for (size_t i = 0; i < n; i++)
@@ -356,18 +375,21 @@ int cmd_verify(struct app *app, int argc, char **argv)
                 printf("{\"results\":[");
         size_t checked = 0, waiting = 0;
         bool bad_usage = ex == EXIT_USAGE;
+        struct evidence_host *ev = NULL; /* none: the runs have no evidence */
+        (void)evidence_host_new(runwatch_root(), KMSG_FROM_NOW, &ev);
         for (size_t i = 0; !bad_usage && i < app->cfg->n_probes; i++) {
                 const struct probe_cfg *pc = &app->cfg->probes[i];
                 if (!pc->enabled || !selected(pc->name, names, n_names))
                         continue;
                 size_t was_waiting = waiting;
-                int r = verify_probe(app, pc, &ts, fmt, &first, &waiting);
+                int r = verify_probe(app, pc, &ts, fmt, &first, &waiting, ev);
                 checked++;
                 /* a probe whose reference is too short does not stop the others */
                 bad_usage = r == EXIT_USAGE && waiting == was_waiting;
                 if (r != EXIT_OK && (ex == EXIT_OK || r == EXIT_USAGE || r == EXIT_ENV))
                         ex = r;
         }
+        evidence_host_free(ev);
         if (fmt == FORMAT_JSON)
                 printf("],\"status\":\"%s\"}\n", ex == EXIT_OK       ? "pass"
                                                  : ex == EXIT_FAILED ? "regression"

@@ -28,10 +28,10 @@
 
 #include "core/busy.h"
 #include "core/evidence.h"
-#include "core/evidence_window.h"
 #include "core/log.h"
 #include "core/priority.h"
 #include "core/runspec.h"
+#include "core/runwatch.h"
 #include "core/yield.h"
 #include "util/parse.h"
 #include "util/strutil.h"
@@ -79,9 +79,8 @@ struct sched {
         struct param_set *running_params;
         char *running_name;
         double run_started, run_timeout;
-        struct busy_snapshot run_load;  /* the host when the run started */
-        struct evidence_host *evidence; /* its counters (NULL: out of memory) */
-        struct evidence run_evidence;   /* ... when the run started */
+        struct evidence_host *evidence; /* the host's counters (NULL: none) */
+        struct runwatch run_watch;      /* the host when the run started */
         struct yield_limits yield;      /* of the running probe */
         sd_event_source *look_timer;
         struct yield_monitor *look;     /* the host, before a run of look_name */
@@ -99,14 +98,6 @@ struct sched {
         bool last_ok;
         double last_end;
 };
-
-/* Where the evidence's counters are read: "/", or $BENCHWATCH_EVIDENCE_ROOT
- * (a test hook: a fixture tree whose counters a test moves). */
-static const char *evidence_root(void)
-{
-        const char *r = getenv("BENCHWATCH_EVIDENCE_ROOT");
-        return r && *r ? r : "/";
-}
 
 static double random_unit(void)
 {
@@ -274,30 +265,6 @@ static void clear_running(struct sched *s)
         s->running_name = NULL;
 }
 
-/* What the host went through during the run, beside its figures:
- * benchwatch_probe_steal_ratio and benchwatch_probe_pressure_ratio, and
- * the evidence of its counters (evidence_window.h; the disk's of the
- * run's device when it does disk I/O, perf's from the runner rn). */
-static void add_run_load(struct sched *s, const struct runner *rn, struct result *res)
-{
-        struct busy_snapshot now;
-        struct busy_window w;
-        busy_snapshot_take(&now);
-        busy_window_between(&s->run_load, &now, &w);
-        (void)busy_window_add_metrics(&w, res);
-        if (!s->evidence)
-                return;
-        struct evidence end;
-        struct evidence_window ew;
-        const struct sample *info = res->disk_io ?
-                result_find_sample(res, "benchwatch_disk_info", NULL) : NULL;
-        const char *device = info ? sample_label(info, "device") : NULL;
-        evidence_take_end(s->evidence, &(struct evidence_probe){ runner_perfclock(rn) }, &end);
-        evidence_window_between(s->evidence, &s->run_evidence, &end, &ew);
-        (void)evidence_window_add_metrics(s->evidence, &ew,
-                                          res->disk_io ? device : "", res);
-}
-
 /* Whether the first pass is still going: a slot not yet tried. */
 static bool in_first_pass(const struct sched *s)
 {
@@ -337,8 +304,9 @@ static void on_done(struct runner *rn, struct result *res, void *userdata)
         if (slot)
                 slot->tried = true;
         account_duty(s, end);
+        /* what the host went through, beside the figures (runwatch.h) */
         if (res->success && !res->yielded && !s->stopping)
-                add_run_load(s, rn, res);
+                (void)runwatch_add(&s->run_watch, s->evidence, runner_perfclock(rn), res);
         runner_free(rn); /* safe: the runner touches nothing after done() */
         clear_running(s);
         if (!res->yielded) {
@@ -400,9 +368,7 @@ static void start(struct sched *s, struct slot *slot)
         s->yield.cpu_wait_before = s->look_cpu_wait;
         s->look_cpu_wait = 0;
         spec.yield = &s->yield;
-        busy_snapshot_take(&s->run_load);
-        if (s->evidence)
-                evidence_take_start(s->evidence, &s->run_evidence);
+        runwatch_start(&s->run_watch, s->evidence);
         int r = runspec_ensure_dir(spec.cache_dir);
         if (r >= 0)
                 r = runner_start(s->event, &spec, on_done, s, &s->running);
@@ -696,7 +662,7 @@ int sched_new(sd_event *e, const struct config *cfg, const struct plugin_registr
         s->cb = *cb;
         s->userdata = userdata;
         /* a host we cannot read has no evidence, and still runs its probes */
-        (void)evidence_host_new(evidence_root(), KMSG_FROM_NOW, &s->evidence);
+        (void)evidence_host_new(runwatch_root(), KMSG_FROM_NOW, &s->evidence);
         int r = sd_event_add_time(e, &s->timer, CLOCK_MONOTONIC, 0, 0, on_timer, s);
         if (r >= 0)
                 r = sd_event_source_set_enabled(s->timer, SD_EVENT_OFF);

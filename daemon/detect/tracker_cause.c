@@ -160,11 +160,12 @@ struct regressed {
         const struct baseline_series *s;
         struct cause_run runs[EVIDENCE_RECENT_MAX];
         size_t n_runs;
+        size_t in_store;  /* of them, the store's last (the reference is before) */
         double since;
 };
 
 /* The cause of s's regression from the store: 0 (ret->label NULL when
- * there is no evidence to compare), -ENOMEM. */
+ * there is no evidence to compare), -ENOMEM.  peers may be NULL. */
 static int find_cause(const struct evidence_store *es, const struct tracker_cause_peers *peers,
                       const struct result *res, double window, struct regressed *g,
                       struct cause *ret)
@@ -174,13 +175,15 @@ static int find_cause(const struct evidence_store *es, const struct tracker_caus
         const char *others[17];
         if (!ref)
                 return -ENOMEM;
-        size_t n_ref = evidence_store_reference(es, g->n_runs, ref, DETECTOR_REF_MAX);
+        size_t n_ref = evidence_store_reference(es, g->in_store, ref, DETECTOR_REF_MAX);
         int r = n_ref ? cause_reference_of(ref, n_ref, &cr) : 0;
         free(ref);
         *ret = (struct cause){ 0 };
         if (r < 0 || !n_ref || !g->n_runs)
                 return r;
-        peers_within(peers, res->probe, g->since, window, others, 17);
+        others[0] = NULL;
+        if (peers)
+                peers_within(peers, res->probe, g->since, window, others, 17);
         const struct cause_input in = {
                 .runs = g->runs, .n_runs = g->n_runs, .ref = &cr,
                 .direction = g->s->direction, .change = g->s->verdict.change,
@@ -226,7 +229,7 @@ static void regressed_runs(const struct evidence_store *es, const struct result 
 {
         unsigned seg = g->s->det.segment;
         size_t want = seg < 1 ? 1 : seg > EVIDENCE_RECENT_MAX ? EVIDENCE_RECENT_MAX : seg;
-        g->n_runs = evidence_store_last(es, want, g->runs, &g->since);
+        g->n_runs = g->in_store = evidence_store_last(es, want, g->runs, &g->since);
         if (isnan(g->since))
                 g->since = res->started;
 }
@@ -266,6 +269,24 @@ static int name_cause(const char *state_dir, struct tracker_cause_peers *peers,
                         r = evidence_store_set_cause(es, c.label, c.evidence);
         }
         cause_clear(&c);
+        return r;
+}
+
+int tracker_cause_verify(const char *state_dir, const struct baseline_series *s, double change,
+                         const struct result *const *runs, size_t n, struct cause *ret)
+{
+        struct evidence_store es = { 0 };
+        struct regressed g = { .s = s, .since = NAN };
+        struct baseline_series moved = *s;
+        *ret = (struct cause){ 0 };
+        if (!n || evidence_store_load(state_dir, runs[0]->probe, &es, NULL) == -ENOMEM)
+                return n ? -ENOMEM : 0;
+        moved.verdict.change = change;
+        g.s = &moved;
+        for (size_t i = 0; i < n && g.n_runs < EVIDENCE_RECENT_MAX; i++)
+                cause_figures_of(runs[i], &g.runs[g.n_runs++]);
+        int r = find_cause(&es, NULL, runs[0], 0, &g, ret);
+        evidence_store_clear(&es);
         return r;
 }
 

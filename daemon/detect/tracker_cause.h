@@ -53,6 +53,14 @@ int tracker_cause_note(const char *state_dir, struct tracker_cause_peers *peers,
                        bool learning, double window, struct tracker_cause_out *out);
 void tracker_cause_out_clear(struct tracker_cause_out *out);
 
+/* For `verify`: the cause of series s being worse by change over the
+ * fresh runs[0..n) (their evidence against the reference's, from the
+ * probe's evidence store).  0 (ret->label NULL when there is no evidence
+ * to compare against; cause_clear frees it), -ENOMEM. */
+struct cause;
+int tracker_cause_verify(const char *state_dir, const struct baseline_series *s, double change,
+                         const struct result *const *runs, size_t n, struct cause *ret);
+
 /* A series' figure as a person names it: "cpu events/s", "disklat
  * latency p50", "memory bytes/s (triad)"; the run's parameters are left
  * out.  buf returned. */

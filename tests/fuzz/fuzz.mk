@@ -24,7 +24,7 @@ LIBS = $(shell pkg-config --libs $(PKGS)) -lsnappy -lm -ldl -pthread
 # generous, and it survives new modules).
 PG = daemon/sink/sink_pushgateway.c daemon/sink/httpc.c
 NOT_CORE = daemon/cmd/%.c daemon/core/scheduler.c daemon/detect/tracker.c \
-	daemon/core/busy.c $(PG)
+	daemon/core/busy.c daemon/core/runwatch.c $(PG)
 CORE = $(filter-out $(NOT_CORE), \
 	$(patsubst $(S)/%,%,$(wildcard $(S)/daemon/*/*.c)))
 PROTO = daemon/proto/run.pb-c.c daemon/proto/metrics.pb-c.c \
