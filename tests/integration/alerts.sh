@@ -145,7 +145,7 @@ RULES=$T/rules/benchwatch.rules.yml
 # BenchwatchHostStale's 3-hour threshold becomes STALE seconds (the probes
 # here run every second): that line too, and only it.
 STALE=10
-HOSTSTALE='max without (probe) (benchwatch_probe_last_run_timestamp_seconds) >'
+HOSTSTALE='max without (probe) (benchwatch_probe_last_try_timestamp_seconds or benchwatch_probe_last_run_timestamp_seconds) >'
 sed -E -e "s/^( *for:) .*/\1 $FOR/" -e "/last_run_timestamp_seconds\) > 3 \* 3600\$/s/> 3 \* 3600\$/> $STALE/" \
         "$SHIPPED" > "$RULES"
 diff <(grep -v '^ *for:' "$SHIPPED" | grep -vF "$HOSTSTALE") <(grep -v '^ *for:' "$RULES" | grep -vF "$HOSTSTALE") > /dev/null ||
