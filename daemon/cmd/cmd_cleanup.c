@@ -69,18 +69,22 @@ int cmd_cleanup(struct app *app, int argc, char **argv)
         if (ex != EXIT_OK)
                 return ex;
         bool named = argc > 1;
-        size_t n = named ? 0 : app->cfg->n_probes;
-        struct cleanup_target *ts = calloc((size_t)argc + n, sizeof(*ts));
+        size_t n = 0;
+        struct cleanup_target *ts = calloc((size_t)argc + app->cfg->n_probes, sizeof(*ts));
         if (!ts) {
                 app_done(app);
                 return EXIT_ENV;
         }
         /* every name with the NAME=VALUE words after it (or every configured
-         * probe), all resolved before anything is removed */
-        for (size_t i = 0; i < n; i++) {
-                ts[i].name = app->cfg->probes[i].name;
-                if (resolve_probe(app, ts[i].name, NULL, 0, &ts[i].plugin,
-                                  &ts[i].params, &ts[i].timeout) != EXIT_OK)
+         * probe this host has: an absent one made nothing), all resolved
+         * before anything is removed */
+        for (size_t i = 0; !named && i < app->cfg->n_probes; i++) {
+                if (app->cfg->probes[i].absent)
+                        continue;
+                struct cleanup_target *t = &ts[n++];
+                t->name = app->cfg->probes[i].name;
+                if (resolve_probe(app, t->name, NULL, 0, &t->plugin, &t->params,
+                                  &t->timeout) != EXIT_OK)
                         ex = EXIT_USAGE;
         }
         for (int i = 1; i < argc; i++) {

@@ -32,10 +32,11 @@ int cmd_check_config(struct app *app, int argc, char **argv)
         for (size_t i = 0; i < app->cfg->n_probes; i++) {
                 const struct probe_cfg *p = &app->cfg->probes[i];
                 char iv[32], to[32];
-                printf("  %-20s plugin %-8s every %s, timeout %s%s\n", p->name,
+                printf("  %-20s plugin %-8s every %s, timeout %s%s%s%s\n", p->name,
                        p->plugin->name, format_duration(p->interval, iv, sizeof(iv)),
                        format_duration(p->timeout, to, sizeof(to)),
-                       p->enabled ? "" : " (disabled)");
+                       p->absent ? " (absent here: " : p->enabled ? "" : " (disabled)",
+                       p->absent ? p->absent : "", p->absent ? ")" : "");
         }
         for (size_t i = 0; i < app->cfg->n_sections; i++)
                 printf("  [%s]\n", app->cfg->sections[i].name);

@@ -325,6 +325,17 @@ static void seed_sinks(struct daemon *d, struct sink_set *sinks)
                         sink_set_seed(sinks, sched_latest(d->sched, i));
 }
 
+/* The probes the configuration keeps but this host cannot run (no GPU
+ * driver...): the scheduler leaves them out; one line each per load. */
+static void log_absent(const struct config *cfg)
+{
+        for (size_t i = 0; i < cfg->n_probes; i++)
+                if (cfg->probes[i].absent)
+                        log_notice("%s probe '%s' skipped on this host: %s",
+                                   cfg->probes[i].plugin->name, cfg->probes[i].name,
+                                   cfg->probes[i].absent);
+}
+
 /* Load and check the configuration whole, then swap it in; on any error
  * the running configuration stays as it was. */
 static int reload_config(struct daemon *d, char **ret_why)
@@ -370,6 +381,7 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
                 log_info("configuration reloaded from %s: %zu probe(s)", d->app->cfg->source,
                          d->app->cfg->n_probes);
                 app_warn_obsolete(d->app);
+                log_absent(d->app->cfg);
         }
         free(why);
         sd_notify(false, "READY=1");
@@ -473,6 +485,7 @@ static int run(struct daemon *d)
                  PACKAGE_VERSION, d->app->cfg->n_probes, d->app->cfg->source,
                  sink_set_count(d->sinks));
         app_warn_obsolete(d->app);
+        log_absent(d->app->cfg);
         publish_host_info(d);
         d->state.pid = (long)getpid();
         d->state.started = now_wall();

@@ -51,7 +51,8 @@ int resolve_probe(const struct app *app, const char *name, char *const *assign,
                 log_error("%s probe '%s': %s", plugin->name, name, why ? why : strerror(-r));
                 free(why);
                 param_set_free(ps);
-                return EXIT_USAGE;
+                /* -ENODEV: nothing to measure here (no driver): the host's */
+                return r == -ENODEV ? EXIT_ENV : EXIT_USAGE;
         }
         *ret_plugin = plugin;
         *ret_params = ps;

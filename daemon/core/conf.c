@@ -898,17 +898,20 @@ static void apply_defaults(struct config *cfg)
                 p->timeout = o[PO_RUN_TIMEOUT].is_set ? o[PO_RUN_TIMEOUT].d
                              : o[PO_TIMEOUT].is_set   ? o[PO_TIMEOUT].d
                                                       : d[CFG_D_TIMEOUT].d;
-                p->enabled = o[PO_ENABLED].b;
+                p->enabled = o[PO_ENABLED].b && !p->absent;
         }
 }
 
 /* Each probe's cross-parameter checks (the plugin's `check`), so a bad
- * combination is reported here with file and line, not at its first run. */
+ * combination is reported here with file and line, not at its first run.
+ * A probe whose plugin finds nothing to measure on this host (-ENODEV: a
+ * GPU probe without the NVIDIA driver) is no error: one configuration
+ * serves hosts with and without; it is kept, absent (apply_defaults). */
 static void check_probes(struct cfg_reader *l)
 {
         const struct bw_param_value *d = l->cfg->daemon->values;
         for (size_t i = 0; i < l->cfg->n_probes && !l->oom; i++) {
-                const struct probe_cfg *p = &l->cfg->probes[i];
+                struct probe_cfg *p = &l->cfg->probes[i];
                 if (!p->plugin || !p->params)
                         continue;
                 char *why = NULL, *section = str_printf("probe %s", p->name);
@@ -917,6 +920,8 @@ static void check_probes(struct cfg_reader *l)
                                      &why);
                 if (!section || (r < 0 && !why))
                         l->oom = true;
+                else if (r == -ENODEV)
+                        p->absent = why, why = NULL;
                 else if (r < 0)
                         err_at(l, p->file, p->line, section, "%s", why);
                 free(section);
@@ -1040,6 +1045,7 @@ void config_free(struct config *cfg)
         for (size_t i = 0; i < cfg->n_probes; i++) {
                 free(cfg->probes[i].name);
                 free(cfg->probes[i].file);
+                free(cfg->probes[i].absent);
                 param_set_free(cfg->probes[i].params);
                 param_set_free(cfg->probes[i].opts);
         }

@@ -43,7 +43,10 @@ struct probe_cfg {
         char *name;                   /* [A-Za-z0-9_.-]+ */
         const struct bw_plugin *plugin;
         double interval, timeout;     /* seconds, [daemon] defaults applied */
-        bool enabled;
+        bool enabled;                 /* and not absent */
+        /* Why the probe does not apply to this host (its plugin's check
+         * said -ENODEV: no driver, no device), malloc'd; NULL: it does. */
+        char *absent;
         struct param_set *params;     /* the plugin's parameters */
         struct param_set *opts;       /* interval, timeout, enabled as given */
         char *file;                   /* where the probe was first defined */

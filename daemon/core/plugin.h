@@ -199,7 +199,13 @@ struct bw_plugin {
          * forks, with a host that records only the failure; the child calls
          * it again before `run`.  So: quick, no threads, no figures, and no
          * I/O beyond looking (stat): everything that can be known before a
-         * run belongs here, not in `run`. */
+         * run belongs here, not in `run`.
+         * -ENODEV (with h->fail saying what is missing) means the host
+         * lacks what the plugin measures, e.g. a GPU plugin without the
+         * NVIDIA driver (looking may dlopen() a library and close it): not
+         * a configuration error; the configuration keeps the probe, the
+         * daemon leaves it out with one log line at each load, and `run`
+         * exits 3 (environment). */
         int (*check)(const struct bw_run *run, const struct bw_host *h);
         /* Measure and emit the figures. Returns 0 or a -errno value. */
         int (*run)(const struct bw_run *run, const struct bw_host *h);

@@ -97,11 +97,33 @@ static const struct bw_plugin fake_memory = {
         .params = memory_params,
 };
 
+/* A plugin whose check finds its device absent (gpu=absent), or a bad
+ * parameter (gpu=bad), or all well. */
+static const struct bw_param_def gpu_params[] = {
+        { .name = "gpu", .type = BW_PARAM_STRING, .default_value = "all" },
+        { .name = NULL },
+};
+static int gpu_check(const struct bw_run *run, const struct bw_host *h)
+{
+        if (!strcmp(run->values[0].s, "absent"))
+                return h->fail(h, -ENODEV, "no NVIDIA driver (libcuda.so.1: cannot open "
+                               "shared object file)");
+        if (!strcmp(run->values[0].s, "bad"))
+                return h->fail(h, -EINVAL, "gpu: 'bad' is neither 'all' nor a GPU index");
+        return 0;
+}
+static const struct bw_plugin fake_gpu = {
+        .abi_version = BW_PLUGIN_ABI_VERSION, .name = "gpu",
+        .params = gpu_params, .check = gpu_check,
+};
+
 /* userdata: a NULL-terminated array of plugins */
 static const struct bw_plugin *const all_plugins[] = {
         &fake_cpu, &fake_disk, &fake_memory, &fake_threads, NULL };
 static const struct bw_plugin *const with_disklat[] = {
         &fake_cpu, &fake_disk, &fake_disklat, &fake_memory, &fake_threads, NULL };
+static const struct bw_plugin *const with_gpu[] = {
+        &fake_cpu, &fake_gpu, NULL };
 static const struct bw_plugin *const no_disk[] = {
         &fake_cpu, &fake_memory, &fake_threads, NULL };
 
@@ -833,6 +855,34 @@ static void test_shipped_conf(void)
         free(path);
 }
 
+/* A probe whose plugin finds nothing to measure on this host is kept,
+ * absent and not enabled, with the plugin's reason; a bad parameter of the
+ * same plugin is still an error with file and line. */
+static void test_absent(void)
+{
+        char path[] = "/tmp/bw-absent.XXXXXX", *err = NULL;
+        struct cfg_env genv = env;
+        struct config *cfg = NULL;
+        int fd = mkstemp(path);
+        CHECK(fd >= 0);
+        close(fd);
+        genv.userdata = (void *)with_gpu;
+        write_file(path, "[probe c]\nplugin = cpu\n[probe g]\nplugin = gpu\ngpu = absent\n"
+                         "[probe h]\nplugin = gpu\ngpu = 0\n");
+        CHECK(config_load_file(&genv, path, &cfg, &err) == 0);
+        const struct probe_cfg *g = config_find_probe(cfg, "g");
+        CHECK(g && !g->enabled);
+        CHECK_STR_CONTAINS(g->absent, "no NVIDIA driver (libcuda.so.1");
+        CHECK(config_find_probe(cfg, "h")->enabled && !config_find_probe(cfg, "h")->absent);
+        CHECK(config_find_probe(cfg, "c")->enabled && !config_find_probe(cfg, "c")->absent);
+        config_free(cfg);
+        write_file(path, "[probe g]\nplugin = gpu\ngpu = bad\n");
+        CHECK(config_load_file(&genv, path, &cfg, &err) == -EINVAL);
+        CHECK_STR_CONTAINS(err, ":1: [probe g] gpu: 'bad' is neither");
+        free(err);
+        unlink(path);
+}
+
 int main(void)
 {
         for (size_t i = 0; i < CFG_D_COUNT; i++)
@@ -854,6 +904,7 @@ int main(void)
         test_builtin();
         test_builtin_dropins();
         test_shipped_conf();
+        test_absent();
         printf("test_config: all checks passed\n");
         return 0;
 }
