@@ -425,6 +425,8 @@ static void execute(struct child_ctx *c, const struct run_request *req)
         if (r >= 0 && host_stopping(NULL) && !res->error)
                 result_set_error(res, "stopped before the end of the run");
         res->success = !res->error;
+        if (r == -EBUSY && !res->success && !req->cleanup)
+                res->yielded = RESULT_YIELDED_DEVICE; /* plugin.h: made way */
         param_set_free(ps);
         /* the plugin is not dlclose()d: its threads may still be winding down */
         free(path);

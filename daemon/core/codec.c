@@ -246,6 +246,8 @@ int codec_encode_result(const struct result *r, uint8_t **ret, size_t *ret_size)
         m.error = r->error;
         m.started = r->started;
         m.duration = r->duration;
+        m.has_yielded_device = r->yielded && !strcmp(r->yielded, RESULT_YIELDED_DEVICE);
+        m.yielded_device = m.has_yielded_device;
         m.n_params = r->n_params;
         m.params = enc_labels(&a, r->params, r->n_params);
         m.n_families = r->n_families;
@@ -393,6 +395,8 @@ int codec_decode_result(const uint8_t *buf, size_t size, struct result **ret_res
                 if (m->error)
                         ret = result_set_error(r, m->error);
                 r->success = m->success;
+                if (m->has_yielded_device && m->yielded_device && !m->success)
+                        r->yielded = RESULT_YIELDED_DEVICE;
         }
         for (size_t i = 0; ret >= 0 && i < m->n_params; i++)
                 ret = result_add_param(r, m->params[i]->name, m->params[i]->value);

@@ -207,7 +207,11 @@ struct bw_plugin {
          * daemon leaves it out with one log line at each load, and `run`
          * exits 3 (environment). */
         int (*check)(const struct bw_run *run, const struct bw_host *h);
-        /* Measure and emit the figures. Returns 0 or a -errno value. */
+        /* Measure and emit the figures. Returns 0 or a -errno value.
+         * -EBUSY (through h->fail, saying why) means the run made way for
+         * other work on what it measures (another process on its GPU):
+         * like a run the core stops to yield (yield.h), a deferral,
+         * neither counted nor a failure, retried later. */
         int (*run)(const struct bw_run *run, const struct bw_host *h);
         /* Remove what the plugin left on disk or in a server (test files,
          * tables) for `benchwatch cleanup`. Optional. */

@@ -50,8 +50,10 @@ struct result {
          * over the runner's wire. */
         bool refresh;
         /* Set when the run was stopped to make way for other work (yield.h):
-         * the resource ("cpu", "io", "memory"; static).  Such a run is a
-         * deferral, not a failure. Not sent over the runner's wire. */
+         * the resource ("cpu", "io", "memory"; static), or when the plugin
+         * made way for other work on its own device (plugin.h's -EBUSY:
+         * RESULT_YIELDED_DEVICE, the one value the runner's wire carries).
+         * Such a run is a deferral, not a failure. */
         const char *yielded;
         /* Where the run's priority came from, for the report (static;
          * NULL: not said): PRIO_FROM_* of priority.h. Not sent over the
@@ -68,6 +70,10 @@ struct result {
         struct family *families;
         size_t n_families;
 };
+
+/* result.yielded of a run whose plugin made way for other work on the
+ * device it measures (a GPU probe beside another process on its GPU). */
+#define RESULT_YIELDED_DEVICE "device"
 
 /* Quantiles a summary is exported with; 1 is the maximum. */
 extern const double result_quantiles[];

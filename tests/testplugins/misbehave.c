@@ -1,7 +1,9 @@
 /* misbehave.c — a plugin that goes wrong on request, so the runner's tests
  * can show that a crash, a hang, garbage on the result pipe, an error exit
  * or a reported failure each become a failed run with the right reason,
- * and that the daemon survives them. Test-only; never installed. */
+ * and that the daemon survives them; and a run that makes way for other
+ * work on its device (-EBUSY, plugin.h) arrives as one that yielded.
+ * Test-only; never installed. */
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -13,7 +15,7 @@
 
 enum { P_ACTION, P_VALUE, P_SLEEP };
 static const char *const actions[] = { "ok", "crash", "hang", "garbage", "fail",
-                                       "exit", "sleep", "stuck", NULL };
+                                       "exit", "sleep", "stuck", "yield", NULL };
 
 static const struct bw_param_def params[] = {
         [P_ACTION] = {
@@ -68,6 +70,8 @@ static int run(const struct bw_run *run, const struct bw_host *h)
         case 7: /* hung, but SIGTERM still reaches the core's handler */
                 for (;;)
                         pause();
+        case 8:
+                return h->fail(h, -EBUSY, "made way for process 4242 on its device");
         }
         h->gauge(h, "value", "the value parameter", (const char *const[]){ "kind", "test", NULL },
                  run->values[P_VALUE].d);

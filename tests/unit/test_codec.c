@@ -63,6 +63,23 @@ int main(void)
         CHECK(codec_encode_result(r, &buf, &size) == 0);
         CHECK(codec_decode_result(buf, size, &back, &why) == 0);
         CHECK(!back->success && !strcmp(back->error, r->error));
+        CHECK(!back->yielded);
+        result_free(back);
+        free(buf);
+
+        /* a run whose plugin made way for other work on its device (plugin.h's
+         * -EBUSY) arrives as one that yielded, not as a failure */
+        r->yielded = RESULT_YIELDED_DEVICE;
+        CHECK(codec_encode_result(r, &buf, &size) == 0);
+        CHECK(codec_decode_result(buf, size, &back, &why) == 0);
+        CHECK(!back->success && back->yielded && !strcmp(back->yielded, "device"));
+        result_free(back);
+        /* only a failed run can have yielded */
+        r->success = true;
+        free(buf);
+        CHECK(codec_encode_result(r, &buf, &size) == 0);
+        CHECK(codec_decode_result(buf, size, &back, &why) == 0);
+        CHECK(back->success && !back->yielded);
         result_free(back);
         result_free(r);
         free(buf);

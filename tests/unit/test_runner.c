@@ -150,6 +150,13 @@ int main(void)
         expect_failure("garbage", 30, "unreadable result");
         expect_failure("exit", 30, "exited with status 7 without a result");
         expect_failure("fail", 30, "asked to fail");
+        struct result *y = run("yield", 30, NULL);
+        CHECK(!y->success && y->yielded && !strcmp(y->yielded, RESULT_YIELDED_DEVICE));
+        CHECK_STR_CONTAINS(y->error, "made way for process 4242 on its device");
+        result_free(y);
+        y = run("fail", 30, NULL);
+        CHECK(!y->yielded);
+        result_free(y);
 
         /* SIGTERM to the caller: the child is told to stop and the run ends
          * long before its 20 s sleep */
