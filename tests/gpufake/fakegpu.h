@@ -1,0 +1,82 @@
+/* fakegpu.h — what the recording fakes of libcuda.so.1, libnvidia-ml.so.1
+ * and libcublasLt.so.13 share (tests/gpufake/: one shared object that the
+ * plugin tests reach under those three names, so there is one state).
+ *
+ * No GPU: device memory is host memory, the kernels of gpu_kernels.cu are
+ * done in C on it (so the plugin's checks of their results pass or fail
+ * for real), and time is a stream clock the fake moves by a model —
+ * bytes over a bandwidth, floating-point operations over a rate — which
+ * the CUDA events read: the figures a test gets are what the model says,
+ * never a measurement.
+ *
+ * Driven by the environment, read again at every cuInit() and nvmlInit():
+ *   FAKEGPU_COUNT           GPUs (1)
+ *   FAKEGPU_MEM_TOTAL       bytes of each GPU (1 GiB)
+ *   FAKEGPU_COPY_BPS, FAKEGPU_TRIAD_BPS  the bandwidth of the BabelStream
+ *                           kernels (2e12, 2.5e12 bytes/s of the arrays)
+ *   FAKEGPU_FLOPS           the GEMM rate (1e12 FLOP/s; cuBLASLt's: x 1.5)
+ *   FAKEGPU_H2D_BPS, FAKEGPU_D2H_BPS     copy bandwidths (50e9, 40e9)
+ *   FAKEGPU_BUSY_PID        a process on every GPU from the start
+ *   FAKEGPU_PROCESS_AFTER   N: pid 4242 appears on every GPU from the
+ *                           N-th call of the compute process list on
+ *   FAKEGPU_SELF_PID        the pid the process list shows for this process
+ *                           (as a PID namespace does; default getpid())
+ *   FAKEGPU_UTIL            utilisation, percent (0)
+ *   FAKEGPU_REASONS         the clock event reasons bitmask (0)
+ *   FAKEGPU_HELD            "hw_thermal=0.38,sw_power_cap=0.1": each
+ *                           reason's counter grows by that share of the time
+ *   FAKEGPU_NO_FIELDS       1: nvmlDeviceGetFieldValues says not supported
+ *   FAKEGPU_SM_MHZ, FAKEGPU_SM_MAX_MHZ   (1980, 1980)
+ *   FAKEGPU_POWER_LIMIT_W   the enforced limit (700; the default is 700)
+ *   FAKEGPU_ECC             "corrected,uncorrected" aggregate counts (0,0)
+ *   FAKEGPU_REMAPPED        "corrected,uncorrected,pending,failure"
+ *   FAKEGPU_REPLAY          PCIe replays (0)
+ *   FAKEGPU_XID             an Xid error to report once, during the run
+ *   FAKEGPU_PCIE, FAKEGPU_PCIE_IDLE, FAKEGPU_PCIE_MAX  "gen,width" of the
+ *                           link while copies run (5,16), else (1,16), and
+ *                           its maximum (5,16)
+ *   FAKEGPU_NOT_SUPPORTED   NVML entry points that say NOT_SUPPORTED
+ *   FAKEGPU_FAIL            an entry point that fails (CUDA: out of
+ *                           memory; NVML: unknown error)
+ *   FAKEGPU_LOG             a file each call's name is appended to */
+#ifndef BENCHWATCH_FAKEGPU_H
+#define BENCHWATCH_FAKEGPU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct fakegpu {
+        unsigned count;
+        uint64_t mem_total, allocated, peak;
+        double copy_bps, triad_bps, flops, h2d_bps, d2h_bps;
+        unsigned busy_pid, process_after, self_pid, process_calls;
+        unsigned util, sm_mhz, sm_max_mhz, power_limit_mw;
+        unsigned long long reasons;
+        double held[6];             /* by the plugin's reason order */
+        bool no_fields, context;
+        int ctx_device;             /* the CUdevice of the last context made */
+        unsigned long long ecc[2];
+        unsigned remapped[4], replay;
+        unsigned xid;
+        bool xid_sent;
+        unsigned pcie[2], pcie_idle[2], pcie_max[2];
+        unsigned copies_in_flight;
+        double stream_clock;        /* seconds of the (one) stream */
+        uint64_t t0_ns;             /* nvmlInit's CLOCK_MONOTONIC */
+        unsigned launches, gemms;
+};
+
+extern struct fakegpu fakegpu;
+
+/* Reads the environment (at cuInit, nvmlInit). */
+void fakegpu_setup(void);
+/* Logs the call; true when FAKEGPU_FAIL names it. */
+bool fakegpu_call(const char *name);
+bool fakegpu_not_supported(const char *name);
+uint64_t fakegpu_now_ns(void);
+/* bf16 from float, rounded to nearest even; and back. */
+uint16_t fakegpu_bf16(float f);
+float fakegpu_float(uint16_t b);
+
+#endif
