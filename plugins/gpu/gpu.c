@@ -235,13 +235,14 @@ static int idle_enough(struct gpu_session *s)
 
 static void emit_info(struct gpu_session *s, const char *gpu, const struct gpu_nvml_info *in)
 {
+        const struct bw_host *h = s->h;
         char mem[32];
         snprintf(mem, sizeof(mem), "%llu", in->memory_bytes);
-        s->h->info(s->h, "benchwatch_gpu_info", "The GPU a probe's figures with the same "
-                   "gpu label are of (NVML)",
-                   (const char *const[]){ "gpu", gpu, "uuid", in->uuid, "name", in->name,
-                                          "memory_bytes", mem, "driver_version", in->driver,
-                                          "bus_id", in->bus_id, NULL });
+        h->info(h, "benchwatch_gpu_info", "The GPU a probe's figures with the same gpu label "
+                "are of (NVML)",
+                (const char *const[]){ "gpu", gpu, "uuid", in->uuid, "name", in->name,
+                                       "memory_bytes", mem, "driver_version", in->driver,
+                                       "bus_id", in->bus_id, NULL });
 }
 
 static void emit_stream(const struct bw_host *h, const char *gpu,
