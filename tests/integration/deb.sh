@@ -5,7 +5,10 @@
 # library; installed into a clean Debian root (an overlay on the cached
 # root of nspawn.sh, or on a minbase root cached here), the unit is there
 # but not enabled, the man pages are there, `benchwatch run cpu` works from
-# the chroot and the mysql plugin appears only with its package.  The
+# the chroot and the mysql plugin appears only with its package.  The gpu
+# plugin is in the core package, which depends on no CUDA or NVIDIA
+# package and whose gpu.so links no NVIDIA library: in the root, which has
+# no driver, `benchwatch run gpu` exits 3, "no NVIDIA driver".  The
 # package's default configuration (the built-in one and the package's
 # conf.d drop-in) writes the textfile into node_exporter's textfile
 # directory (Debian: /var/lib/prometheus/node-exporter, the default of the
@@ -44,9 +47,12 @@ my=$(ls "$T"/benchwatch-plugin-mysql_*.deb 2>/dev/null)
 [ -f "$core" ] && [ -f "$my" ] || { ls "$T"; fail "expected two packages"; }
 dpkg-deb -f "$core" Depends | grep -qi 'mysql\|mariadb' &&
         fail "the core depends on the client library: $(dpkg-deb -f "$core" Depends)"
+dpkg-deb -f "$core" Depends | grep -qi 'cuda\|nvidia' &&
+        fail "the core depends on CUDA or NVIDIA packages: $(dpkg-deb -f "$core" Depends)"
 dpkg-deb -c "$core" > "$T/core.list"
 dpkg-deb -c "$my" > "$T/my.list"
 for f in ./usr/bin/benchwatch /benchwatch/cpu.so /benchwatch/disk.so /benchwatch/http.so \
+         /benchwatch/gpu.so \
          ./lib/systemd/system/benchwatch.service ./lib/systemd/system/benchwatch-verify.service \
          ./usr/share/man/man8/benchwatch.8.gz ./usr/share/man/man5/benchwatch.conf.5.gz; do
         grep -qF -- "$f" "$T/core.list" || fail "$f is not in $(basename "$core")"
@@ -54,6 +60,13 @@ done
 grep -q 'mysql\.so' "$T/core.list" && fail "mysql.so is in the core package"
 grep -q '/benchwatch/mysql\.so' "$T/my.list" || fail "mysql.so is not in $(basename "$my")"
 grep -q '\.la$' "$T/core.list" && fail "libtool .la files in the package"
+# the gpu plugin opens the driver's libraries at run time, never links them
+mkdir "$T/x" && dpkg-deb -x "$core" "$T/x" || fail "unpacking $(basename "$core")"
+gpuso=$(find "$T/x" -name gpu.so)
+[ -f "$gpuso" ] || fail "no gpu.so in the package"
+needed=$(LC_ALL=C readelf -d "$gpuso" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+echo "$needed" | grep -qi 'cuda\|nvidia\|cublas' && fail "gpu.so links $needed"
+rm -rf "$T/x"
 NE_DIR=/var/lib/prometheus/node-exporter
 grep -qF ./etc/benchwatch/conf.d/50-node-exporter.conf "$T/core.list" || fail "no node_exporter drop-in"
 dpkg-deb --info "$core" conffiles | grep -qx /etc/benchwatch/conf.d/50-node-exporter.conf ||
@@ -121,6 +134,14 @@ in_root benchwatch run cpu events=10 --format=json > "$T/run.json" 2> "$T/run.er
 json "$T/run.json" 'r["success"] is True and value("benchwatch_cpu_events_per_second") > 0'
 in_root benchwatch plugins > "$T/plugins" 2>&1 || fail "benchwatch plugins"
 grep -q '^mysql' "$T/plugins" && fail "mysql plugin present without its package"
+grep -q '^gpu ' "$T/plugins" || fail "no gpu plugin in the core package"
+# no CUDA, no driver in the root: the environment's failure, exit 3
+in_root benchwatch run gpu > "$T/gpu.out" 2> "$T/gpu.err"
+rc=$?
+[ $rc = 3 ] || fail "run gpu in the root: exit $rc, not 3: $(cat "$T/gpu.out" "$T/gpu.err")"
+grep -q "gpu probe 'gpu': no NVIDIA driver (libcuda.so.1: cannot open shared object file" \
+        "$T/gpu.err" || fail "run gpu in the root: $(cat "$T/gpu.err")"
+echo "run gpu in the root (no CUDA, no driver): exit 3: $(cat "$T/gpu.err")"
 # The default configuration's textfile is node_exporter's, and the daemon
 # copes with node_exporter not being installed yet.
 in_root benchwatch status --format=json > "$T/status.json" 2> "$T/status.err" ||
