@@ -28,6 +28,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <syslog.h>
+#include <time.h>
 
 #include "core/plugin.h"
 #include "gpu_copy.h"
@@ -207,7 +208,10 @@ static int choose_gpu(struct gpu_session *s, unsigned *ret)
         return 0;
 }
 
-/* Another process on the GPU, or a busy one: not now (a deferral). */
+/* Another process on the GPU, or a busy one: not now (a deferral).  NVML's
+ * utilisation covers its last sample period, up to a second: a process
+ * that has just ended (a run of this probe too) still shows in it, so a
+ * busy GPU with no process in view is looked at once more a second later. */
 static int idle_enough(struct gpu_session *s)
 {
         unsigned pids[GPU_SESSION_MAX_PIDS], n = 0, util = 0;
@@ -219,6 +223,11 @@ static int idle_enough(struct gpu_session *s)
                                   n > 1 ? ", ..." : "");
         if (r >= 0)
                 r = gpu_nvml_utilization(&s->nv, &util, &why);
+        if (r >= 0 && util > IDLE_PERCENT) {
+                struct timespec second = { 1, 0 };
+                clock_nanosleep(CLOCK_MONOTONIC, 0, &second, NULL);
+                r = gpu_nvml_utilization(&s->nv, &util, &why);
+        }
         if (r == -ENODATA)
                 return 0; /* MIG and others: the process list is the test */
         if (r >= 0 && util > IDLE_PERCENT)

@@ -87,6 +87,7 @@ EXPORT nvmlReturn_t nvmlInit_v2(void)
         fakegpu_setup();
         fakegpu.t0_ns = fakegpu_now_ns();
         fakegpu.process_calls = 0;
+        fakegpu.util_calls = 0;
         fakegpu.xid_sent = false;
         initialised = true;
         registered = 0;
@@ -205,7 +206,9 @@ EXPORT nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t d, nvmlUtilizatio
 {
         CALL("nvmlDeviceGetUtilizationRates");
         DEV(d);
-        u->gpu = fakegpu.util;
+        fakegpu.util_calls++;
+        u->gpu = !fakegpu.util_looks || fakegpu.util_calls <= fakegpu.util_looks ? fakegpu.util
+                                                                                  : 0;
         u->memory = 0;
         return OK;
 }

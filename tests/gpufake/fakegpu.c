@@ -76,6 +76,7 @@ void fakegpu_setup(void)
         f->process_after = (unsigned)env_double("FAKEGPU_PROCESS_AFTER", 0);
         f->self_pid = (unsigned)env_double("FAKEGPU_SELF_PID", getpid());
         f->util = (unsigned)env_double("FAKEGPU_UTIL", 0);
+        f->util_looks = (unsigned)env_double("FAKEGPU_UTIL_LOOKS", 0);
         f->reasons = (unsigned long long)env_double("FAKEGPU_REASONS", 0);
         f->no_fields = env_double("FAKEGPU_NO_FIELDS", 0) != 0;
         f->sm_mhz = (unsigned)env_double("FAKEGPU_SM_MHZ", 1980);

@@ -22,6 +22,8 @@
  *   FAKEGPU_SELF_PID        the pid the process list shows for this process
  *                           (as a PID namespace does; default getpid())
  *   FAKEGPU_UTIL            utilisation, percent (0)
+ *   FAKEGPU_UTIL_LOOKS      N: only the first N looks at it see FAKEGPU_UTIL,
+ *                           then 0 (a process that just ended)
  *   FAKEGPU_REASONS         the clock event reasons bitmask (0)
  *   FAKEGPU_HELD            "hw_thermal=0.38,sw_power_cap=0.1": each
  *                           reason's counter grows by that share of the time
@@ -51,7 +53,7 @@ struct fakegpu {
         uint64_t mem_total, allocated, peak;
         double copy_bps, triad_bps, flops, h2d_bps, d2h_bps;
         unsigned busy_pid, process_after, self_pid, process_calls;
-        unsigned util, sm_mhz, sm_max_mhz, power_limit_mw;
+        unsigned util, util_looks, util_calls, sm_mhz, sm_max_mhz, power_limit_mw;
         unsigned long long reasons;
         double held[6];             /* by the plugin's reason order */
         bool no_fields, context;

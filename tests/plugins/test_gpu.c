@@ -48,7 +48,8 @@ static const struct fakegpu *fake;
 static const char *const fake_vars[] = {
         "FAKEGPU_COUNT", "FAKEGPU_MEM_TOTAL", "FAKEGPU_COPY_BPS", "FAKEGPU_TRIAD_BPS",
         "FAKEGPU_FLOPS", "FAKEGPU_H2D_BPS", "FAKEGPU_D2H_BPS", "FAKEGPU_BUSY_PID",
-        "FAKEGPU_PROCESS_AFTER", "FAKEGPU_SELF_PID", "FAKEGPU_UTIL", "FAKEGPU_REASONS",
+        "FAKEGPU_PROCESS_AFTER", "FAKEGPU_SELF_PID", "FAKEGPU_UTIL", "FAKEGPU_UTIL_LOOKS",
+        "FAKEGPU_REASONS",
         "FAKEGPU_HELD", "FAKEGPU_NO_FIELDS", "FAKEGPU_SM_MHZ", "FAKEGPU_SM_MAX_MHZ",
         "FAKEGPU_POWER_LIMIT_W", "FAKEGPU_ECC", "FAKEGPU_REMAPPED", "FAKEGPU_REPLAY",
         "FAKEGPU_XID", "FAKEGPU_PCIE", "FAKEGPU_PCIE_IDLE", "FAKEGPU_PCIE_MAX",
@@ -364,10 +365,18 @@ static void test_yield(void)
         CHECK(!logged(log, "cuDevicePrimaryCtxRetain") && !logged(log, "cuInit"));
         CHECK(fh.n_metrics == 0);
         fakehost_done(&fh);
-        /* busy without a process in view */
+        /* busy without a process in view, still a second later */
         fakehost_init(&fh);
         CHECK(run(&fh, libdir, PARAMS("FAKEGPU_UTIL=40"), PARAMS(SMALL)) == -EBUSY);
         CHECK_STR_CONTAINS(fh.error, "GPU 0 busy: 40% utilised");
+        CHECK(fake->util_calls == 2);
+        fakehost_done(&fh);
+        /* a process that has just ended still shows in NVML's utilisation
+         * for up to a second: the run looks again and goes */
+        fakehost_init(&fh);
+        CHECK(run(&fh, libdir, PARAMS("FAKEGPU_UTIL=90", "FAKEGPU_UTIL_LOOKS=1"),
+                  PARAMS(SMALL, "duration=3s", "gemm=no", "copy=no")) == 0);
+        CHECK(fake->util_calls == 2 && fh.error == NULL);
         fakehost_done(&fh);
         /* our own context under another pid (a PID namespace) is ours */
         fakehost_init(&fh);
