@@ -327,15 +327,18 @@ static int too_big(struct gpu_session *s, const char *what, uint64_t need, uint6
                           format_size((int64_t)cap, b, sizeof(b)));
 }
 
-/* The seconds each measurement gets of `left`. */
-static double share(const struct bw_param_value *v, int which, double left)
+/* The seconds measurement `which` gets: its share of what is left before
+ * `end` among it and those after it (stream, gemm, copy in this order), so
+ * that a slow set-up (cuBLASLt's loading) comes out of the run's own
+ * time, not on top of it. */
+static double share(const struct bw_param_value *v, int which, double end)
 {
         static const double weight[P_COUNT] = { [P_STREAM] = 0.25, [P_GEMM] = 0.45,
                                                 [P_COPY] = 0.30 };
-        double sum = 0;
-        for (int p = P_STREAM; p <= P_COPY; p++)
+        double left = end - TEARDOWN - now_mono(), sum = 0;
+        for (int p = which; p <= P_COPY; p++)
                 sum += v[p].b ? weight[p] : 0;
-        return sum > 0 ? left * weight[which] / sum : 0;
+        return sum > 0 && left > 0 ? left * weight[which] / sum : 0;
 }
 
 static int measure(struct gpu_session *s, const char *gpu, double end,
@@ -361,20 +364,20 @@ static int measure(struct gpu_session *s, const char *gpu, double end,
         if (r >= 0 && v[P_STREAM].b) {
                 struct gpu_stream_result x;
                 uint64_t array = cap / 3 < STREAM_ARRAY_MAX ? cap / 3 : STREAM_ARRAY_MAX;
-                r = gpu_stream_run(s, (size_t)(array & ~(MIB - 1)), share(v, P_STREAM, left),
+                r = gpu_stream_run(s, (size_t)(array & ~(MIB - 1)), share(v, P_STREAM, end),
                                    &x);
                 if (r >= 0)
                         emit_stream(h, gpu, &x);
         }
         if (r >= 0 && v[P_GEMM].b) {
                 struct gpu_gemm_result x;
-                gs.seconds = share(v, P_GEMM, left);
+                gs.seconds = share(v, P_GEMM, end);
                 r = gpu_gemm_run(s, &gs, &x);
                 if (r >= 0)
                         emit_gemm(h, gpu, &gs, &x);
         }
         if (r >= 0 && v[P_COPY].b) {
-                r = gpu_copy_run(s, (size_t)copy_b, share(v, P_COPY, left), copy);
+                r = gpu_copy_run(s, (size_t)copy_b, share(v, P_COPY, end), copy);
                 if (r >= 0)
                         emit_copy(h, gpu, copy);
         }

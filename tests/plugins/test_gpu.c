@@ -190,10 +190,13 @@ static void test_figures(void)
 {
         struct fakehost fh;
         fakehost_init(&fh);
+        double t0 = now_mono();
         CHECK(run(&fh, libdir, PARAMS("FAKEGPU_H2D_BPS=5e10", "FAKEGPU_D2H_BPS=4e10",
                                       "FAKEGPU_PCIE=4,8", "FAKEGPU_PCIE_MAX=5,16"),
                   PARAMS(SMALL, "gpu=0")) == 0);
         CHECK(fh.error == NULL);
+        /* duration=2s is the whole run's */
+        CHECK(now_mono() - t0 < 2.4);
         /* the model's rates: 2 arrays a copy, 3 a triad, 2mnk a GEMM */
         CHECK_NEAR(value(&fh, "memory_copy_bytes_per_second", "gpu=0"), 1e10, 1e-6);
         CHECK_NEAR(value(&fh, "memory_triad_bytes_per_second", "gpu=0"), 1.2e10, 1e-6);
