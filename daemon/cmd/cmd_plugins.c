@@ -37,10 +37,11 @@ static void print_param(const struct bw_param_def *d)
 static void print_plugin(const struct bw_plugin *p)
 {
         printf("%s — %s\n", p->name, p->description ? p->description : "");
-        if (p->caps & (BW_CAP_NEEDS_ROOT | BW_CAP_DISK_IO | BW_CAP_NETWORK))
-                printf("  needs:%s%s%s\n", p->caps & BW_CAP_NEEDS_ROOT ? " root" : "",
+        if (p->caps & (BW_CAP_NEEDS_ROOT | BW_CAP_WAITS))
+                printf("  needs:%s%s%s%s\n", p->caps & BW_CAP_NEEDS_ROOT ? " root" : "",
                        p->caps & BW_CAP_DISK_IO ? " disk-io" : "",
-                       p->caps & BW_CAP_NETWORK ? " network" : "");
+                       p->caps & BW_CAP_NETWORK ? " network" : "",
+                       p->caps & BW_CAP_DEVICE ? " device" : "");
         if (p->caps & BW_CAP_CPU_BOUND)
                 printf("  cpu-bound: the daemon runs it under [daemon] cpu_policy\n");
         if (p->concurrency_param)

@@ -44,7 +44,14 @@ enum {
          * runs it under [daemon] cpu_policy (SCHED_IDLE by default), so
          * the host's own work preempts it at once */
         BW_CAP_CPU_BOUND = 1u << 3,
+        /* waits on a device other than a disk (a GPU): counted and starved
+         * by its threads' waits per second, as a disk probe is (tracker.h,
+         * yield.h), not by the share of their wants a CPU-bound one is */
+        BW_CAP_DEVICE = 1u << 4,
 };
+/* The capabilities of a probe whose work waits on something other than
+ * the CPU: a disk, a server or a device. */
+#define BW_CAP_WAITS (BW_CAP_DISK_IO | BW_CAP_NETWORK | BW_CAP_DEVICE)
 
 enum bw_param_type {
         BW_PARAM_INT,      /* int64 in [min, max]                     -> .i */

@@ -381,7 +381,7 @@ int runner_start(sd_event *e, const struct run_spec *spec, runner_done_fn done,
                 rn->done = done;
                 rn->userdata = userdata;
                 rn->timeout = spec->timeout;
-                rn->io_bound = spec->plugin->caps & (BW_CAP_DISK_IO | BW_CAP_NETWORK);
+                rn->io_bound = spec->plugin->caps & BW_CAP_WAITS;
                 rn->disk_io = spec->plugin->caps & BW_CAP_DISK_IO;
                 rn->fd = res_pipe[0];
                 rn->probe = strdup(spec->probe);

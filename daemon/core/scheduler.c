@@ -46,10 +46,12 @@
         "since the daemon started"
 
 /* The reasons of benchwatch_probe_deferred_total{reason}: the resources of
- * busy_check() and of yield.h, and no room for the probe in the look;
- * every one is always exported. */
-enum { REASON_CPU, REASON_IO, REASON_MEMORY, REASON_LOAD, REASON_ROOM, N_REASONS };
-static const char *const reason_names[N_REASONS] = { "cpu", "io", "memory", "load", "room" };
+ * busy_check() and of yield.h, no room for the probe in the look, and a
+ * device the plugin found in use (a GPU); every one is always exported. */
+enum { REASON_CPU, REASON_IO, REASON_MEMORY, REASON_LOAD, REASON_ROOM, REASON_DEVICE,
+       N_REASONS };
+static const char *const reason_names[N_REASONS] = { "cpu", "io", "memory", "load", "room",
+                                                     "device" };
 
 struct slot {
         char *name;

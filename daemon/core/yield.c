@@ -272,7 +272,7 @@ int yield_monitor_new(const struct yield_limits *lim, pid_t pid, uint32_t caps,
         m->lim = *lim;
         m->pid = pid;
         m->disk_io = caps & BW_CAP_DISK_IO;
-        m->io_bound = caps & (BW_CAP_DISK_IO | BW_CAP_NETWORK);
+        m->io_bound = caps & BW_CAP_WAITS;
         m->delay = delay;
         find_affinity(m);
         if (m->disk_io && lim->io > 0)

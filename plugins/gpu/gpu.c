@@ -486,7 +486,7 @@ BW_PLUGIN_DEFINE = {
         .description = "an NVIDIA GPU's device memory bandwidth (BabelStream copy, triad), "
                        "bf16 GEMM rate (cuBLASLt), pinned host<->device copies "
                        "(nvbandwidth) and NVML health; one GPU a run",
-        .caps = 0,
+        .caps = BW_CAP_DEVICE,
         .params = gpu_params,
         .throughput_metric = "memory_copy_bytes_per_second",
         .check = gpu_check,

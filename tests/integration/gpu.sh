@@ -116,7 +116,7 @@ rm -f "$T/bw.prom"
 run_daemon
 deferred() {
         local n
-        n=$(awk '/^benchwatch_probe_deferred_total\{probe="g",reason="load"\}/ { print $2 }' \
+        n=$(awk '/^benchwatch_probe_deferred_total\{probe="g",reason="device"\}/ { print $2 }' \
                 "$T/bw.prom" 2> /dev/null)
         [ "${n:-0}" -ge 1 ]
 }
