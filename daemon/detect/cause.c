@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "detect/cause_rules.h"
+#include "util/strutil.h"
 
 const char *const cause_labels[CAUSE_N_KINDS] = {
         "inventory", "kernel_log", "memory_errors", "heat", "cpu_quota", "clock",
@@ -88,6 +89,39 @@ static int aggregate(struct cause_ctx *c)
         return 0;
 }
 
+/* Causes that reach every probe of the host alike: when several
+ * independent probes regressed together, the event is the host's, and the
+ * host-wide cause is said as part of it. */
+static bool host_wide(enum cause_kind k)
+{
+        return k == CAUSE_CPU_QUOTA || k == CAUSE_CLOCK || k == CAUSE_HEAT ||
+               k == CAUSE_HYPERVISOR || k == CAUSE_NEIGHBOUR || k == CAUSE_MEMORY_PRESSURE ||
+               k == CAUSE_COMPONENT;
+}
+
+/* out was named for a host-wide cause while the host's rule matched too:
+ * the host's, with the other cause's numbers after its own. */
+static int to_host(struct cause_ctx *c, struct cause *out)
+{
+        char *host = NULL;
+        int r = cause_rules[CAUSE_HOST](c, &host);
+        if (r <= 0)
+                return r;
+        char *both = out->kind == CAUSE_COMPONENT || !out->evidence ? NULL :
+                     str_printf("%s; %s: %s", host ? host : "", cause_names[out->kind],
+                                out->evidence);
+        if (out->kind != CAUSE_COMPONENT && out->evidence && !both) {
+                free(host);
+                return -ENOMEM;
+        }
+        free(out->evidence);
+        out->evidence = both ? both : host;
+        if (both)
+                free(host);
+        out->kind = CAUSE_HOST;
+        return 0;
+}
+
 int cause_find(const struct cause_input *in, struct cause *ret)
 {
         struct cause_ctx c = { .in = in, .ref = in->ref };
@@ -108,6 +142,9 @@ int cause_find(const struct cause_input *in, struct cause *ret)
                 if (r > 0 && (k != CAUSE_COMPONENT || out.kind == CAUSE_COMPONENT))
                         out.matched |= 1u << k;
         }
+        if (r >= 0 && (out.matched & (1u << CAUSE_HOST)) && out.kind != CAUSE_HOST &&
+            host_wide(out.kind))
+                r = to_host(&c, &out);
         if (r < 0) {
                 free(out.evidence);
                 return r;

@@ -28,7 +28,12 @@
  * person would call clear (CAUSE_* below); counts of events must exceed
  * what a reference run had.  A cause is never named without the numbers
  * that made it, and the component is never blamed while other resources
- * regressed with it.  Pure computation; nothing here logs. */
+ * regressed with it.  A cause that reaches every probe alike (a CPU quota,
+ * the clock, heat, the hypervisor, a neighbour, memory pressure), found
+ * while independent probes regressed together, is said as part of the
+ * host's event ("host": "the memory and disklat probes regressed within
+ * 30min too; CPU quota: throttled in 50% ..."): one event, not one per
+ * probe.  Pure computation; nothing here logs. */
 #ifndef BENCHWATCH_CAUSE_H
 #define BENCHWATCH_CAUSE_H
 

@@ -234,12 +234,19 @@ static void test_host_not_component(void)
         CHECK_STR_CONTAINS(c.evidence, "14% worse than its 3 siblings of the same model");
         cause_clear(&c);
         /* and for every evidence that names a host-side cause, with other
-         * resources regressed: never the component */
+         * resources regressed: never the component; a cause that reaches
+         * every probe alike (a quota, steal, heat) is the host's event,
+         * said with its numbers; the run's own disk keeps its cause */
         struct spec s[] = { quiet, quiet, quiet, quiet };
         s[0].throttled = 0.5, s[1].steal = 0.2, s[2].read_s = 2e-3, s[3].heat = 30;
+        const enum cause_kind want[] = { CAUSE_HOST, CAUSE_HOST, CAUSE_DISK_DEVICE, CAUSE_HOST };
+        const char *says[] = { "; CPU quota: throttled in 50%", "; hypervisor: steal 20%",
+                               "device time per read +100%", "; heat: the CPUs throttled" };
         for (size_t i = 0; i < sizeof(s) / sizeof(*s); i++) {
                 c = judge(&s[i], "cpu", others, 0.5);
                 EXPECT(c.kind != CAUSE_COMPONENT && !(c.matched & (1u << CAUSE_COMPONENT)));
+                EXPECT(c.kind == want[i]);
+                CHECK_STR_CONTAINS(c.evidence, says[i]);
                 cause_clear(&c);
         }
 }
