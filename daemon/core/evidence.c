@@ -105,6 +105,18 @@ const char *evidence_host_nvme(const struct evidence_host *h, size_t i)
         return i < h->n_nvme ? h->nvme_name[i] : NULL;
 }
 
+double evidence_host_throttled_seconds(struct evidence_host *h)
+{
+        double most = NAN;
+        for (size_t i = 0; h && i < h->n_cgroup; i++) {
+                struct evidence_cgroup_stat st;
+                if (evidence_read_cgroup_stat(&h->cgroup_stat[i], &st) >= 0 &&
+                    (isnan(most) || st.throttled_us / 1e6 > most))
+                        most = st.throttled_us / 1e6;
+        }
+        return most;
+}
+
 size_t evidence_host_n_cgroup_levels(const struct evidence_host *h)
 {
         return h->n_cgroup;

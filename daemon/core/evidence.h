@@ -116,6 +116,11 @@ const char *evidence_host_why_absent(const struct evidence_host *h, enum evidenc
  * there or out of memory; malloc'd (for `status`). */
 char *evidence_host_absent_text(const struct evidence_host *h);
 
+/* The time the daemon's cgroup (or the level above it most throttled)
+ * was held by its CPU quota so far, in seconds (one read of each level's
+ * cpu.stat); NAN without the cgroup_cpu source (h may be NULL). */
+double evidence_host_throttled_seconds(struct evidence_host *h);
+
 size_t evidence_host_n_disks(const struct evidence_host *h);
 const char *evidence_host_disk(const struct evidence_host *h, size_t i);     /* "nvme0n1" */
 size_t evidence_host_n_nvme(const struct evidence_host *h);

@@ -357,7 +357,7 @@ static int start_yield_watch(struct runner *rn, const struct run_spec *spec)
         if (!yield_limits_any(spec->yield))
                 return 0;
         if (yield_monitor_new(spec->yield, rn->pid, spec->plugin->caps, rn->delay,
-                              &rn->yield) < 0)
+                              spec->evidence, &rn->yield) < 0)
                 return 0;
         return sd_event_add_time_relative(rn->event, &rn->yield_timer, CLOCK_MONOTONIC,
                                           (uint64_t)(YIELD_INTERVAL * 1e6),

@@ -36,6 +36,9 @@ struct run_spec {
         /* Stop the run when other work needs what it uses (yield.h); NULL:
          * never.  The result then has `yielded` set. */
         const struct yield_limits *yield;
+        /* The host's counters (evidence.h; borrowed, may be NULL): the
+         * watch reads the daemon's cgroup's throttling from them. */
+        struct evidence_host *evidence;
 };
 
 struct runner;

@@ -370,6 +370,7 @@ static void start(struct sched *s, struct slot *slot)
         s->yield.cpu_wait_before = s->look_cpu_wait;
         s->look_cpu_wait = 0;
         spec.yield = &s->yield;
+        spec.evidence = s->evidence;
         runwatch_start(&s->run_watch, s->evidence);
         int r = runspec_ensure_dir(spec.cache_dir);
         if (r >= 0)
@@ -480,7 +481,7 @@ static int begin_look(struct sched *s, const struct slot *slot, const struct pro
                 return -ENOENT;
         lim.cpu_wait = 0;
         lim.starved = false;
-        int r = yield_monitor_new(&lim, getpid(), pc->plugin->caps, NULL, &s->look);
+        int r = yield_monitor_new(&lim, getpid(), pc->plugin->caps, NULL, NULL, &s->look);
         if (r >= 0 && !(s->look_name = strdup(slot->name)))
                 r = -ENOMEM;
         if (r >= 0)

@@ -56,6 +56,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/evidence.h"
 #include "core/plugin.h"
 #include "core/rundelay.h"
 #include "util/fdio.h"
@@ -74,6 +75,7 @@ struct sample {
         struct yield_cpu_times cpu;  /* jiffies; cpu.allowed 0: unreadable */
         double probe_cpu;            /* jiffies (USER_HZ, as /proc/stat) */
         double probe_wait, probe_run; /* seconds, its threads (rundelay) */
+        double throttled;            /* seconds the daemon's cgroup was held */
         double psi_cpu_us;           /* NAN when the kernel has no PSI */
         double disk_bytes, probe_bytes;
         double psi_memory_us;
@@ -84,6 +86,7 @@ struct yield_monitor {
         pid_t pid;
         bool disk_io, io_bound;
         const struct rundelay *delay;
+        struct evidence_host *quota;
         cpu_set_t *affinity;     /* NULL: every CPU */
         size_t affinity_size;
         char *stat_buf;          /* STAT_MAX */
@@ -255,6 +258,8 @@ static int take(const struct yield_monitor *m, struct sample *s)
         }
         s->probe_wait = m->delay ? rundelay_seconds(m->delay) : 0;
         s->probe_run = m->delay ? rundelay_cpu_seconds(m->delay) : 0;
+        s->throttled = m->quota && m->lim.starved ? evidence_host_throttled_seconds(m->quota)
+                                                  : NAN;
         s->psi_cpu_us = read_psi_total("/proc/pressure/cpu");
         s->psi_memory_us = m->lim.memory > 0 ? read_psi_total("/proc/pressure/memory") : 0;
         s->mono = now_mono();
@@ -262,7 +267,8 @@ static int take(const struct yield_monitor *m, struct sample *s)
 }
 
 int yield_monitor_new(const struct yield_limits *lim, pid_t pid, uint32_t caps,
-                      const struct rundelay *delay, struct yield_monitor **ret)
+                      const struct rundelay *delay, struct evidence_host *quota,
+                      struct yield_monitor **ret)
 {
         struct yield_monitor *m = calloc(1, sizeof(*m));
         if (!m || !(m->stat_buf = malloc(STAT_MAX))) {
@@ -274,6 +280,7 @@ int yield_monitor_new(const struct yield_limits *lim, pid_t pid, uint32_t caps,
         m->disk_io = caps & BW_CAP_DISK_IO;
         m->io_bound = caps & BW_CAP_WAITS;
         m->delay = delay;
+        m->quota = quota;
         find_affinity(m);
         if (m->disk_io && lim->io > 0)
                 find_disks(m);
@@ -345,11 +352,20 @@ static char *describe(const struct yield_monitor *m, int res, double use)
         return str_printf("some tasks stalled on memory %.0f%% of the time", use);
 }
 
+/* The daemon's cgroup was held by its CPU quota for a tenth of a..b or
+ * more. */
+static bool quota_held(const struct sample *a, const struct sample *b)
+{
+        double dt = b->mono - a->mono, held = b->throttled - a->throttled;
+        return dt > 0 && held > 0.1 * dt;
+}
+
 /* 1 with *ret_why when the probe has been starved YIELD_SAMPLES in a row. */
 static int starved(struct yield_monitor *m, const struct sample *b, char **ret_why)
 {
         double share = probe_wait_share(m, &m->last, b);
-        m->starved = m->lim.starved && share > YIELD_STARVED ? m->starved + 1 : 0;
+        m->starved = m->lim.starved && share > YIELD_STARVED && !quota_held(&m->last, b) ?
+                     m->starved + 1 : 0;
         if (m->starved < YIELD_SAMPLES)
                 return 0;
         *ret_why = m->io_bound ?

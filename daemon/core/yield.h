@@ -16,7 +16,9 @@
  *     probe takes CPU from others;
  *   - the probe starved: its threads waited for a CPU more than half of
  *     the time they wanted one, i.e. the host's work needs the CPUs and
- *     the run could no longer count;
+ *     the run could no longer count (not while benchwatch's own CPU quota
+ *     throttled it: a quota's threads wait as runnable, and stepping
+ *     aside gives nobody anything; the quota is for the verdict to see);
  *   - others' disk I/O (probes that do disk I/O) and memory stalls, as
  *     shares of the host.
  * A sample is over a limit for one resource; YIELD_SAMPLES in a row decide
@@ -60,10 +62,13 @@ bool yield_limits_any(const struct yield_limits *lim);
  * than YIELD_STARVED of the sample's time (its threads mostly sleep: their
  * short wake-ups would make any wait a large share of their wants).
  * delay: the probe's threads' run delay, as the runner samples it
- * (borrowed; NULL: none, as for the daemon in the look).  Takes the first
- * sample. */
+ * (borrowed; NULL: none, as for the daemon in the look); quota: where the
+ * daemon's cgroup's throttling is read (evidence.h; borrowed, may be
+ * NULL).  Takes the first sample. */
+struct evidence_host;
 int yield_monitor_new(const struct yield_limits *lim, pid_t pid, uint32_t caps,
-                      const struct rundelay *delay, struct yield_monitor **ret);
+                      const struct rundelay *delay, struct evidence_host *quota,
+                      struct yield_monitor **ret);
 /* One sample: 1 when the run should yield, with *ret_reason "cpu", "io" or
  * "memory" (static) and *ret_why (malloc'd: "other tasks waited for a CPU
  * 34% of the time (12% before the run)"); 0 when not; -errno (the probe

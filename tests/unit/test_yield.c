@@ -11,12 +11,15 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "test.h"
+#include "core/evidence.h"
 #include "core/plugin.h"
 #include "core/rundelay.h"
 #include "core/yield.h"
@@ -104,7 +107,7 @@ static void own_waits_are_not_others(long ncpu)
                 CHECK(pthread_create(&t[i], NULL, burn, NULL) == 0);
         nap(0.2);
         CHECK(rundelay_new("/proc", getpid(), &d) == 0 && rundelay_sample(d) == 0);
-        CHECK(yield_monitor_new(&lim, getpid(), BW_CAP_CPU_BOUND, d, &m) == 0);
+        CHECK(yield_monitor_new(&lim, getpid(), BW_CAP_CPU_BOUND, d, NULL, &m) == 0);
         int yes = verdicts(m, d, 8, &reason);
         struct yield_others o;
         yield_monitor_others(m, &o);  /* the whole run's, for the record */
@@ -129,7 +132,7 @@ static void others_waits_are_seen(long ncpu)
         long n = 2 * ncpu < 128 ? 2 * ncpu : 128;
         pid_t *kids = burn_kids(n);
         nap(0.1);
-        CHECK(yield_monitor_new(&lim, getpid(), BW_CAP_CPU_BOUND, NULL, &m) == 0);
+        CHECK(yield_monitor_new(&lim, getpid(), BW_CAP_CPU_BOUND, NULL, NULL, &m) == 0);
         int yes = verdicts(m, NULL, 4, &reason);
         struct yield_others o;
         yield_monitor_others(m, &o);
@@ -161,7 +164,7 @@ static void starved_is_seen(long ncpu)
         CHECK(pthread_create(&t, NULL, burn, (void *)1) == 0);
         nap(0.2);
         CHECK(rundelay_new("/proc", getpid(), &d) == 0 && rundelay_sample(d) == 0);
-        CHECK(yield_monitor_new(&lim, getpid(), BW_CAP_CPU_BOUND, d, &m) == 0);
+        CHECK(yield_monitor_new(&lim, getpid(), BW_CAP_CPU_BOUND, d, NULL, &m) == 0);
         int yes = verdicts(m, d, 4, &reason);
         burning = 0;
         pthread_join(t, NULL);
@@ -172,6 +175,58 @@ static void starved_is_seen(long ncpu)
         yield_monitor_free(m);
         rundelay_free(d);
         CHECK(yes >= 1 && !strcmp(reason, "cpu"));
+}
+
+static bool put_text(const char *path, const char *text)
+{
+        FILE *f = fopen(path, "we");
+        bool ok = f && fputs(text, f) >= 0;
+        return f && fclose(f) == 0 && ok;
+}
+
+/* Under its own CPU quota (20% of a CPU) a burning thread waits for most
+ * of the time it wants one, as runnable: that is the quota's, not the
+ * host's work, and the run is not stopped for it (the verdict is to see
+ * the quota).  Needs a writable cgroup v1 cpu controller. */
+static void quota_is_not_starving(void)
+{
+        const char *grp = "/sys/fs/cgroup/cpu/test_yield_quota";
+        char pid[32];
+        if (access("/sys/fs/cgroup/cpu/cgroup.procs", W_OK) < 0 ||
+            (mkdir(grp, 0755) < 0 && errno != EEXIST)) {
+                printf("  no writable cgroup v1 cpu controller: quota case not run\n");
+                return;
+        }
+        snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+        CHECK(put_text("/sys/fs/cgroup/cpu/test_yield_quota/cpu.cfs_period_us", "100000\n"));
+        CHECK(put_text("/sys/fs/cgroup/cpu/test_yield_quota/cpu.cfs_quota_us", "20000\n"));
+        CHECK(put_text("/sys/fs/cgroup/cpu/test_yield_quota/cgroup.procs", pid));
+        struct evidence_host *ev = NULL;
+        struct yield_monitor *m;
+        struct rundelay *d;
+        pthread_t t;
+        const char *reason = NULL;
+        CHECK(evidence_host_new("/", KMSG_FROM_NOW, &ev) == 0);
+        burning = 1;
+        CHECK(pthread_create(&t, NULL, burn, NULL) == 0);
+        nap(0.3);
+        CHECK(rundelay_new("/proc", getpid(), &d) == 0 && rundelay_sample(d) == 0);
+        CHECK(yield_monitor_new(&(struct yield_limits){ .starved = true }, getpid(),
+                                BW_CAP_CPU_BOUND, d, ev, &m) == 0);
+        double held0 = evidence_host_throttled_seconds(ev);
+        int yes = verdicts(m, d, 6, &reason);
+        double held = evidence_host_throttled_seconds(ev) - held0;
+        burning = 0;
+        pthread_join(t, NULL);
+        printf("  under a 20%% quota: waited %.0f%% of the time wanted, held %.2f s\n",
+               100 * rundelay_wait_share(d), held);
+        yield_monitor_free(m);
+        rundelay_free(d);
+        evidence_host_free(ev);
+        CHECK(put_text("/sys/fs/cgroup/cpu/cgroup.procs", pid));
+        CHECK(rmdir(grp) == 0);
+        CHECK(held > 0.5); /* the premise: the quota held it */
+        CHECK(yes == 0);
 }
 
 static void gone_is_an_error(void)
@@ -185,7 +240,8 @@ static void gone_is_an_error(void)
         if (kid == 0)
                 _exit(0);
         m = NULL;
-        (void)yield_monitor_new(&lim, kid, BW_CAP_DISK_IO, NULL, &m); /* it may be gone already */
+        /* it may be gone already */
+        (void)yield_monitor_new(&lim, kid, BW_CAP_DISK_IO, NULL, NULL, &m);
         waitpid(kid, NULL, 0);
         if (m) {
                 CHECK(yield_monitor_sample(m, &reason, &why) < 0 && !why);
@@ -229,6 +285,7 @@ int main(void)
         own_waits_are_not_others(ncpu);
         others_waits_are_seen(ncpu);
         starved_is_seen(ncpu);
+        quota_is_not_starving();
         gone_is_an_error();
         printf("test_yield: ok\n");
         return 0;
