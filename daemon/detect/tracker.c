@@ -216,16 +216,54 @@ static double over(const struct result *res, const char *family, double limit)
         return s && s->value > limit ? s->value : NAN;
 }
 
+/* The run's figure named family, or NAN. */
+static double figure(const struct result *res, const char *family)
+{
+        const struct sample *s = result_find_sample(res, family, NULL);
+        return s ? s->value : NAN;
+}
+
+/* The threads a CPU-bound run ran: its "threads" parameter, else 1. */
+static double threads_of(const struct result *res)
+{
+        double n;
+        for (size_t i = 0; i < res->n_params; i++)
+                if (!strcmp(res->params[i].name, "threads") &&
+                    parse_double(res->params[i].value, &n) >= 0 && n >= 1)
+                        return n;
+        return 1;
+}
+
+/* Of the time a CPU-bound run's threads wanted a CPU, the share they
+ * waited for one that the daemon's CPU quota does not explain.  A thread
+ * its cgroup's quota holds stays runnable (CFS bandwidth throttles the
+ * group, not the task), so its run delay takes in the throttled time
+ * (benchwatch_probe_cpu_throttled_seconds), up to all of it for each
+ * thread: that wait is the quota's, which the run must still see (the
+ * cause engine names it), not a neighbour's.  Without a quota's throttling
+ * it is benchwatch_probe_cpu_wait_ratio; NAN when the run has none. */
+static double wait_share_beyond_quota(const struct result *res)
+{
+        double share = figure(res, "benchwatch_probe_cpu_wait_ratio");
+        double cpu = figure(res, "benchwatch_probe_cpu_seconds");
+        double held = figure(res, "benchwatch_probe_cpu_throttled_seconds");
+        if (!(held > 0) || !(cpu > 0) || !(share >= 0 && share < 1))
+                return share;
+        double wait = share * cpu / (1 - share) - threads_of(res) * held;
+        return wait > 0 ? wait / (wait + cpu) : 0;
+}
+
 bool tracker_run_counts(const struct tracker_settings *ts, const struct result *res,
                         const char **ret_reason, char **ret_why)
 {
         char *why = NULL;
         const char *reason = "cpu_wait";
-        double v;
-        if (!res->io_bound &&
-            !isnan(v = over(res, "benchwatch_probe_cpu_wait_ratio", ts->max_run_delay)))
+        double v = res->io_bound ? NAN : wait_share_beyond_quota(res);
+        if (!res->io_bound && v > ts->max_run_delay)
                 why = str_printf("the probe's threads waited for a CPU %.1f%% of the time they "
-                                 "wanted one (max_run_delay %.0f%%)", v * 100,
+                                 "wanted one%s (max_run_delay %.0f%%)", v * 100,
+                                 figure(res, "benchwatch_probe_cpu_throttled_seconds") > 0 ?
+                                 ", beyond their CPU quota's throttling" : "",
                                  ts->max_run_delay * 100);
         else if (res->io_bound &&
                  !isnan(v = over(res, "benchwatch_probe_run_delay_ratio", ts->max_run_delay)))

@@ -47,8 +47,11 @@ int tracker_check(const struct config *cfg, char **ret_error);
  *   - a CPU-bound probe (not res->io_bound) is not counted when its
  *     threads waited for a CPU more than max_run_delay of the time they
  *     wanted one (benchwatch_probe_cpu_wait_ratio): a neighbour took the
- *     CPU from them.  A CPU quota on the daemon throttles them without a
- *     wait (they are not runnable): such runs count, and a quota is seen;
+ *     CPU from them.  A CPU quota on the daemon holds them runnable, a
+ *     wait too (CFS bandwidth throttles the group, not the task): each
+ *     thread's share of the time its cgroup was throttled
+ *     (benchwatch_probe_cpu_throttled_seconds) is left out of the wait,
+ *     so such runs count, and a quota is seen;
  *   - a probe that waits on a device or a server (res->io_bound) is not
  *     counted when its threads were runnable but not running for more
  *     than max_run_delay of the run (benchwatch_probe_run_delay_ratio);
