@@ -491,6 +491,12 @@ after_lift() {
                 [ "$R_NREG" = 0 ] && { ALLCLEAR=$i; return 0; }
         done
 }
+# verdict_line PROBE: the daemon's line when the probe entered its regression
+# (the figure, its change, the reference and the cause with its evidence)
+verdict_line() {
+        grep -m 1 "probe '$1': .* since .*, against the reference" "$DIR/daemon.err" |
+                sed "s/^.*probe '$1': //"
+}
 runs_text() { # ALL COUNTED BOUND
         [ "$1" -gt 0 ] && echo "$1 ($2 counted)" || echo ">$3 counted"
 }
@@ -520,7 +526,7 @@ step_scenario() {
         ok=$([ "$FLAGGED" -gt 0 ] && [ "$FLAGGED_C" -le $FLAG_RUNS ] && echo 1)
         if [ "$FLAGGED" -gt 0 ]; then
                 echo "   flagged after $(runs_text $FLAGGED $FLAGGED_C $STEP_MAX) run(s), $NREG series of the probe" \
-                     "in regression; logged: $(grep -m 1 "$fam.*entered a regression" "$DIR/daemon.err" | sed 's/^.*entered a regression: //')" \
+                     "in regression; logged: $(verdict_line "$R_PROBE")" \
                      "— $(verdict "$ok")"
         else
                 echo "   not flagged in $STEP_MAX counted runs — MISSED"

@@ -1,7 +1,11 @@
 """bench/detector/detector_real/clean.py — a helper of bench/detector/detector-real.sh.
 
 clean.py LOG STDERR REF: the clean scenario's per-probe figures, the runs
-around every regression entered, and "TOTAL <entered> <logged>" last.
+around every regression entered, and "TOTAL <entered> <logged>" last:
+entered counts the series of the textfile that entered a regression, logged
+the daemon's verdict lines (one when a probe enters a regression, whatever
+the number of its series, with its cause; not the lines a changed cause
+adds).
 """
 import re, statistics, sys
 log, err, ref = sys.argv[1], sys.argv[2], int(sys.argv[3])
@@ -16,7 +20,8 @@ num = lambda r, k: float(r[k])
 def mm(xs):
     xs = [x for x in xs if x == x]
     return (statistics.median(xs), max(xs)) if xs else (float("nan"), float("nan"))
-logged = sum(1 for l in open(err) if "entered a regression" in l)
+VERDICT = re.compile(r"probe '[^']+': .* since .*, against the reference")
+logged = sum(1 for l in open(err) if VERDICT.search(l) and "the cause named before" not in l)
 print("   %-8s %5s %7s %7s %8s %6s %13s %13s %13s %13s %7s" % (
     "probe", "runs", "judged", "uncount", "regress", "recov", "steal med/max",
     "psi cpu", "psi io", "psi mem", "noise"))
