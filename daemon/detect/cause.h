@@ -69,7 +69,8 @@ enum cause_figure {
         CAUSE_F_THROTTLED_S,    /* seconds */
         CAUSE_F_CLOCK,          /* hertz */
         CAUSE_F_SCALING_MAX,    /* hertz */
-        CAUSE_F_ON_CPU,         /* ratio: 1 - benchwatch_probe_cpu_wait_ratio */
+        CAUSE_F_ON_CPU,         /* ratio: 1 - benchwatch_probe_cpu_wait_ratio, of a
+                                 * CPU-bound run (not res->io_bound) */
         CAUSE_F_RUN_DELAY,      /* ratio of the run */
         CAUSE_F_OTHERS_CPU,     /* ratio of the host's CPU time */
         CAUSE_F_STEAL,          /* ratio */

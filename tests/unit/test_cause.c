@@ -31,6 +31,7 @@ static struct evidence_host *host; /* the metal fixture: disks nvme0n1, sda */
 struct spec {
         double throttled, clock, on_cpu, run_delay, others_cpu, steal, heat, edac_ce;
         double psi_memory, read_s, queue, io_errors, resets, cpus, mem_total;
+        bool io_bound;  /* a probe that waits on a device or a server */
 };
 
 static const struct spec quiet = {
@@ -54,6 +55,8 @@ static void run_of(const struct spec *s, double jitter, struct cause_run *ret)
                                   .pressure = { NAN, NAN, s->psi_memory * (1 + jitter) } };
         struct result *res = result_new("p", "disk");
         const char *info[] = { "device", "nvme0n1", NULL };
+        if (res)
+                res->io_bound = s->io_bound;
         memset(&w, 0, sizeof(w));
         w.seconds = 1;
         w.throttled_ratio = s->throttled;
@@ -86,15 +89,16 @@ static void run_of(const struct spec *s, double jitter, struct cause_run *ret)
         result_free(res);
 }
 
-/* The verdict on 3 runs of `bad` against 20 quiet reference runs. */
-static struct cause judge(const struct spec *bad, const char *plugin,
-                          const char *const *others, double sibling_ratio)
+/* The verdict on 3 runs of `bad` against 20 reference runs of `good`. */
+static struct cause judge_against(const struct spec *good, const struct spec *bad,
+                                  const char *plugin, const char *const *others,
+                                  double sibling_ratio)
 {
         struct cause_run ref_runs[20], runs[3];
         struct cause_reference ref;
         struct cause c;
         for (int i = 0; i < 20; i++)
-                run_of(&quiet, ((i * 7) % 9 - 4) / 200.0, &ref_runs[i]); /* +-2% */
+                run_of(good, ((i * 7) % 9 - 4) / 200.0, &ref_runs[i]); /* +-2% */
         for (int i = 0; i < 3; i++)
                 run_of(bad, (i - 1) / 100.0, &runs[i]);
         CHECK(cause_reference_of(ref_runs, 20, &ref) == 0);
@@ -108,6 +112,13 @@ static struct cause judge(const struct spec *bad, const char *plugin,
         CHECK(c.matched & (1u << c.kind));
         printf("%-16s %s\n", c.label, c.evidence);
         return c;
+}
+
+/* The verdict on 3 runs of `bad` against 20 quiet reference runs. */
+static struct cause judge(const struct spec *bad, const char *plugin,
+                          const char *const *others, double sibling_ratio)
+{
+        return judge_against(&quiet, bad, plugin, others, sibling_ratio);
 }
 
 static void expect(const struct spec *bad, const char *plugin, enum cause_kind kind,
@@ -161,6 +172,35 @@ static void test_each_cause(void)
 }
 
 /* Several causes at once: the first in the order is named, all matched. */
+/* A probe waiting on a device (disklat on a loop device over a FUSE disk
+ * made twice as slow, on this VM): its threads' share waited of their
+ * little time on a CPU fell from 0.57 to 0.72 while their run delay stayed
+ * 2-3% of the run.  No neighbour: the disk itself, with nothing moved.  A
+ * run delay that grew is a neighbour's, said without the wait share. */
+static void test_io_bound_wait(void)
+{
+        struct spec good = quiet, bad;
+        good.io_bound = true, good.on_cpu = 0.43, good.run_delay = 0.021;
+        good.read_s = NAN, good.queue = NAN; /* a loop device: no counters */
+        bad = good, bad.on_cpu = 0.28, bad.run_delay = 0.032;
+        struct cause c = judge_against(&good, &bad, "disklat", NULL, NAN);
+        EXPECT(c.kind == CAUSE_COMPONENT);
+        EXPECT(!(c.matched & (1u << CAUSE_NEIGHBOUR)));
+        EXPECT(c.evidence && !strstr(c.evidence, "on-CPU"));
+        cause_clear(&c);
+        /* the same run of a CPU-bound probe: its wait share is a neighbour's */
+        good.io_bound = bad.io_bound = false;
+        c = judge_against(&good, &bad, "cpu", NULL, NAN);
+        EXPECT(c.kind == CAUSE_NEIGHBOUR);
+        cause_clear(&c);
+        good.io_bound = bad.io_bound = true, bad.run_delay = 0.18;
+        c = judge_against(&good, &bad, "disklat", NULL, NAN);
+        EXPECT(c.kind == CAUSE_NEIGHBOUR);
+        EXPECT(c.evidence && !strcmp(c.evidence, "run delay 18% of the run (2.1% in the "
+                                     "reference)"));
+        cause_clear(&c);
+}
+
 static void test_order(void)
 {
         struct spec s = quiet;
@@ -285,6 +325,7 @@ int main(void)
         CHECK(root && evidence_host_new(root, KMSG_FROM_NOW, &host) == 0);
         CHECK(evidence_host_n_disks(host) == 2);
         test_each_cause();
+        test_io_bound_wait();
         test_order();
         test_holds_back();
         test_host_not_component();
