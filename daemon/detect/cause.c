@@ -13,13 +13,13 @@
 
 const char *const cause_labels[CAUSE_N_KINDS] = {
         "inventory", "kernel_log", "memory_errors", "heat", "cpu_quota", "clock",
-        "hypervisor", "neighbour", "memory_pressure", "disk_queue", "disk_device", "host",
+        "hypervisor", "memory_pressure", "neighbour", "disk_queue", "disk_device", "host",
         "component",
 };
 
 const char *const cause_names[CAUSE_N_KINDS] = {
         "inventory", "kernel log", "memory errors", "heat", "CPU quota", "CPU clock",
-        "hypervisor", "neighbour", "memory pressure", "others' disk I/O", "disk device",
+        "hypervisor", "memory pressure", "neighbour", "others' disk I/O", "disk device",
         "the whole host", "the component",
 };
 

@@ -14,9 +14,13 @@
  *   cpu_quota        the daemon's cgroup throttled by its CPU quota
  *   clock            the effective clock below the reference's
  *   hypervisor       the hypervisor stole CPU time
+ *   memory_pressure  tasks stalled on memory (PSI); before the neighbour:
+ *                    a probe that pages sleeps and wakes for its pages,
+ *                    and each wake-up waits for a CPU on a busy host (its
+ *                    run delay rises with the stalls), while a neighbour
+ *                    taking the CPU stalls no one on memory
  *   neighbour        the probe's threads waited for a CPU (run delay,
  *                    on-CPU ratio)
- *   memory_pressure  tasks stalled on memory (PSI)
  *   disk_queue       a deeper queue on the disk: others' I/O
  *   disk_device      the disk took longer per I/O at the same queue
  *   host             independent probes (another resource) regressed
@@ -50,8 +54,8 @@ enum cause_kind {
         CAUSE_CPU_QUOTA,
         CAUSE_CLOCK,
         CAUSE_HYPERVISOR,
-        CAUSE_NEIGHBOUR,
         CAUSE_MEMORY_PRESSURE,
+        CAUSE_NEIGHBOUR,
         CAUSE_DISK_QUEUE,
         CAUSE_DISK_DEVICE,
         CAUSE_HOST,

@@ -235,6 +235,18 @@ static int rule_hypervisor(const struct cause_ctx *c, char **ret)
                     ret);
 }
 
+static int rule_memory_pressure(const struct cause_ctx *c, char **ret)
+{
+        const int f = CAUSE_F_MEM_PRESSURE;
+        bool held = cause_above(c, f, CAUSE_MIN_PRESSURE, CAUSE_MIN_PRESSURE);
+        char p[32], rf[64];
+        if (!held || !ret)
+                return held;
+        return done(str_printf("tasks stalled on memory %s of the run (PSI), %s",
+                               pct(c->a[f].median, p, sizeof(p)), ref_pct(c, f, rf, sizeof(rf))),
+                    ret);
+}
+
 /* " (0.99 in the reference)", "" when it has none. */
 static const char *ref_ratio(const struct cause_ctx *c, int f, bool percent, char *buf, size_t size)
 {
@@ -273,18 +285,6 @@ static int rule_neighbour(const struct cause_ctx *c, char **ret)
                             pct(c->a[others].median, p, sizeof(p)),
                             ref_ratio(c, others, true, rf, sizeof(rf)));
         return done(text, ret);
-}
-
-static int rule_memory_pressure(const struct cause_ctx *c, char **ret)
-{
-        const int f = CAUSE_F_MEM_PRESSURE;
-        bool held = cause_above(c, f, CAUSE_MIN_PRESSURE, CAUSE_MIN_PRESSURE);
-        char p[32], rf[64];
-        if (!held || !ret)
-                return held;
-        return done(str_printf("tasks stalled on memory %s of the run (PSI), %s",
-                               pct(c->a[f].median, p, sizeof(p)), ref_pct(c, f, rf, sizeof(rf))),
-                    ret);
 }
 
 static bool queue_deeper(const struct cause_ctx *c)
@@ -479,7 +479,7 @@ static int rule_component(const struct cause_ctx *c, char **ret)
 
 const cause_rule_fn cause_rules[CAUSE_N_KINDS] = {
         rule_inventory, rule_kernel_log, rule_memory_errors, rule_heat, rule_cpu_quota,
-        rule_clock, rule_hypervisor, rule_neighbour, rule_memory_pressure, rule_disk_queue,
+        rule_clock, rule_hypervisor, rule_memory_pressure, rule_neighbour, rule_disk_queue,
         rule_disk_device, rule_host, rule_component,
 };
 

@@ -210,6 +210,23 @@ static void test_order(void)
         CHECK(c.matched == (1u << CAUSE_CPU_QUOTA | 1u << CAUSE_HYPERVISOR |
                             1u << CAUSE_NEIGHBOUR));
         cause_clear(&c);
+        /* The memory-latency probe paging under a memory cgroup limit on
+         * this busy VM: PSI memory 11% (0 in the reference), and its
+         * wake-ups for each page waiting for a CPU, on-CPU 0.68 (0.92),
+         * run delay 21% (8.5%).  The stalls come first: the waits follow
+         * from them, and no CPU neighbour stalls anyone on memory. */
+        struct spec good = quiet;
+        good.on_cpu = 0.92, good.run_delay = 0.085, good.psi_memory = 0;
+        s = good, s.on_cpu = 0.68, s.run_delay = 0.21, s.psi_memory = 0.11;
+        c = judge_against(&good, &s, "memory", NULL, NAN);
+        EXPECT(c.kind == CAUSE_MEMORY_PRESSURE);
+        EXPECT(c.matched == (1u << CAUSE_MEMORY_PRESSURE | 1u << CAUSE_NEIGHBOUR));
+        cause_clear(&c);
+        /* the waits alone are still the neighbour's */
+        s.psi_memory = 0;
+        c = judge_against(&good, &s, "memory", NULL, NAN);
+        EXPECT(c.kind == CAUSE_NEIGHBOUR);
+        cause_clear(&c);
 }
 
 /* Evidence the reference runs had as much of, or that only one of the
