@@ -4,15 +4,17 @@
 # a reference of 10 runs), lets it learn, injects a real cause, waits for
 # the regression, then prints beside each other the cause injected, the
 # verdict, the cause the run carried (benchwatch_regression_cause) and the
-# evidence sentence of the daemon's verdict line.
+# evidence sentence of the daemon's verdict line.  The probes run at nice
+# 0 under SCHED_OTHER (cpu_policy = other), as `benchwatch run` measures:
+# on a shared host, other work at nice 0 leaves few runs at the shipped
+# nice 10 and SCHED_IDLE counted, and the references would take long.
 #
 # Injections (all by default, in this order):
 #   quota      a CPU quota (cfs_quota_us 40000/100000) on the daemon's cgroup,
 #              a cpu probe: cpu_quota
-#   neighbour  busy loops at the probe's priority (nice 0, SCHED_OTHER: the
-#              daemon's cpu_policy = other, nice = 0), two pinned to every
-#              CPU, runs counted whatever they waited (max_run_delay = 1):
-#              neighbour
+#   neighbour  busy loops at the probe's priority (nice 0, SCHED_OTHER), two
+#              pinned to every CPU, runs counted whatever they waited
+#              (max_run_delay = 1): neighbour
 #   slowdisk   a disklat probe on a loop device over the slowdisk FUSE
 #              fixture (tests/integration/lib/slowdisk), each read made twice
 #              as long: disk_device or component (the disk itself)
@@ -20,7 +22,10 @@
 #              of half its reference IOPS on the disk under its file: the
 #              disk (disk_device, disk_queue or component), not the host
 #   memory     a memory-latency probe over 256 MiB with a swap file and a
-#              memory cgroup limit of 240 MiB on the daemon: memory_pressure
+#              memory cgroup limit of 240 MiB on the daemon, runs counted
+#              whatever they waited (max_run_delay = 1: on a busy host the
+#              paging probe's wake-ups wait for a CPU, and few of its runs
+#              would count): memory_pressure
 #   host       the built-in probes (cpu, threads, memory dram, memory
 #              latency; 256 MiB working sets) under one CPU quota: every
 #              regressed probe named host, none ever component
@@ -129,6 +134,8 @@ max_load = 0
 max_psi_cpu = 0
 max_psi_io = 0
 max_psi_memory = 0
+nice = 0
+cpu_policy = other
 $2
 
 [regression]
@@ -174,11 +181,11 @@ stop_pids() {
         for p in $PIDS; do wait "$p" 2> /dev/null; done
         PIDS=""
 }
-make_cgroup() { # HIERARCHY NAME: the new cgroup's path
-        local g=$1/bw-causes-$$-$2
-        mkdir "$g" || return 1
-        CGROUPS="$CGROUPS $g"
-        echo "$g"
+make_cgroup() { # HIERARCHY NAME: a new cgroup, its path in G (not in a
+        # subshell: CGROUPS must keep it for the cleanup)
+        G=$1/bw-causes-$$-$2
+        mkdir "$G" || return 1
+        CGROUPS="$CGROUPS $G"
 }
 
 # ---- one injection --------------------------------------------------------------------
@@ -225,7 +232,7 @@ absent() { # NAME EXPECTED REASON
 quota_on() { echo "${QUOTA:-40000}" > "$G/cpu.cfs_quota_us" && echo "   quota: ${QUOTA:-40000}/100000 us"; }
 quota_off() { echo -1 > "$G/cpu.cfs_quota_us"; }
 cpu_cgroup() { # NAME
-        G=$(make_cgroup "$CPUCG" "$1") || return 1
+        make_cgroup "$CPUCG" "$1" || return 1
         echo 100000 > "$G/cpu.cfs_period_us"
 }
 
@@ -234,7 +241,7 @@ inj_quota() {
         cpu_cgroup quota || return 1
         conf "$DIR" "" "" "$(probe cpu cpu 0.5)"
         start_daemon "$DIR" "$G"
-        inject quota real cpu_quota 0 240 20 quota_on quota_off cpu
+        inject quota real cpu_quota 0 300 20 quota_on quota_off cpu
         end
 }
 
@@ -249,10 +256,10 @@ busy_on() {
         echo "   neighbour: 2 busy loops at nice 0 pinned to each of $(nproc) CPUs (pids$PIDS)"
 }
 inj_neighbour() {
-        begin neighbour "a cpu probe at nice 0, SCHED_OTHER, every run counted; then busy loops"
-        conf "$DIR" $'cpu_policy = other\nnice = 0' "max_run_delay = 1" "$(probe cpu cpu 0.5)"
+        begin neighbour "a cpu probe, every run counted; then busy loops at its priority"
+        conf "$DIR" "" "max_run_delay = 1" "$(probe cpu cpu 0.5)"
         start_daemon "$DIR"
-        inject neighbour real neighbour 0 240 20 busy_on stop_pids cpu
+        inject neighbour real neighbour 0 300 20 busy_on stop_pids cpu
         end
 }
 
@@ -290,7 +297,7 @@ inj_slowdisk() {
         if ! slow_up; then absent slowdisk disk_device,component "$SLOW_WHY"; slow_down; return 0; fi
         conf "$DIR" "" "" "$(probe lat disklat 2 "path = $SLOW_LOOP"$'\nrate = 50')"
         start_daemon "$DIR"
-        inject slowdisk real disk_device,component 0 240 20 slow_2x slow_1x lat
+        inject slowdisk real disk_device,component 0 300 20 slow_2x slow_1x lat
         end
         slow_down
 }
@@ -308,10 +315,10 @@ inj_blkio() {
         [ -n "$BLKIO" ] || { absent blkio disk_device,disk_queue,component "no cgroup v1 blkio"; return 0; }
         DEV=$(stat -c '%Hd:%Ld' "$DIR")
         [ -e "/sys/dev/block/$DEV/partition" ] && DEV=$(cat "/sys/dev/block/$DEV/../dev")
-        G=$(make_cgroup "$BLKIO" blkio) || return 1
+        make_cgroup "$BLKIO" blkio || return 1
         conf "$DIR" "" "" "$(probe disk disk 2 "path = $DIR/disk.dat"$'\nsize = 64M\nmode = randread\nblock_size = 16k\niodepth = 4')"
         start_daemon "$DIR" "$G"
-        inject blkio real disk_device,disk_queue,component 0 240 20 iops_half iops_free disk
+        inject blkio real disk_device,disk_queue,component 0 300 20 iops_half iops_free disk
         end
 }
 
@@ -329,10 +336,10 @@ inj_memory() {
                 return 0
         fi
         echo "   swap: 1 GiB file $SWAPFILE"
-        G=$(make_cgroup "$MEMCG" memory) || return 1
-        conf "$DIR" "" "" "$(probe memory-latency memory 1 $'mode = latency\nsize = 256M')"
+        make_cgroup "$MEMCG" memory || return 1
+        conf "$DIR" "" "max_run_delay = 1" "$(probe memory-latency memory 1 $'mode = latency\nsize = 256M')"
         start_daemon "$DIR" "$G"
-        inject memory real memory_pressure 0 240 20 mem_limit mem_free memory-latency
+        inject memory real memory_pressure 0 300 20 mem_limit mem_free memory-latency
         end
         swapoff "$SWAPFILE" && rm -f "$SWAPFILE" && SWAPFILE=""
 }
@@ -344,7 +351,7 @@ inj_host() {
                               probe memory memory 2 $'mode = dram\narray_size = 256M'
                               probe memory-latency memory 1 $'mode = latency\nsize = 256M')"
         start_daemon "$DIR" "$G"
-        inject host real host 1 480 15 quota_on quota_off cpu threads memory memory-latency
+        inject host real host 1 600 15 quota_on quota_off cpu threads memory memory-latency
         end
 }
 
@@ -366,7 +373,7 @@ fixture() {
         start_daemon "$DIR"
         fixture_on() { slow_2x && $move; }
         fixture_off() { slow_1x; stop_pids; }
-        inject "$name" fixture "$expected" 0 240 20 fixture_on fixture_off lat
+        inject "$name" fixture "$expected" 0 300 20 fixture_on fixture_off lat
         end
         slow_down
         ROOT=""
