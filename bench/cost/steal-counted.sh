@@ -107,7 +107,8 @@ done
 
 echo "who     runs ok counted  share   steal>10%  run_delay>10%  steal med  run_delay med  others med  regressions entered"
 for who in before after; do
-        awk -F'\t' -v who="$who" -v reg="$(grep -c 'entered a regression' "$W/$who/err")" '
+        # regressions logged: the verdict line, or a build's before it
+        awk -F'\t' -v who="$who" -v reg="$(grep -cE "entered a regression|probe .*: .* since [0-9:]+, against the reference" "$W/$who/err")" '
                 function med(a, n,   i, j, t) {
                         for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) {
                                 t = a[j]; a[j] = a[j-1]; a[j-1] = t }

@@ -450,14 +450,17 @@ t_clean=$(now)
 span=$(python3 -c "print(int($t_clean - $t_start) + 2)")
 # A regression flagged while the host itself was disturbed is the host's
 # doing, not a false alarm of the daemon's.
-if grep -q "entered a regression" "$T/daemon.err" && why=$(host_disturbed "$r_pinned"); then
-        skip "clean phase: host too busy to judge: $why; $(grep -c "entered a regression" "$T/daemon.err") figure(s) entered a regression"
+# (the daemon's verdict line: "probe 'cpu': cpu events/s -60% (95% CI ...)
+# since 18:01, against the reference of ...; cause: ...")
+VERDICT="probe '[^']*': .* since [0-9:]*, against the reference"
+if grep -q "$VERDICT" "$T/daemon.err" && why=$(host_disturbed "$r_pinned"); then
+        skip "clean phase: host too busy to judge: $why; $(grep -c "$VERDICT" "$T/daemon.err") verdict(s) logged"
 fi
 [ ! -s "$HOOK_LOG" ] || fail "notifications while nothing was wrong: $(hook --all)"
 q 'ALERTS' > "$T/alerts.out" && fail "alerts pending or firing while nothing was wrong: $(cat "$T/alerts.out")"
 q "max_over_time(benchwatch_regression[${span}s]) > 0" > "$T/reg.out" &&
         fail "the daemon flagged a regression while nothing was wrong: $(cat "$T/reg.out")"
-grep "entered a regression" "$T/daemon.err" && fail "regression logged in the clean phase"
+grep "$VERDICT" "$T/daemon.err" && fail "regression logged in the clean phase"
 q "min_over_time(benchwatch_probe_success[${span}s]) == 0" > "$T/fail.out" &&
         fail "a probe failed while nothing was wrong: $(cat "$T/fail.out")"
 say "clean: no notification, no alert pending, no regression flagged, no failed run in $(elapsed "$t_start" "$t_clean") s"
@@ -506,7 +509,7 @@ python3 -c "import sys; sys.exit(0 if abs($ratio * 100 - ($pct)) < 15 else 1)" |
 for cmd in "benchwatch verify --probe cpu" "benchwatch baseline show cpu" "benchwatch baseline accept cpu"; do
         case $runbook in *"\`$cmd\`"*) ;; *) fail "runbook lacks \`$cmd\`: $runbook" ;; esac
 done
-grep -q "benchwatch_cpu_events_per_second.*entered a regression" "$T/daemon.err" || fail "the daemon logged no regression"
+grep -q "probe 'cpu': .* since [0-9:]*, against the reference" "$T/daemon.err" || fail "the daemon logged no regression"
 
 # ---- the slowdown lifted: resolved ---------------------------------------------
 # Bound: the run under way, 7 counted runs for the second CUSUM ("back at

@@ -58,11 +58,16 @@ grep -q "no verdict possible yet" "$T/err" || fail "verify without reference: $(
 
 # The daemon runs alone in each phase (verify is run with it stopped, so the
 # two never compete for the CPU); the references persist across restarts.
+# The daemon is in its cgroup from its start: its evidence finds the
+# cgroup's cpu.stat then, which tells the quota's throttled time from
+# others' waits (a run under the quota counts) and names the cause.
 start_daemon() {
-        "$BENCHWATCH" -c "$T/bw.conf" daemon --print >> "$T/daemon.out" 2>> "$T/daemon.err" &
+        (
+                echo "$BASHPID" > "$grp/cgroup.procs" || { echo "cannot move into $grp" >&2; exit 3; }
+                exec "$BENCHWATCH" -c "$T/bw.conf" daemon --print
+        ) >> "$T/daemon.out" 2>> "$T/daemon.err" &
         dpid=$!
         BW_PIDS="$dpid"
-        echo "$dpid" > "$grp/cgroup.procs" || fail "cannot move the daemon into $grp"
 }
 stop_daemon() { kill "$dpid"; wait "$dpid"; BW_PIDS=""; }
 verify_in_cgroup() { ( echo $BASHPID > "$grp/cgroup.procs"; exec "$BENCHWATCH" -c "$T/bw.conf" verify "$@" ); }
@@ -114,8 +119,10 @@ json "$T/v0.json" 'all(x["runs"] >= 3 and x["change_low"] <= x["change"] <= x["c
 quota 15000
 start_daemon
 wait_for 90 regression_is 1 || fail "no regression after throttling: $(tail -5 "$T/daemon.err")"
-grep -q "benchwatch_cpu_events_per_second.*entered a regression: -[0-9.]*% vs the reference of 20[0-9-]* (95% CI" \
-        "$T/daemon.err" || fail "no warning with the change logged: $(grep regression "$T/daemon.err")"
+# the verdict line: the probe's worst figure, its change and interval, the
+# reference, and the cause with its evidence
+grep -q "probe 'cpu': cpu .* [−-][0-9.]*% (95% CI [^)]*) since [0-9:]*, against the reference of 8 runs learnt .*; cause: [^,]*, " \
+        "$T/daemon.err" || fail "no verdict line with the change and its cause: $(grep "probe 'cpu'" "$T/daemon.err")"
 change=$(prom 'benchwatch_regression_change_ratio{' "$EPS")
 python3 -c "import sys; sys.exit(0 if $change < -0.5 else 1)" || fail "change $change not < -0.5"
 stop_daemon
