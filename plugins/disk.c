@@ -4,9 +4,10 @@
  * device wears, so this plugin reproduces the two classic tools' unit of
  * work: `threads` synchronous workers (sysbench's style) each keeping
  * `iodepth` I/Os in flight through libaio (io_submit/io_getevents, fio's
- * style), block_size-aligned offsets drawn uniformly at random with
- * replacement (fio's norandommap) or walked sequentially, O_DIRECT by
- * default.  With iodepth=1 a worker uses pread/pwrite, which is what
+ * style), block_size-aligned offsets in random order, every block once a
+ * pass (fio's random map, its default; randommap=no draws each with
+ * replacement, as fio --norandommap and sysbench do) or walked
+ * sequentially, O_DIRECT by default.  With iodepth=1 a worker uses pread/pwrite, which is what
  * sysbench's sync mode and fio's psync do and costs one system call per I/O.
  *
  * Honest numbers: O_DIRECT must really bypass the page cache, so it is
@@ -28,6 +29,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "common/blockperm.h"
 #include "common/sbrand.h"
 #include "common/testfile.h"
 #include "core/plugin.h"
@@ -35,7 +37,7 @@
 #include "util/timeutil.h"
 
 enum { P_MODE, P_BLOCK_SIZE, P_IODEPTH, P_THREADS, P_DIRECT, P_RWMIX,
-       P_FSYNC, P_PATH, P_SIZE, P_DURATION, P_REQUESTS, P_RATE };
+       P_FSYNC, P_PATH, P_SIZE, P_DURATION, P_REQUESTS, P_RATE, P_RANDOMMAP };
 enum { M_RANDREAD, M_RANDWRITE, M_RANDRW, M_READ, M_WRITE };
 enum { OP_READ, OP_WRITE };
 
@@ -52,6 +54,7 @@ struct job {
         int mode, fd;
         uint64_t bs, nblocks, requests, fsync_every;
         unsigned iodepth, threads, rwmix_read;
+        bool randommap;        /* every block once a pass (fio's default) */
         uint64_t interval_ns;  /* per worker, 0 = no rate cap */
         uint64_t start_ns, end_ns;
         pthread_mutex_t lock;  /* the start gate: workers say they are */
@@ -79,6 +82,7 @@ struct worker {
         uint64_t writes_since_sync, fsyncs, unreported, last_ns;
         uint64_t ios[2], errors[2];
         int first_err;
+        struct blockperm perm; /* randommap: this worker's passes */
         struct bw_hist hist[2];
 };
 
@@ -108,7 +112,9 @@ static inline int next_io(struct worker *w, uint64_t *ret_off)
         if (j->mode == M_RANDRW)
                 op = (((x & 0xffffffffu) * 100) >> 32) < j->rwmix_read
                         ? OP_READ : OP_WRITE;
-        if (mode_random(j->mode))
+        if (mode_random(j->mode) && j->randommap)
+                blk = blockperm_next(&w->perm);
+        else if (mode_random(j->mode))
                 blk = (uint64_t)(((unsigned __int128)x * j->nblocks) >> 64);
         else {
                 blk = w->seq_next++;
@@ -342,6 +348,8 @@ static int worker_init(struct worker *w, struct job *j, unsigned idx,
         w->seq_lo = w->seq_next = j->nblocks * idx / j->threads;
         w->seq_hi = j->nblocks * (idx + 1) / j->threads;
         w->quota = j->requests / j->threads + (idx < j->requests % j->threads);
+        /* each worker its own map of the whole file, as each fio job has */
+        blockperm_init(&w->perm, j->nblocks ? j->nblocks : 1, sb_splitmix64(&w->rng));
         if (posix_memalign((void **)&w->bufs, align < 4096 ? 4096 : align,
                            d * j->bs))
                 return -ENOMEM;
@@ -545,6 +553,7 @@ static void job_init(struct job *j, const struct bw_host *h,
         j->iodepth = (unsigned)v[P_IODEPTH].i;
         j->threads = (unsigned)v[P_THREADS].i;
         j->rwmix_read = (unsigned)v[P_RWMIX].i;
+        j->randommap = v[P_RANDOMMAP].b;
         j->fsync_every = (uint64_t)v[P_FSYNC].i;
         j->requests = (uint64_t)v[P_REQUESTS].i;
         if (v[P_RATE].i)
@@ -683,6 +692,16 @@ static const struct bw_param_def disk_params[] = {
                 .help = "cap on I/Os per second over all threads, 0: none; "
                         "open-loop: latency counts from each I/O's intended "
                         "start",
+        },
+        [P_RANDOMMAP] = {
+                .name = "randommap", .type = BW_PARAM_BOOL,
+                .default_value = "yes",
+                .help = "random modes: read or write every block once before "
+                        "any again, a new order each pass (fio's default); no: "
+                        "draw each offset independently, with replacement (fio "
+                        "--norandommap, sysbench fileio), which a cache "
+                        "holding part of the file serves more often",
+                .applies = "mode=randread|randwrite|randrw",
         },
         { .name = NULL },
 };
