@@ -1,0 +1,302 @@
+"""all.py — the pairs of bench/compare/all.sh (see there for what and why):
+each row's benchwatch run and classic-tool run on the same work, in
+alternating order, PAIRS times; per row the median of the pairs' ratios
+(benchwatch / classic), their lowest and highest, and how many pairs.
+
+Environment (set by all.sh): BW (benchwatch binary), CONF (a [daemon]
+nice = 0 configuration), DIR (work folder: the test file, outputs), SECS,
+PAIRS, ROWS (the rows to run, by name; empty: all), SIZE (the disk rows'
+test file), CHASE (the pointer chase built from memlat_chase.c), LOOP
+(a read-only direct-io loop device over the test file, or empty),
+HTTP_URL, SEED_URL (empty: not run), MYSQL_* (empty MYSQL_PORT: not run).
+"""
+import json, os, re, resource, statistics, subprocess, sys, time
+
+E = os.environ
+BW, CONF, DIR = E["BW"], E["CONF"], E["DIR"]
+SECS, PAIRS = int(E.get("SECS", "3")), int(E.get("PAIRS", "7"))
+FILE = os.path.join(DIR, "disk.dat")
+SIZE = E.get("SIZE", "1G")
+
+
+class Skip(Exception):
+    """A row that cannot run here, and why."""
+
+
+def run(cmd, cwd=None):
+    """stdout of cmd (which must succeed), and its user+system CPU seconds."""
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True, cwd=cwd)
+    except FileNotFoundError:
+        raise Skip("needs %s" % os.path.basename(cmd[0])) from None
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if p.returncode != 0:
+        raise RuntimeError("%s failed (%d): %s" % (cmd[0], p.returncode,
+                                                   (p.stderr or p.stdout)[-400:]))
+    return p.stdout, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+
+
+def bw(plugin, *params):
+    """benchwatch's JSON report of one run: {metric name: [samples]}."""
+    out, _ = run([BW, "--config", CONF, "run", plugin] + list(params) +
+                 ["--format=json"])
+    doc = json.loads(out)
+    if not doc.get("success"):
+        raise RuntimeError("benchwatch %s: %s" % (plugin, doc.get("error")))
+    return {m["name"]: m["samples"] for m in doc["metrics"]}
+
+
+def pick(doc, name, quantile=None, **labels):
+    for s in doc[name]:
+        if all(s["labels"].get(k) == v for k, v in labels.items()):
+            return s["quantiles"][quantile] if quantile else s["value"]
+    raise RuntimeError("no %s%s in benchwatch's report" % (name, labels))
+
+
+def grab(pattern, text, what):
+    m = re.search(pattern, text)
+    if not m:
+        raise RuntimeError("no %s in: %s" % (what, text[-300:]))
+    return float(m.group(1))
+
+
+def sysbench_rate(args):
+    """events/s (or bytes/s for memory), as sysbench prints them."""
+    out, _ = run(["sysbench"] + args + ["--time=%d" % SECS, "run"])
+    m = re.search(r"\(([0-9.]+) MiB/sec\)", out)
+    if m:
+        return float(m.group(1)) * 1048576
+    m = re.search(r"events per second:\s*([0-9.]+)", out)
+    if m:
+        return float(m.group(1))
+    # threads prints no rate: its events over its total time
+    return (grab(r"total number of events:\s*([0-9]+)", out, "events") /
+            grab(r"total time:\s*([0-9.]+)s", out, "total time"))
+
+
+# ---- the rows: (name, classic tool, benchwatch's figure, the classic's) ----
+
+def cpu_bw():
+    d = bw("cpu", "max_prime=10000", "threads=1", "duration=%ds" % SECS)
+    return pick(d, "benchwatch_cpu_events_per_second")
+
+
+def threads_bw():
+    d = bw("threads", "threads=1", "yields=1000", "locks=8", "duration=%ds" % SECS)
+    return pick(d, "benchwatch_threads_events_per_second")
+
+
+def memory_bw():
+    d = bw("memory", "block_size=1k", "oper=write", "duration=%ds" % SECS)
+    return pick(d, "benchwatch_memory_bytes_per_second", operation="write")
+
+
+def memlat_bw():
+    d = bw("memory", "mode=latency", "size=256M", "stride=64", "duration=1000ms")
+    return pick(d, "benchwatch_memory_load_latency_seconds") * 1e9
+
+
+def memlat_ref():
+    if not E.get("CHASE"):
+        raise Skip("needs a C compiler for memlat_chase.c")
+    out, _ = run([E["CHASE"], str(256 << 20), "64", "1000"])
+    return float(out.split()[0])
+
+
+def disk_bw():
+    d = bw("disk", "path=" + FILE, "size=" + SIZE, "mode=randread", "block_size=16k",
+           "iodepth=8", "duration=%ds" % SECS)
+    return pick(d, "benchwatch_disk_iops", op="read")
+
+
+def disk_fio():
+    # the issue's command, on benchwatch's test file: fio's defaults
+    # (random map, randrepeat) as a user types it
+    out, _ = run(["fio", "--name=compare", "--filename=" + FILE, "--size=" + SIZE,
+                  "--rw=randread", "--bs=16k", "--direct=1", "--ioengine=libaio",
+                  "--iodepth=8", "--time_based", "--runtime=%d" % SECS,
+                  "--output-format=json"])
+    return json.loads(out)["jobs"][0]["read"]["iops"]
+
+
+def disklat_bw():
+    d = bw("disklat", "path=" + FILE, "size=" + SIZE, "rate=100",
+           "duration=%ds" % max(SECS, 3))
+    return pick(d, "benchwatch_disklat_latency_seconds", "0.5") * 1e6
+
+
+def disklat_ioping():
+    out, _ = run(["ioping", "-D", "-q", "-p", "1", "-i", "10ms",
+                  "-w", "%ds" % max(SECS, 3), FILE])
+    return statistics.median(float(l.split()[5]) / 1e3 for l in out.splitlines()
+                             if l.strip())
+
+
+seq_last = {}
+
+
+def seqread_bw():
+    if not E.get("LOOP"):
+        raise Skip("needs root and a free loop device")
+    d = bw("seqread", "path=" + E["LOOP"])
+    for src in ("cache", "disk"):
+        seq_last["bw", src] = pick(d, "benchwatch_seqread_bytes_per_second", source=src)
+    return seq_last["bw", "cache"]
+
+
+def seqread_hdparm():
+    if not E.get("LOOP"):
+        raise Skip("needs root and a free loop device")
+    out, _ = run(["hdparm", "-Tt", E["LOOP"]])
+    seq_last["hd", "cache"] = grab(r"cached reads:.*= *([0-9.]+) MB/sec", out, "-T")
+    seq_last["hd", "disk"] = grab(r"disk reads:.*= *([0-9.]+) MB/sec", out, "-t")
+    return seq_last["hd", "cache"] * 1048576
+
+
+def http_bw():
+    if not E.get("HTTP_URL"):
+        raise Skip("needs nginx")
+    d = bw("http", "url=" + E["HTTP_URL"], "concurrency=50", "keepalive=yes",
+           "threads=1", "duration=%ds" % SECS)
+    return pick(d, "benchwatch_http_requests_per_second")
+
+
+def http_wrk():
+    if not E.get("HTTP_URL"):
+        raise Skip("needs nginx")
+    out, _ = run(["wrk", "-t1", "-c50", "-d%ds" % SECS, E["HTTP_URL"]])
+    return grab(r"Requests/sec:\s*([0-9.]+)", out, "Requests/sec")
+
+
+def mysql_args():
+    if not E.get("MYSQL_PORT"):
+        raise Skip("needs MariaDB")
+    return ["host=127.0.0.1", "port=" + E["MYSQL_PORT"], "user=" + E["MYSQL_USER"],
+            "password_file=" + E["MYSQL_PWFILE"], "database=" + E["MYSQL_DB"],
+            "tables=4", "table_size=10000", "threads=4"]
+
+
+def mysql_bw():
+    d = bw("mysql", *mysql_args(), "duration=%ds" % SECS)
+    return pick(d, "benchwatch_mysql_transactions_per_second")
+
+
+def mysql_sb():
+    mysql_args()
+    pw = open(E["MYSQL_PWFILE"]).read().strip()
+    out, _ = run(["sysbench", "/usr/share/sysbench/oltp_read_write.lua",
+                  "--db-driver=mysql", "--mysql-host=127.0.0.1",
+                  "--mysql-port=" + E["MYSQL_PORT"], "--mysql-user=" + E["MYSQL_USER"],
+                  "--mysql-password=" + pw, "--mysql-db=" + E["MYSQL_DB"],
+                  "--tables=4", "--table-size=10000", "--threads=4",
+                  "--time=%d" % SECS, "run"])
+    return grab(r"transactions:\s*[0-9]+\s*\(([0-9.]+) per sec", out, "transactions")
+
+
+SEED_N = int(E.get("SEED_REQUESTS", "20000"))
+
+
+def seed_bw():
+    if not E.get("SEED_URL"):
+        raise Skip("needs nginx and squid")
+    d = bw("http", "url=" + E["SEED_URL"], "method=HEAD", "concurrency=500",
+           "requests=%d" % SEED_N, "keepalive=no", "timeout=30s")
+    return pick(d, "benchwatch_http_requests_per_second")
+
+
+def seed_ab():
+    if not E.get("SEED_URL"):
+        raise Skip("needs nginx and squid")
+    out, _ = run(["ab", "-i", "-q", "-s", "30", "-c", "500", "-n", str(SEED_N),
+                  E["SEED_URL"]])
+    return grab(r"Requests per second:\s*([0-9.]+)", out, "Requests per second")
+
+
+ROWS = [
+    ("cpu", "sysbench cpu, max_prime 10000", cpu_bw,
+     lambda: sysbench_rate(["cpu", "--cpu-max-prime=10000", "--threads=1"])),
+    ("threads", "sysbench threads", threads_bw,
+     lambda: sysbench_rate(["threads", "--threads=1", "--thread-yields=1000",
+                            "--thread-locks=8"])),
+    ("memory", "sysbench memory, 1k writes", memory_bw,
+     lambda: sysbench_rate(["memory", "--memory-block-size=1K",
+                            "--memory-oper=write"])),
+    ("memlat", "a pointer chase, 256M", memlat_bw, memlat_ref),
+    ("disk", "fio, 16k randread qd 8", disk_bw, disk_fio),
+    ("disklat", "ioping -D, p50", disklat_bw, disklat_ioping),
+    ("seqread", "hdparm -T (cached)", seqread_bw, seqread_hdparm),
+    ("seqdisk", "hdparm -t (disk)", None, None),
+    ("http", "wrk -t1 -c50, keep-alive", http_bw, http_wrk),
+    ("mysql", "sysbench oltp_read_write", mysql_bw, mysql_sb),
+    ("seed", "ab -c 500 via nginx, squids", seed_bw, seed_ab),
+]
+
+
+def load():
+    return open("/proc/loadavg").read().split()[0]
+
+
+def pairs(name, ours, theirs):
+    """PAIRS ratios, the order alternating (a drift hits both alike), after
+    one run of each left out (caches, a server's buffers, first connections)."""
+    if name != "seqread":
+        ours()
+        theirs()
+    ratios = []
+    for i in range(PAIRS):
+        if i % 2 == 0:
+            a = ours()
+            b = theirs()
+        else:
+            b = theirs()
+            a = ours()
+        ratios.append(a / b)
+        print("  %-8s pair %d: benchwatch %.6g  classic %.6g  ratio %.3f  load %s"
+              % (name, i + 1, a, b, a / b, load()), flush=True)
+        if name == "seqread":
+            seq_pairs.append(dict(seq_last))
+    return ratios
+
+
+seq_pairs = []
+
+
+def seqdisk_rows():
+    """seqdisk's ratios come from the seqread row's runs."""
+    return [p["bw", "disk"] / (p["hd", "disk"] * 1048576) for p in seq_pairs]
+
+
+def main():
+    want = E.get("ROWS", "").split()
+    print("%s, %d CPUs, load %s; %d pairs of %d s runs, order alternating"
+          % (time.strftime("%Y-%m-%d %H:%M"), os.cpu_count(),
+             " ".join(open("/proc/loadavg").read().split()[:3]), PAIRS, SECS), flush=True)
+    table = []
+    for name, classic, ours, theirs in ROWS:
+        if want and name not in want:
+            continue
+        try:
+            if name == "seqdisk":
+                if not seq_pairs:
+                    raise Skip("runs with the seqread row")
+                r = seqdisk_rows()
+            else:
+                r = pairs(name, ours, theirs)
+            table.append((name, classic, "%.3f" % statistics.median(r),
+                          "%.2f .. %.2f" % (min(r), max(r)), str(len(r))))
+        except Skip as why:
+            table.append((name, classic, "not run: %s" % why, "", ""))
+        except RuntimeError as err:
+            print("  %s: %s" % (name, err), flush=True)
+            table.append((name, classic, "failed", "", ""))
+    print("\nload at the end %s; ratio: benchwatch / classic, the median of the pairs"
+          % " ".join(open("/proc/loadavg").read().split()[:3]))
+    print("\n| probe | classic tool | ratio | spread | pairs |")
+    print("|---|---|--:|---|--:|")
+    for row in table:
+        print("| %s |" % " | ".join(row))
+
+
+main()

@@ -1,0 +1,86 @@
+#!/bin/bash
+# bench/compare/all.sh — every probe beside its classic tool, in one command:
+# the figure of each as a ratio, benchwatch / classic, with its spread.
+#
+# Rows: cpu, threads and memory against sysbench; memory latency against an
+# independent pointer chase (memlat_chase.c); disk against fio (random 16k
+# O_DIRECT reads at queue depth 8 of a 1 GiB file, fio's defaults, on
+# benchwatch's test file); disklat against `ioping -D` (p50); seqread
+# against `hdparm -T` and `hdparm -t` on a read-only direct-io loop device
+# over that file (root); http against `wrk -t1 -c50` (keep-alive, a 612-byte
+# page from nginx, one worker); mysql against sysbench oltp_read_write
+# (MariaDB, 4 threads); the seed's proxy test (`ab -i -c 500` through nginx
+# in front of two squids, and benchwatch's HEAD at concurrency 500).
+# Each row runs PAIRS pairs of SECONDS runs, benchwatch first in odd pairs
+# and second in even ones, so a drift of the machine hits both alike; the
+# ratio is the median of the pairs' ratios, the spread their lowest and
+# highest.  Both at nice 0.  A row whose tool or server is missing prints
+# "not run" and why; the others still run.  Every pair is printed as it
+# ends, with the load average; the table at the end is the README's
+# Figures table (`| probe | classic tool | ratio | spread | pairs |`).
+#
+# Usage: bench/compare/all.sh [PAIRS, default 7] [SECONDS, default 3]
+# Env:   BENCHWATCH (default: benchwatch on PATH; from a build tree also
+#        BENCHWATCH_PLUGIN_DIR=plugins/.libs), ROWS ("cpu disk http":
+#        those rows only), BENCH_DIR (/var/tmp/benchwatch-bench: the test
+#        file), SIZE (1G), HTTP_URL (a running server instead of starting
+#        nginx), SEED_REQUESTS (20000), KEEP=1 keeps the test file.
+# Run it under `flock -o /tmp/bw-measure.lock` on a quiet machine; not part
+# of `make check`.  About 15 minutes at 7 pairs.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+export BW=${BENCHWATCH:-benchwatch}
+export PAIRS=${1:-7} SECS=${2:-3}
+export ROWS=${ROWS:-} SIZE=${SIZE:-1G}
+export DIR=${BENCH_DIR:-/var/tmp/benchwatch-bench}
+command -v python3 > /dev/null || { echo "bench/compare/all.sh: needs python3" >&2; exit 1; }
+"$BW" plugins > /dev/null 2>&1 ||
+        { echo "bench/compare/all.sh: '$BW' does not run (set BENCHWATCH, BENCHWATCH_PLUGIN_DIR)" >&2; exit 1; }
+want() { [ -z "$ROWS" ] || [[ " $ROWS " == *" $1 "* ]]; }
+
+mkdir -p "$DIR" || exit 1
+export CONF=$DIR/nice0.conf LOOP= CHASE= HTTP_URL=${HTTP_URL:-} SEED_URL= MYSQL_PORT=
+printf '[daemon]\nnice = 0\nioprio_level = 4\n' > "$CONF"
+cleanup() {
+        [ -n "$LOOP" ] && losetup -d "$LOOP"
+        declare -F http_servers_stop > /dev/null && http_servers_stop
+        declare -F mariadb_cleanup > /dev/null && mariadb_cleanup
+        [ -n "${KEEP:-}" ] || rm -f "$DIR/disk.dat"
+        rm -f "$CONF" "$DIR/chase"
+        rmdir "$DIR" 2>/dev/null
+}
+trap cleanup EXIT
+
+if want memlat && command -v "${CC:-cc}" > /dev/null &&
+   "${CC:-cc}" -O2 -o "$DIR/chase" "$here/memlat_chase.c"; then
+        CHASE=$DIR/chase
+fi
+if want disk || want disklat || want seqread; then
+        "$BW" -c "$CONF" run disk "path=$DIR/disk.dat" size="$SIZE" requests=1 > /dev/null ||
+                { echo "bench/compare/all.sh: cannot create $DIR/disk.dat" >&2; exit 1; }
+fi
+if want seqread && [ "$(id -u)" = 0 ]; then
+        LOOP=$(losetup --find --show --read-only --direct-io=on "$DIR/disk.dat" 2>/dev/null)
+fi
+if { want http && [ -z "$HTTP_URL" ]; } || want seed; then
+        . "$here/../../tests/integration/lib/http_servers.sh"
+        if http_servers_start > "$DIR/http.log" 2>&1; then
+                # nginx's default welcome page is 612 bytes: the issue's page
+                head -c 612 /dev/zero | tr '\0' x > "$HTTP_DIR/www/page612.html"
+                [ -n "$HTTP_URL" ] || HTTP_URL=http://127.0.0.1:$HTTP_FRONT_PORT/page612.html
+                SEED_URL=http://127.0.0.1:$HTTP_LB_PORT/index.html
+                ab -q -i -c 50 -n 2000 "$SEED_URL" > /dev/null 2>&1 # the squids' caches
+        fi
+fi
+if want mysql; then
+        . "$here/../../tests/integration/lib/mariadb.sh"
+        if mariadb_start > "$DIR/mariadb.log" 2>&1 &&
+           "$BW" -c "$CONF" run mysql host=127.0.0.1 port="$MARIADB_PORT" \
+                user="$MARIADB_USER" password_file="$MARIADB_PWFILE" database="$MARIADB_DB" \
+                tables=4 table_size=10000 transactions=1 > /dev/null 2>&1; then
+                export MYSQL_PORT=$MARIADB_PORT MYSQL_USER=$MARIADB_USER \
+                        MYSQL_PWFILE=$MARIADB_PWFILE MYSQL_DB=$MARIADB_DB
+        fi
+fi
+trap cleanup EXIT # the servers' helpers set their own
+python3 "$here/all.py"
