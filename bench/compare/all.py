@@ -17,6 +17,8 @@ BW, CONF, DIR = E["BW"], E["CONF"], E["DIR"]
 SECS, PAIRS = int(E.get("SECS", "3")), int(E.get("PAIRS", "7"))
 FILE = os.path.join(DIR, "disk.dat")
 SIZE = E.get("SIZE", "1G")
+BEFORE = E.get("BEFORE", "")  # another build's benchwatch, run beside
+current = "bw"                # whose runs: "bw", "before" or "classic"
 
 
 class Skip(Exception):
@@ -40,7 +42,8 @@ def run(cmd, cwd=None):
 
 def bw(plugin, *params):
     """benchwatch's JSON report of one run: {metric name: [samples]}."""
-    out, _ = run([BW, "--config", CONF, "run", plugin] + list(params) +
+    binary = BEFORE if current == "before" else BW
+    out, _ = run([binary, "--config", CONF, "run", plugin] + list(params) +
                  ["--format=json"])
     doc = json.loads(out)
     if not doc.get("success"):
@@ -142,17 +145,20 @@ def seqread_bw():
         raise Skip("needs root and a free loop device")
     d = bw("seqread", "path=" + E["LOOP"])
     for src in ("cache", "disk"):
-        seq_last["bw", src] = pick(d, "benchwatch_seqread_bytes_per_second", source=src)
-    return seq_last["bw", "cache"]
+        seq_last[current, src] = pick(d, "benchwatch_seqread_bytes_per_second", source=src)
+    return seq_last[current, "cache"]
 
 
 def seqread_hdparm():
     if not E.get("LOOP"):
         raise Skip("needs root and a free loop device")
     out, _ = run(["hdparm", "-Tt", E["LOOP"]])
-    seq_last["hd", "cache"] = grab(r"cached reads:.*= *([0-9.]+) MB/sec", out, "-T")
-    seq_last["hd", "disk"] = grab(r"disk reads:.*= *([0-9.]+) MB/sec", out, "-t")
-    return seq_last["hd", "cache"] * 1048576
+    # hdparm's MB are MiB
+    seq_last["classic", "cache"] = grab(r"cached reads:.*= *([0-9.]+) MB/sec", out,
+                                        "-T") * 1048576
+    seq_last["classic", "disk"] = grab(r"disk reads:.*= *([0-9.]+) MB/sec", out,
+                                       "-t") * 1048576
+    return seq_last["classic", "cache"]
 
 
 def http_bw():
@@ -238,65 +244,91 @@ def load():
     return open("/proc/loadavg").read().split()[0]
 
 
+seq_rounds = []
+
+
 def pairs(name, ours, theirs):
-    """PAIRS ratios, the order alternating (a drift hits both alike), after
-    one run of each left out (caches, a server's buffers, first connections)."""
+    """PAIRS rounds, the order rotating (a drift hits all alike), after one
+    run of each left out (caches, a server's buffers, first connections);
+    {who: [ratio to the classic tool's run of the same round]}."""
+    runs = [("bw", ours), ("classic", theirs)] + ([("before", ours)] if BEFORE else [])
     if name != "seqread":
-        ours()
-        theirs()
-    ratios = []
+        for who, f in runs:
+            with_build(who, f)
+    ratios = {who: [] for who, _ in runs if who != "classic"}
     for i in range(PAIRS):
-        if i % 2 == 0:
-            a = ours()
-            b = theirs()
-        else:
-            b = theirs()
-            a = ours()
-        ratios.append(a / b)
-        print("  %-8s pair %d: benchwatch %.6g  classic %.6g  ratio %.3f  load %s"
-              % (name, i + 1, a, b, a / b, load()), flush=True)
+        k = i % len(runs)
+        got = {who: with_build(who, f) for who, f in runs[k:] + runs[:k]}
+        for who in ratios:
+            ratios[who].append(got[who] / got["classic"])
+        print("  %-8s pair %d: %s  ratio %s  load %s" % (
+            name, i + 1, "  ".join("%s %.6g" % kv for kv in got.items()),
+            " / ".join("%.3f" % ratios[w][-1] for w in ratios), load()), flush=True)
         if name == "seqread":
-            seq_pairs.append(dict(seq_last))
+            seq_rounds.append(dict(seq_last))
     return ratios
 
 
-seq_pairs = []
+def with_build(who, f):
+    """f() with benchwatch from the build under test or, who == "before",
+    from BEFORE (and BEFORE_PLUGIN_DIR)."""
+    global current
+    current = who
+    if who != "before":
+        return f()
+    old = os.environ.get("BENCHWATCH_PLUGIN_DIR")
+    if E.get("BEFORE_PLUGIN_DIR"):
+        os.environ["BENCHWATCH_PLUGIN_DIR"] = E["BEFORE_PLUGIN_DIR"]
+    try:
+        return f()
+    finally:
+        if old is None:
+            os.environ.pop("BENCHWATCH_PLUGIN_DIR", None)
+        else:
+            os.environ["BENCHWATCH_PLUGIN_DIR"] = old
 
 
-def seqdisk_rows():
+def seqdisk_ratios():
     """seqdisk's ratios come from the seqread row's runs."""
-    return [p["bw", "disk"] / (p["hd", "disk"] * 1048576) for p in seq_pairs]
+    if not seq_rounds:
+        raise Skip("runs with the seqread row")
+    return {who: [r[who, "disk"] / r["classic", "disk"] for r in seq_rounds]
+            for who in ("bw", "before") if (who, "disk") in seq_rounds[0]}
+
+
+def cells(r):
+    return ["%.3f" % statistics.median(r), "%.2f .. %.2f" % (min(r), max(r))]
+
+
+def row(name, classic, ours, theirs):
+    try:
+        r = seqdisk_ratios() if name == "seqdisk" else pairs(name, ours, theirs)
+    except Skip as why:
+        return [name, classic] + (["", ""] if BEFORE else []) + ["not run: %s" % why, "", ""]
+    except RuntimeError as err:
+        print("  %s: %s" % (name, err), flush=True)
+        return [name, classic] + (["", ""] if BEFORE else []) + ["failed", "", ""]
+    before = cells(r["before"]) if BEFORE else []
+    return [name, classic] + before + cells(r["bw"]) + [str(len(r["bw"]))]
 
 
 def main():
     want = E.get("ROWS", "").split()
-    print("%s, %d CPUs, load %s; %d pairs of %d s runs, order alternating"
+    print("%s, %d CPUs, load %s; %d rounds of %d s runs, order rotating%s"
           % (time.strftime("%Y-%m-%d %H:%M"), os.cpu_count(),
-             " ".join(open("/proc/loadavg").read().split()[:3]), PAIRS, SECS), flush=True)
-    table = []
-    for name, classic, ours, theirs in ROWS:
-        if want and name not in want:
-            continue
-        try:
-            if name == "seqdisk":
-                if not seq_pairs:
-                    raise Skip("runs with the seqread row")
-                r = seqdisk_rows()
-            else:
-                r = pairs(name, ours, theirs)
-            table.append((name, classic, "%.3f" % statistics.median(r),
-                          "%.2f .. %.2f" % (min(r), max(r)), str(len(r))))
-        except Skip as why:
-            table.append((name, classic, "not run: %s" % why, "", ""))
-        except RuntimeError as err:
-            print("  %s: %s" % (name, err), flush=True)
-            table.append((name, classic, "failed", "", ""))
+             " ".join(open("/proc/loadavg").read().split()[:3]), PAIRS, SECS,
+             "; before: " + BEFORE if BEFORE else ""), flush=True)
+    table = [row(*r) for r in ROWS if not want or r[0] in want]
     print("\nload at the end %s; ratio: benchwatch / classic, the median of the pairs"
           % " ".join(open("/proc/loadavg").read().split()[:3]))
-    print("\n| probe | classic tool | ratio | spread | pairs |")
-    print("|---|---|--:|---|--:|")
-    for row in table:
-        print("| %s |" % " | ".join(row))
+    if BEFORE:
+        print("\n| probe | classic tool | before | spread | ratio | spread | pairs |")
+        print("|---|---|--:|---|--:|---|--:|")
+    else:
+        print("\n| probe | classic tool | ratio | spread | pairs |")
+        print("|---|---|--:|---|--:|")
+    for r in table:
+        print("| %s |" % " | ".join(r))
 
 
 main()

@@ -24,7 +24,9 @@
 #        BENCHWATCH_PLUGIN_DIR=plugins/.libs), ROWS ("cpu disk http":
 #        those rows only), BENCH_DIR (/var/tmp/benchwatch-bench: the test
 #        file), SIZE (1G), HTTP_URL (a running server instead of starting
-#        nginx), SEED_REQUESTS (20000), KEEP=1 keeps the test file.
+#        nginx), SEED_REQUESTS (20000), KEEP=1 keeps the test file;
+#        BEFORE (another build's benchwatch) and BEFORE_PLUGIN_DIR: its runs
+#        join every round, its ratios in a column beside (before / after).
 # Run it under `flock -o /tmp/bw-measure.lock` on a quiet machine; not part
 # of `make check`.  About 15 minutes at 7 pairs.
 set -u
