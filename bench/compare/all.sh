@@ -52,6 +52,8 @@ cleanup() {
         rmdir "$DIR" 2>/dev/null
 }
 trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 if want memlat && command -v "${CC:-cc}" > /dev/null &&
    "${CC:-cc}" -O2 -o "$DIR/chase" "$here/memlat_chase.c"; then
