@@ -9,10 +9,11 @@
 # sysbench --threads=N) and once as queue depth (benchwatch iodepth=N,
 # fio iodepth=N, sysbench --file-io-mode=async --file-async-backlog=N),
 # the tools interleaved round by round so drift on a shared machine hits
-# them alike; the median of the rounds is reported.  fio runs with
-# norandommap/randrepeat=0 (uniform offsets with replacement, as benchwatch)
-# and lat_percentiles=1 (its p50 then covers submission + completion, as
-# benchwatch's does).  CPU time per I/O is user+system time of the whole
+# them alike; the median of the rounds is reported.  fio runs with its
+# random map (every block once a pass, its default and benchwatch's
+# randommap=yes), randrepeat=0 (a new order each run, as benchwatch) and
+# lat_percentiles=1 (its p50 then covers submission + completion, as
+# benchwatch's does); sysbench draws with replacement (randommap=no).  CPU time per I/O is user+system time of the whole
 # process (from /usr/bin/time) over the I/Os it did.  Then seqread against
 # `hdparm -Tt` on a read-only loop device (direct-io, so "disk" reads do not
 # come from the backing file's page cache).
@@ -88,7 +89,7 @@ run_fio() { # SERIES N
                 fio --name=bench --filename="$FILE" --size="$SIZE" --rw=randread \
                 --bs="$BS" --direct=1 --ioengine=libaio --iodepth=$d --numjobs=$t \
                 --thread --group_reporting --time_based --runtime="$DURATION" \
-                --norandommap --randrepeat=0 --lat_percentiles=1 \
+                --randrepeat=0 --lat_percentiles=1 \
                 --output-format=json > "$DIR/out/fio.json" 2> /dev/null || { echo "0 0 1 0"; return; }
         python3 - "$DIR/out/fio.json" "$(cpu_of "$DIR/out/time")" <<'PY'
 import json, sys
