@@ -43,8 +43,10 @@ def run(cmd, cwd=None):
 def bw(plugin, *params):
     """benchwatch's JSON report of one run: {metric name: [samples]}."""
     binary = BEFORE if current == "before" else BW
+    # at this script's niceness, as the classic tools run (nice -n -5 all.sh
+    # lifts both alike on a machine others share)
     out, _ = run([binary, "--config", CONF, "run", plugin] + list(params) +
-                 ["--format=json"])
+                 ["--nice=%d" % os.nice(0), "--format=json"])
     doc = json.loads(out)
     if not doc.get("success"):
         raise RuntimeError("benchwatch %s: %s" % (plugin, doc.get("error")))
@@ -314,9 +316,9 @@ def row(name, classic, ours, theirs):
 
 def main():
     want = E.get("ROWS", "").split()
-    print("%s, %d CPUs, load %s; %d rounds of %d s runs, order rotating%s"
+    print("%s, %d CPUs, load %s; %d rounds of %d s runs, order rotating, nice %d%s"
           % (time.strftime("%Y-%m-%d %H:%M"), os.cpu_count(),
-             " ".join(open("/proc/loadavg").read().split()[:3]), PAIRS, SECS,
+             " ".join(open("/proc/loadavg").read().split()[:3]), PAIRS, SECS, os.nice(0),
              "; before: " + BEFORE if BEFORE else ""), flush=True)
     table = [row(*r) for r in ROWS if not want or r[0] in want]
     print("\nload at the end %s; ratio: benchwatch / classic, the median of the pairs"

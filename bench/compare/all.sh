@@ -14,10 +14,12 @@
 # Each row runs PAIRS pairs of SECONDS runs, benchwatch first in odd pairs
 # and second in even ones, so a drift of the machine hits both alike; the
 # ratio is the median of the pairs' ratios, the spread their lowest and
-# highest.  Both at nice 0.  A row whose tool or server is missing prints
-# "not run" and why; the others still run.  Every pair is printed as it
-# ends, with the load average; the table at the end is the README's
-# Figures table (`| probe | classic tool | ratio | spread | pairs |`).
+# highest.  Both at the niceness all.sh runs at (0; `nice -n -5 all.sh`
+# lifts both alike where others share the machine).  A row whose tool or
+# server is missing prints "not run" and why; the others still run.  Every
+# pair is printed as it ends, with the load average; the table at the end
+# is the README's Figures table (`| probe | classic tool | ratio | spread
+# | pairs |`).
 #
 # Usage: bench/compare/all.sh [PAIRS, default 7] [SECONDS, default 3]
 # Env:   BENCHWATCH (default: benchwatch on PATH; from a build tree also
