@@ -52,10 +52,12 @@ profile() {
 }
 bw() { # NAME PLUGIN_DIR
         BENCHWATCH_PLUGIN_DIR=$2 profile "$1" "$BENCHWATCH" -c "$work/bench.conf" run http \
-                url="$url" concurrency="$conc" duration="${secs}s" keepalive=yes threads=1
+                url="$url" concurrency="$conc" duration="${secs}s" keepalive=yes threads=1 \
+                --nice="$(nice)"
 }
 
-echo "$(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); concurrency $conc, ${secs} s runs"
+echo "$(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); concurrency $conc, ${secs} s runs," \
+        "nice $(nice)"
 printf '%-7s %8s | %9s %9s | %9s %9s\n' client req/s "cs/req" "cpu us/req" \
         "srv cs/req" "srv us/req"
 for r in $(seq "$rounds"); do
