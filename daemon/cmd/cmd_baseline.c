@@ -52,7 +52,7 @@ static void show_series(const struct baseline *b, const struct baseline_series *
                 snprintf(noise, sizeof(noise), "%.1f%%", v.noise * 100);
         /* the key last: as long as its labels make it, the columns stay put */
         printf("%-14s %-14s", b->probe, state);
-        format_cell(stdout, ref, 10);
+        report_format_cell(stdout, ref, 10);
         printf(" %7s %-10s %8s  %s\n", noise, day, change, s->key);
 }
 
@@ -237,11 +237,12 @@ static int accept_one(const char *state_dir, const char *probe,
                                 continue;
                         /* as in show: the key last, the figures aligned */
                         printf(" ");
-                        format_cell(stdout, baseline_format_figure(&b->series[i], before[i], was,
-                                                                   sizeof(was)), 10);
+                        report_format_cell(stdout, baseline_format_figure(&b->series[i],
+                                                                          before[i], was,
+                                                                          sizeof(was)), 10);
                         printf(" ->");
-                        format_cell(stdout, baseline_format_figure(&b->series[i], after, now,
-                                                                   sizeof(now)), -10);
+                        report_format_cell(stdout, baseline_format_figure(&b->series[i], after, now,
+                                                                          sizeof(now)), -10);
                         printf(" (%+.1f%%)  %s\n", (after / before[i] - 1) * 100, b->series[i].key);
                 }
         }

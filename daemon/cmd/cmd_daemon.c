@@ -223,7 +223,7 @@ static void on_result(struct result *res, void *userdata)
 {
         struct daemon *d = userdata;
         if (d->print) {
-                format_line(stdout, res);
+                report_format_line(stdout, res);
                 fflush(stdout);
         }
         else if (!res->success)

@@ -79,7 +79,7 @@ static void print_entry(const struct history_opts *o, const struct history_entry
                 printf(",%s,%d\n", state_name(e->state), e->counted);
         } else if (o->fmt == HF_JSON) {
                 printf("%s{\"time\":%.3f,\"metric\":", first ? "" : ",", e->t);
-                format_json_string(stdout, e->key);
+                report_format_json_string(stdout, e->key);
                 printf(",\"value\":%.9g,\"reference\":", e->value);
                 if (isfinite(e->reference))
                         printf("%.9g", e->reference);
@@ -96,8 +96,8 @@ static void print_entry(const struct history_opts *o, const struct history_entry
                 }
                 /* the key last: as long as its labels make it, the columns stay put */
                 printf("%-20s", when);
-                format_cell(stdout, v, 10);
-                format_cell(stdout, ref, 10);
+                report_format_cell(stdout, v, 10);
+                report_format_cell(stdout, ref, 10);
                 printf(" %8s  %-10s %-13s  %s\n", ch, state_name(e->state),
                        e->counted ? "" : "(not counted)", e->key);
         }
@@ -110,7 +110,7 @@ static int print_entries(const struct history_opts *o, const struct history_entr
                 printf("time,metric,value,reference,state,counted\n");
         else if (o->fmt == HF_JSON) {
                 printf("{\"probe\":");
-                format_json_string(stdout, o->probe);
+                report_format_json_string(stdout, o->probe);
                 printf(",\"entries\":[");
         } else
                 printf("%-20s %10s %10s %8s  %-10s %-13s  %s\n", "time", "value", "reference",

@@ -160,7 +160,7 @@ static int parse_replay_args(int argc, char **argv, struct replay_opts *o)
         while ((c = cli_getopt("replay", argc, argv, "h", opts)) != -1) {
                 if (c == 'l')
                         o->dir = DETECTOR_LOWER_IS_BETTER;
-                else if (c == 'f' && format_parse(optarg, &o->fmt) == 0 &&
+                else if (c == 'f' && report_format_parse(optarg, &o->fmt) == 0 &&
                          o->fmt != FORMAT_PROMETHEUS)
                         continue;
                 else {
@@ -206,7 +206,7 @@ int cmd_replay(struct app *app, int argc, char **argv)
         if (o.fmt == FORMAT_JSON)
                 printf("{\"file\":");
         if (o.fmt == FORMAT_JSON) {
-                format_json_string(stdout, o.file);
+                report_format_json_string(stdout, o.file);
                 printf(",\"results\":[");
         } else
                 printf("%6s %-20s %12s %-10s %12s %8s %8s  %s\n", "run", "time", "value", "state",

@@ -93,7 +93,7 @@ static size_t split_probes(const struct app *app, int argc, char **argv, int *re
 static int print_results(const struct run_opts *ro, struct compare_column *cols, size_t n)
 {
         if (n == 1)
-                return format_write(stdout, ro->fmt, cols[0].result, cols[0].plugin->report);
+                return report_format_write(stdout, ro->fmt, cols[0].result, cols[0].plugin->report);
         if (ro->fmt == FORMAT_TABLE)
                 return compare_table(stdout, cols, n);
         if (ro->fmt == FORMAT_JSON)
@@ -103,7 +103,7 @@ static int print_results(const struct run_opts *ro, struct compare_column *cols,
                 return -ENOMEM;
         for (size_t i = 0; i < n; i++)
                 res[i] = cols[i].result;
-        int r = expo_write(stdout, res, n);
+        int r = prom_text_write(stdout, res, n);
         free(res);
         return r < 0 ? r : ferror(stdout) ? -EIO : 0;
 }
@@ -186,7 +186,7 @@ int cmd_run(struct app *app, int argc, char **argv)
                         run_usage(stderr);
                         return EXIT_USAGE;
                 }
-                if (c == 'f' && format_parse(optarg, &fmt) == 0)
+                if (c == 'f' && report_format_parse(optarg, &fmt) == 0)
                         continue;
                 if (c == 't' && parse_duration(optarg, &timeout) == 0 && timeout > 0)
                         continue;

@@ -348,7 +348,7 @@ static void json_str(const char *name, const char *v, bool comma)
 {
         printf("\"%s\":", name);
         if (v)
-                format_json_string(stdout, v);
+                report_format_json_string(stdout, v);
         else
                 printf("null");
         if (comma)

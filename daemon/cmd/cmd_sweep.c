@@ -62,7 +62,7 @@ static int parse_opts(int argc, char **argv, struct sweep_opts *o)
                 }
                 switch (r ? 0 : c) {
                 case 0: break;
-                case 'f': r = format_parse(optarg, &o->fmt); break;
+                case 'f': r = report_format_parse(optarg, &o->fmt); break;
                 case 'q':
                         r = parse_double(optarg, &o->q);
                         r = r < 0 || o->q <= 0 || o->q > 1 ? -1 : 0;
@@ -195,17 +195,17 @@ static void print_json(const char *probe, const char *param, const char *tname, 
                        const struct result *prio)
 {
         printf("{\"probe\":");
-        format_json_string(stdout, probe);
+        report_format_json_string(stdout, probe);
         if (prio)
-                format_json_priority(stdout, prio);
+                report_format_json_priority(stdout, prio);
         printf(",\"param\":");
-        format_json_string(stdout, param);
+        report_format_json_string(stdout, param);
         printf(",\"throughput_metric\":");
-        format_json_string(stdout, tname);
+        report_format_json_string(stdout, tname);
         printf(",\"quantile\":%g,\"latency_target\":%g,\"levels\":[", q, target);
         for (size_t i = 0; i < n; i++) {
                 printf("%s{\"level\":", i ? "," : "");
-                format_json_string(stdout, pts[i].level);
+                report_format_json_string(stdout, pts[i].level);
                 printf(",\"success\":%s,\"throughput\":%.17g,\"latency\":{\"mean\":%.9g,"
                        "\"p50\":%.9g,\"p95\":%.9g,\"p99\":%.9g,\"quantile\":%.9g}",
                        pts[i].ok ? "true" : "false", pts[i].throughput, pts[i].mean,
@@ -216,7 +216,7 @@ static void print_json(const char *probe, const char *param, const char *tname, 
         }
         printf("],\"knee\":");
         if (knee >= 0)
-                format_json_string(stdout, pts[knee].level);
+                report_format_json_string(stdout, pts[knee].level);
         else
                 printf("null");
         printf("}\n");
@@ -301,14 +301,14 @@ static int sweep_all(const struct sweep_run *s, const char *param, char **levels
                         s->plugin->throughput_metric ? s->plugin->throughput_metric : "throughput";
                 const struct result *prio = with_priority(results, done);
                 if (s->o->fmt == FORMAT_TABLE && prio)
-                        format_priority(stdout, prio);
+                        report_format_priority(stdout, prio);
                 if (s->o->fmt == FORMAT_TABLE)
                         print_table(param, tshort, s->o->q, pts, done, knee);
                 else if (s->o->fmt == FORMAT_JSON)
                         print_json(s->probe, param, tname, s->o->q, s->o->target, pts, done,
                                    knee, prio);
                 else
-                        expo_write(stdout, (const struct result *const *)results, done);
+                        prom_text_write(stdout, (const struct result *const *)results, done);
                 if (s->o->plot) {
                         char *title = str_printf("benchwatch sweep %s %s", s->probe, param);
                         int r = sweep_plot_svg(s->o->plot, title ? title : "sweep", param, tshort,

@@ -55,9 +55,9 @@ static void print_json_row(const struct baseline *b, const struct baseline_serie
         const struct detector_verdict *v = &s->verdict;
         const struct detector_verify_verdict *c = &s->check;
         printf("{\"probe\":");
-        format_json_string(stdout, b->probe);
+        report_format_json_string(stdout, b->probe);
         printf(",\"metric\":");
-        format_json_string(stdout, s->key);
+        report_format_json_string(stdout, s->key);
         printf(",\"baseline\":%.9g,\"now\":%.9g", isfinite(v->reference) ? v->reference : 0,
                v->value);
         printf(",\"reference_runs\":%u,\"pinned\":%s", s->det.n_ref,
@@ -87,8 +87,8 @@ static void print_table_row(const struct baseline *b, const struct baseline_seri
         baseline_format_figure(s, v->value, now, sizeof(now));
         /* the key last: as long as its labels make it, the columns stay put */
         printf("%-14s", b->probe);
-        format_cell(stdout, ref, 10);
-        format_cell(stdout, now, 10);
+        report_format_cell(stdout, ref, 10);
+        report_format_cell(stdout, now, 10);
         printf(" %8s %16s %8s %4s  %-10s  %s\n", ch, ci, mde, runs, verdict_text(s), s->key);
 }
 
@@ -331,7 +331,8 @@ static int parse_verify_args(int argc, char **argv, char **names, size_t *n_name
         while ((c = cli_getopt("verify", argc, argv, "h", opts)) != -1) {
                 if (c == 'p')
                         names[(*n_names)++] = optarg;
-                else if (c == 'f' && format_parse(optarg, fmt) == 0 && *fmt != FORMAT_PROMETHEUS)
+                else if (c == 'f' && report_format_parse(optarg, fmt) == 0 &&
+                         *fmt != FORMAT_PROMETHEUS)
                         continue;
                 else {
                         if (c == 'f')

@@ -17,7 +17,7 @@
 
 #define MIB 1048576.0
 #define MIN_WIDTH 9
-#define GAP 2 /* spaces between columns, beside format_cell's one */
+#define GAP 2 /* spaces between columns, beside report_format_cell's one */
 #define CELL_SIZE 48
 
 enum { STAT_VALUE = -1, STAT_MIN, STAT_AVG, STAT_P95, STAT_P99, STAT_MAX, N_STATS };
@@ -151,7 +151,7 @@ static char *people_name(const char *figure)
 static char *figure_title(const struct grid *g, const struct compare_column *c,
                           const struct family *fam, const struct sample *s, int stat)
 {
-        char *name = people_name(format_short_name(fam->name, c->result->plugin));
+        char *name = people_name(report_format_short_name(fam->name, c->result->plugin));
         char *others = strdup("");
         const char *op = NULL;
         for (size_t i = 0; name && others && i < s->n_labels; i++) {
@@ -397,10 +397,10 @@ static void print_grid(FILE *f, const struct grid *g, const int *width, int titl
                         fputc('\n', f);
                         continue;
                 }
-                format_cell(f, line_title(l), -title_width);
+                report_format_cell(f, line_title(l), -title_width);
                 for (size_t c = 0; c < g->n_cols; c++)
-                        format_cell(f, line_cell(l, &g->cols[c], buf, sizeof(buf)),
-                                    width[c] + GAP);
+                        report_format_cell(f, line_cell(l, &g->cols[c], buf, sizeof(buf)),
+                                           width[c] + GAP);
                 fputc('\n', f);
         }
 }
@@ -428,7 +428,7 @@ int compare_table(FILE *f, const struct compare_column *cols, size_t n)
                 const struct result *prio = with_priority(&g);
                 if (prio) {
                         fputc('\n', f);
-                        format_priority(f, prio);
+                        report_format_priority(f, prio);
                 }
                 for (size_t c = 0; c < n; c++)
                         if (!cols[c].result->success)
@@ -447,7 +447,7 @@ int compare_json(FILE *f, const struct compare_column *cols, size_t n)
         for (size_t i = 0; i < n; i++) {
                 if (i)
                         fputc(',', f);
-                format_json(f, cols[i].result);
+                report_format_json(f, cols[i].result);
         }
         fputs("]}\n", f);
         return ferror(f) ? -EIO : 0;

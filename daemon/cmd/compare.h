@@ -28,7 +28,7 @@ struct compare_column {
 
 /* The table; 0, -ENOMEM or -EIO. */
 int compare_table(FILE *f, const struct compare_column *cols, size_t n);
-/* {"results":[<format_json of each>]}; 0 or -EIO. */
+/* {"results":[<report_format_json of each>]}; 0 or -EIO. */
 int compare_json(FILE *f, const struct compare_column *cols, size_t n);
 
 #endif

@@ -198,7 +198,7 @@ static int encode_family(const char *probe, const struct family *fam,
         return r;
 }
 
-int pbexpo_encode(const struct result *res, uint8_t **ret, size_t *ret_len)
+int prom_proto_encode(const struct result *res, uint8_t **ret, size_t *ret_len)
 {
         struct outbuf out = { NULL, 0 };
         int r = 0;

@@ -6,19 +6,19 @@
  * result_quantiles plus sum and count, no timestamps.  Each family is one
  * message preceded by its length as a varint ("encoding=delimited").
  * Nothing here logs. */
-#ifndef BENCHWATCH_PBEXPO_H
-#define BENCHWATCH_PBEXPO_H
+#ifndef BENCHWATCH_PROM_PROTO_H
+#define BENCHWATCH_PROM_PROTO_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "core/result.h"
 
-#define PBEXPO_CONTENT_TYPE \
+#define PROM_PROTO_CONTENT_TYPE \
         "application/vnd.google.protobuf; " \
         "proto=io.prometheus.client.MetricFamily; encoding=delimited"
 
 /* Encode r into a malloc'd buffer. 0 or -ENOMEM. */
-int pbexpo_encode(const struct result *r, uint8_t **ret, size_t *ret_len);
+int prom_proto_encode(const struct result *r, uint8_t **ret, size_t *ret_len);
 
 #endif

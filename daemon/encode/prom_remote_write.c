@@ -23,7 +23,7 @@ struct rw_series {
 };
 
 struct collect {
-        const struct rwenc_target *t;
+        const struct prom_remote_write_target *t;
         struct rw_series *series;
         size_t n, cap;
 };
@@ -57,8 +57,8 @@ static int by_name(const void *a, const void *b)
         return strcmp(((const struct label *)a)->name, ((const struct label *)b)->name);
 }
 
-static int fill(struct rw_series *s, const struct expo_series *e,
-                const struct rwenc_target *t)
+static int fill(struct rw_series *s, const struct prom_text_series *e,
+                const struct prom_remote_write_target *t)
 {
         char *name = str_printf("%s%s", e->name, e->suffix);
         int r = name ? push(s, "__name__", name) : -ENOMEM;
@@ -79,7 +79,7 @@ static int fill(struct rw_series *s, const struct expo_series *e,
         return r;
 }
 
-static int collect_one(const struct expo_series *e, void *arg)
+static int collect_one(const struct prom_text_series *e, void *arg)
 {
         struct collect *c = arg;
         struct rw_series *s;
@@ -111,7 +111,7 @@ static void collect_done(struct collect *c)
 }
 
 /* The run's timestamp on the wire: r->started in milliseconds. */
-static int64_t rwenc_timestamp_ms(const struct result *r)
+static int64_t timestamp_ms(const struct result *r)
 {
         return (int64_t)llround(r->started * 1000.0);
 }
@@ -210,9 +210,9 @@ static int pack(const struct pb *p, uint8_t **ret, size_t *ret_len)
         return 0;
 }
 
-int rwenc_encode(const struct result *r, const struct result *also,
-                 const struct rwenc_target *t, uint8_t **ret, size_t *ret_len,
-                 size_t *ret_series)
+int prom_remote_write_encode(const struct result *r, const struct result *also,
+                             const struct prom_remote_write_target *t, uint8_t **ret,
+                             size_t *ret_len, size_t *ret_series)
 {
         struct collect c = { .t = t };
         struct pb p;
@@ -220,11 +220,11 @@ int rwenc_encode(const struct result *r, const struct result *also,
 
         memset(&p, 0, sizeof(p));
         for (size_t i = 0; i < r->n_families && e >= 0; i++)
-                e = expo_family_series(r, &r->families[i], collect_one, &c);
+                e = prom_text_family_series(r, &r->families[i], collect_one, &c);
         for (size_t i = 0; also && i < also->n_families && e >= 0; i++)
-                e = expo_family_series(also, &also->families[i], collect_one, &c);
+                e = prom_text_family_series(also, &also->families[i], collect_one, &c);
         if (e >= 0)
-                e = build(&p, &c, rwenc_timestamp_ms(r));
+                e = build(&p, &c, timestamp_ms(r));
         if (e >= 0)
                 e = pack(&p, ret, ret_len);
         if (e >= 0 && ret_series)

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *expo_format_double(double v, char *buf, size_t size)
+const char *prom_text_format_double(double v, char *buf, size_t size)
 {
         if (isnan(v)) {
                 snprintf(buf, size, "NaN");
@@ -82,7 +82,7 @@ static void put_labels(FILE *f, const char *probe, const struct sample *s,
                 fputc('}', f);
 }
 
-static int put_line(const struct expo_series *e, void *arg)
+static int put_line(const struct prom_text_series *e, void *arg)
 {
         FILE *f = arg;
         char num[40];
@@ -91,15 +91,15 @@ static int put_line(const struct expo_series *e, void *arg)
         fputs(e->suffix, f);
         put_labels(f, e->probe, e->sample, e->extra_name, e->extra_value);
         fputc(' ', f);
-        fputs(expo_format_double(e->value, num, sizeof(num)), f);
+        fputs(prom_text_format_double(e->value, num, sizeof(num)), f);
         fputc('\n', f);
         return 0;
 }
 
 static int visit_summary(const struct family *fam, const char *probe,
-                         const struct sample *s, expo_series_fn fn, void *arg)
+                         const struct sample *s, prom_text_series_fn fn, void *arg)
 {
-        struct expo_series e = { .name = fam->name, .suffix = "", .probe = probe,
+        struct prom_text_series e = { .name = fam->name, .suffix = "", .probe = probe,
                                  .sample = s, .extra_name = "quantile" };
         const struct bw_hist *h = s->hist;
         struct bw_hist empty;
@@ -114,7 +114,7 @@ static int visit_summary(const struct family *fam, const char *probe,
         for (size_t i = 0; i < result_n_quantiles && r >= 0; i++) {
                 e.value = h->count ?
                         bw_hist_quantile_ns(h, result_quantiles[i]) / 1e9 : NAN;
-                expo_format_double(result_quantiles[i], q, sizeof(q));
+                prom_text_format_double(result_quantiles[i], q, sizeof(q));
                 r = fn(&e, arg);
         }
         e.extra_name = e.extra_value = NULL;
@@ -127,14 +127,14 @@ static int visit_summary(const struct family *fam, const char *probe,
         return r < 0 ? r : fn(&e, arg);
 }
 
-int expo_family_series(const struct result *r, const struct family *fam,
-                       expo_series_fn fn, void *arg)
+int prom_text_family_series(const struct result *r, const struct family *fam,
+                            prom_text_series_fn fn, void *arg)
 {
         int e = 0;
 
         for (size_t k = 0; k < fam->n_samples && e >= 0; k++) {
                 const struct sample *s = &fam->samples[k];
-                const struct expo_series one = { .name = fam->name, .suffix = "",
+                const struct prom_text_series one = { .name = fam->name, .suffix = "",
                                                  .probe = r->probe, .sample = s,
                                                  .value = s->value };
                 if (fam->type == METRIC_SUMMARY)
@@ -186,11 +186,11 @@ static void put_family(FILE *f, const struct result *const *results,
                 /* A family of another type under the same name would make
                  * the exposition invalid: it loses, the first one stays. */
                 if (other && other->type == fam->type)
-                        expo_family_series(results[a], other, put_line, f);
+                        prom_text_family_series(results[a], other, put_line, f);
         }
 }
 
-int expo_write(FILE *f, const struct result *const *results, size_t n)
+int prom_text_write(FILE *f, const struct result *const *results, size_t n)
 {
         for (size_t i = 0; i < n; i++)
                 for (size_t j = 0; j < results[i]->n_families; j++)
@@ -202,8 +202,8 @@ int expo_write(FILE *f, const struct result *const *results, size_t n)
         return 0;
 }
 
-int expo_to_string(const struct result *const *results, size_t n,
-                   char **ret, size_t *ret_len)
+int prom_text_to_string(const struct result *const *results, size_t n,
+                        char **ret, size_t *ret_len)
 {
         char *buf = NULL;
         size_t len = 0;
@@ -212,7 +212,7 @@ int expo_to_string(const struct result *const *results, size_t n,
 
         if (!f)
                 return -ENOMEM;
-        r = expo_write(f, results, n);
+        r = prom_text_write(f, results, n);
         if (fclose(f) != 0 && r >= 0)
                 r = -ENOMEM;
         if (r < 0) {

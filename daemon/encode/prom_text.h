@@ -8,8 +8,8 @@
  * appears in several results (every probe has benchwatch_probe_success) is
  * written once, with one HELP and TYPE line and all its samples together,
  * as the format requires.  Nothing here logs. */
-#ifndef BENCHWATCH_EXPO_H
-#define BENCHWATCH_EXPO_H
+#ifndef BENCHWATCH_PROM_TEXT_H
+#define BENCHWATCH_PROM_TEXT_H
 
 #include <stddef.h>
 #include <stdio.h>
@@ -22,29 +22,29 @@
  * wins), then extra_name="extra_value" when extra_name is set (a summary's
  * quantile).  Every encoding of series (text here, remote write) walks the
  * same list, so they cannot disagree on what a result's series are. */
-struct expo_series {
+struct prom_text_series {
         const char *name, *suffix, *probe;
         const struct sample *sample;
         const char *extra_name, *extra_value;
         double value;
 };
-typedef int (*expo_series_fn)(const struct expo_series *s, void *arg);
+typedef int (*prom_text_series_fn)(const struct prom_text_series *s, void *arg);
 
 /* Call fn on every series of family fam of result r, in exposition order:
  * a summary as its result_quantiles (seconds), then _sum and _count.
  * Stops at, and returns, fn's first negative return. */
-int expo_family_series(const struct result *r, const struct family *fam,
-                       expo_series_fn fn, void *arg);
+int prom_text_family_series(const struct result *r, const struct family *fam,
+                            prom_text_series_fn fn, void *arg);
 
 /* Write results[0..n) to f.  0, or -EIO (errno of the stream) / -ENOMEM. */
-int expo_write(FILE *f, const struct result *const *results, size_t n);
+int prom_text_write(FILE *f, const struct result *const *results, size_t n);
 
 /* The same into a malloc'd, NUL-terminated buffer. */
-int expo_to_string(const struct result *const *results, size_t n,
-                   char **ret, size_t *ret_len);
+int prom_text_to_string(const struct result *const *results, size_t n,
+                        char **ret, size_t *ret_len);
 
 /* Format a sample value the way Prometheus spells it: shortest text that
  * reads back as the same double; "NaN", "+Inf", "-Inf".  buf >= 32. */
-const char *expo_format_double(double v, char *buf, size_t size);
+const char *prom_text_format_double(double v, char *buf, size_t size);
 
 #endif

@@ -11,7 +11,7 @@
 #include "util/parse.h"
 #include "util/strutil.h"
 
-int format_parse(const char *s, enum output_format *ret)
+int report_format_parse(const char *s, enum output_format *ret)
 {
         static const char *const names[] = { "table", "prometheus", "json" };
         for (unsigned i = 0; i < 3; i++)
@@ -30,7 +30,7 @@ static bool is_param_label(const struct result *r, const char *name)
         return false;
 }
 
-const char *format_short_name(const char *name, const char *plugin)
+const char *report_format_short_name(const char *name, const char *plugin)
 {
         size_t n = strlen(plugin);
         if (strncmp(name, "benchwatch_", 11) || strncmp(name + 11, plugin, n) ||
@@ -42,7 +42,7 @@ const char *format_short_name(const char *name, const char *plugin)
 static void figure_name(FILE *f, const struct result *r, const struct family *fam,
                         const struct sample *s)
 {
-        int n = fprintf(f, "    %s", format_short_name(fam->name, r->plugin));
+        int n = fprintf(f, "    %s", report_format_short_name(fam->name, r->plugin));
         bool first = true;
         for (size_t i = 0; i < s->n_labels; i++) {
                 if (is_param_label(r, s->labels[i].name))
@@ -63,7 +63,7 @@ static void table_value(FILE *f, const char *name, double v)
                 fprintf(f, "%14.2f MiB/s\n", v / 1048576.0);
         else if (l > 8 && !strcmp(name + l - 8, "_seconds")) {
                 char buf[32];
-                format_cell(f, format_quantity(v, true, buf, sizeof(buf)), 13);
+                report_format_cell(f, format_quantity(v, true, buf, sizeof(buf)), 13);
                 fputc('\n', f);
         } else if (v == floor(v) && fabs(v) < 1e15)
                 fprintf(f, "%11.0f\n", v); /* a count */
@@ -76,7 +76,7 @@ static void latency_line(FILE *f, const char *label, double ns)
 {
         char buf[32];
         fprintf(f, "         %-30s", label);
-        format_cell(f, format_quantity(ns / 1e9, true, buf, sizeof(buf)), 14);
+        report_format_cell(f, format_quantity(ns / 1e9, true, buf, sizeof(buf)), 14);
         fputc('\n', f);
 }
 
@@ -101,7 +101,7 @@ static void table_latency(FILE *f, const struct result *r, const struct family *
         fprintf(f, "         %-30s %14llu\n", "count:", (unsigned long long)h->count);
 }
 
-void format_table(FILE *f, const struct result *r)
+void report_format_table(FILE *f, const struct result *r)
 {
         fprintf(f, "benchwatch %s: probe '%s' (plugin %s)\n\n", PACKAGE_VERSION,
                 r->probe, r->plugin);
@@ -125,18 +125,18 @@ void format_table(FILE *f, const struct result *r)
                                    k < r->families[i].n_samples; k++)
                         table_latency(f, r, &r->families[i], &r->families[i].samples[k]);
         fputc('\n', f);
-        format_priority(f, r);
+        report_format_priority(f, r);
         fprintf(f, "Run: %s in %.2fs%s%s\n", r->success ? "succeeded" : "FAILED",
                 r->duration, r->error ? ": " : "", r->error ? r->error : "");
 }
 
-void format_cell(FILE *f, const char *s, int width)
+void report_format_cell(FILE *f, const char *s, int width)
 {
         int extra = (int)(strlen(s) - str_width(s));
         fprintf(f, " %*s", width < 0 ? width - extra : width + extra, s);
 }
 
-void format_json_string(FILE *f, const char *s)
+void report_format_json_string(FILE *f, const char *s)
 {
         if (!s) {
                 fputs("null", f);
@@ -170,9 +170,9 @@ static void json_labels(FILE *f, const struct label *l, size_t n)
         for (size_t i = 0; i < n; i++) {
                 if (i)
                         fputc(',', f);
-                format_json_string(f, l[i].name);
+                report_format_json_string(f, l[i].name);
                 fputc(':', f);
-                format_json_string(f, l[i].value);
+                report_format_json_string(f, l[i].value);
         }
         fputc('}', f);
 }
@@ -211,9 +211,9 @@ static void json_family(FILE *f, const struct family *fam)
 {
         static const char *const types[] = { "gauge", "counter", "summary" };
         fputs("{\"name\":", f);
-        format_json_string(f, fam->name);
+        report_format_json_string(f, fam->name);
         fprintf(f, ",\"type\":\"%s\",\"help\":", types[fam->type]);
-        format_json_string(f, fam->help);
+        report_format_json_string(f, fam->help);
         fputs(",\"samples\":[", f);
         for (size_t k = 0; k < fam->n_samples; k++) {
                 const struct sample *s = &fam->samples[k];
@@ -230,21 +230,21 @@ static void json_family(FILE *f, const struct family *fam)
         fputs("]}", f);
 }
 
-void format_json_priority(FILE *f, const struct result *r)
+void report_format_json_priority(FILE *f, const struct result *r)
 {
         struct priority p;
         if (prio_from_result(r, &p) < 0)
                 return;
         fprintf(f, ",\"priority\":{\"nice\":%d,\"io_class\":", p.nice);
-        format_json_string(f, prio_io_class_name(p.io_class));
+        report_format_json_string(f, prio_io_class_name(p.io_class));
         fprintf(f, ",\"io_level\":%d,\"cpu_policy\":", p.io_level);
-        format_json_string(f, prio_cpu_policy_name(p.cpu_policy));
+        report_format_json_string(f, prio_cpu_policy_name(p.cpu_policy));
         fputs(",\"from\":", f);
-        format_json_string(f, r->priority_from);
+        report_format_json_string(f, r->priority_from);
         fputc('}', f);
 }
 
-void format_priority(FILE *f, const struct result *r)
+void report_format_priority(FILE *f, const struct result *r)
 {
         struct priority p;
         if (prio_from_result(r, &p) < 0)
@@ -263,21 +263,21 @@ void format_priority(FILE *f, const struct result *r)
         fputc('\n', f);
 }
 
-void format_json(FILE *f, const struct result *r)
+void report_format_json(FILE *f, const struct result *r)
 {
         fputs("{\"probe\":", f);
-        format_json_string(f, r->probe);
+        report_format_json_string(f, r->probe);
         fputs(",\"plugin\":", f);
-        format_json_string(f, r->plugin);
+        report_format_json_string(f, r->plugin);
         fprintf(f, ",\"success\":%s,\"error\":", r->success ? "true" : "false");
-        format_json_string(f, r->error);
+        report_format_json_string(f, r->error);
         fputs(",\"started\":", f);
         json_number(f, r->started);
         fputs(",\"duration\":", f);
         json_number(f, r->duration);
         fputs(",\"params\":", f);
         json_labels(f, r->params, r->n_params);
-        format_json_priority(f, r);
+        report_format_json_priority(f, r);
         fputs(",\"metrics\":[", f);
         for (size_t i = 0; i < r->n_families; i++) {
                 if (i)
@@ -292,7 +292,7 @@ void format_json(FILE *f, const struct result *r)
 static const struct family *report_family(const struct result *r, const char *figure)
 {
         for (size_t i = 0; i < r->n_families; i++)
-                if (!strcmp(format_short_name(r->families[i].name, r->plugin), figure))
+                if (!strcmp(report_format_short_name(r->families[i].name, r->plugin), figure))
                         return &r->families[i];
         return NULL;
 }
@@ -347,7 +347,9 @@ static void report_param(FILE *f, const struct result *r, const struct bw_report
                         fprintf(f, "%-24s%s\n", l->label, r->params[i].value);
 }
 
-void format_report(FILE *f, const struct result *r, const struct bw_report_line *report)
+/* The table in the plugin's own layout (ab's summary for http). */
+static void plugin_layout(FILE *f, const struct result *r,
+                          const struct bw_report_line *report)
 {
         for (const struct bw_report_line *l = report; l->label; l++) {
                 double v;
@@ -363,32 +365,32 @@ void format_report(FILE *f, const struct result *r, const struct bw_report_line 
                         fprintf(f, "%s%s\n", l->unit ? " " : "", l->unit ? l->unit : "");
                 }
         }
-        format_priority(f, r);
+        report_format_priority(f, r);
         if (!r->success)
                 fprintf(f, "\nRun: FAILED in %.2fs: %s\n", r->duration, r->error ? r->error : "");
 }
 
-int format_write(FILE *f, enum output_format fmt, const struct result *r,
-                 const struct bw_report_line *report)
+int report_format_write(FILE *f, enum output_format fmt, const struct result *r,
+                        const struct bw_report_line *report)
 {
         switch (fmt) {
         case FORMAT_TABLE:
                 if (report)
-                        format_report(f, r, report);
+                        plugin_layout(f, r, report);
                 else
-                        format_table(f, r);
+                        report_format_table(f, r);
                 break;
         case FORMAT_JSON:
-                format_json(f, r);
+                report_format_json(f, r);
                 break;
         case FORMAT_PROMETHEUS:
-                return expo_write(f, &r, 1);
+                return prom_text_write(f, &r, 1);
         }
         return ferror(f) ? -EIO : 0;
 }
 
 
-void format_line(FILE *f, const struct result *r)
+void report_format_line(FILE *f, const struct result *r)
 {
         fprintf(f, "%s '%s': ", r->plugin, r->probe);
         if (!r->success) {
@@ -403,7 +405,7 @@ void format_line(FILE *f, const struct result *r)
                 if (!strncmp(fam->name, "benchwatch_probe_", 17) || !fam->n_samples ||
                     fam->type == METRIC_COUNTER)
                         continue;
-                const char *name = format_short_name(fam->name, r->plugin);
+                const char *name = report_format_short_name(fam->name, r->plugin);
                 const struct sample *s = &fam->samples[0];
                 char a[32], b[32];
                 size_t l = strlen(name);

@@ -199,7 +199,7 @@ static int http_request(CURL *h, const struct pg_config *c, const char *method,
         o.password = c->password;
         const char *const headers[] = { c->text ?
                 "Content-Type: text/plain; version=0.0.4; charset=utf-8" :
-                "Content-Type: " PBEXPO_CONTENT_TYPE, NULL };
+                "Content-Type: " PROM_PROTO_CONTENT_TYPE, NULL };
         struct httpc_reply reply;
         int r = httpc_request(h, &o, method, url, body ? headers : NULL, body,
                               len, &reply);
@@ -289,9 +289,9 @@ static int take(struct pg_sink *p, size_t i, char **ret_probe, void **ret_body,
         if (!*ret_probe)
                 return -ENOMEM;
         if (p->cfg.text)
-                e = expo_to_string(&r, 1, (char **)ret_body, ret_len);
+                e = prom_text_to_string(&r, 1, (char **)ret_body, ret_len);
         else
-                e = pbexpo_encode(r, (uint8_t **)ret_body, ret_len);
+                e = prom_proto_encode(r, (uint8_t **)ret_body, ret_len);
         if (e < 0) {
                 free(*ret_probe);
                 return e;

@@ -99,7 +99,7 @@ struct rw_config {
 struct rw_sink {
         struct sink base;
         struct rw_config cfg;
-        struct rwenc_target target;
+        struct prom_remote_write_target target;
         struct sink_latest sync;   /* its lock, condition and stopping only */
         struct result **queue;     /* runs not yet spooled, oldest first */
         size_t n_queue;
@@ -267,7 +267,7 @@ static void spool_run(struct rw_sink *p, const struct result *r)
         uint8_t *body = NULL;
         size_t len = 0, dropped = 0, series = 0;
         pthread_mutex_lock(&p->sync.lock);
-        int e = rwenc_encode(r, p->host, &p->target, &body, &len, &series);
+        int e = prom_remote_write_encode(r, p->host, &p->target, &body, &len, &series);
         pthread_mutex_unlock(&p->sync.lock);
 
         if (e < 0) {
@@ -595,7 +595,7 @@ static int rw_start(struct rw_sink *p, const struct param_set *opts,
 
         if (r < 0)
                 return r;
-        p->target = (struct rwenc_target){
+        p->target = (struct prom_remote_write_target){
                 .job = p->cfg.job, .instance = p->cfg.instance,
                 .label_names = (const char *const *)p->cfg.labels.names,
                 .label_values = (const char *const *)p->cfg.labels.values,

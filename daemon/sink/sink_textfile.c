@@ -79,7 +79,7 @@ static int render_locked(struct textfile_sink *t, char **ret, size_t *ret_len)
         }
         if (self)
                 all[n++] = self;
-        r = expo_to_string(all, n, ret, ret_len);
+        r = prom_text_to_string(all, n, ret, ret_len);
         free(all);
         result_free(self);
         return r;

@@ -106,16 +106,16 @@ static void sink_all(const struct result *r)
         FILE *f = open_memstream(&buf, &len);
         if (!f)
                 abort();
-        format_json(f, r);
-        format_table(f, r);
-        format_line(f, r);
+        report_format_json(f, r);
+        report_format_table(f, r);
+        report_format_line(f, r);
         fclose(f);
         free(buf);
         const struct result *rs[] = { r, r };
-        if (expo_to_string(rs, 2, &buf, &len) == 0)
+        if (prom_text_to_string(rs, 2, &buf, &len) == 0)
                 free(buf);
         uint8_t *pb;
-        if (pbexpo_encode(r, &pb, &len) == 0)
+        if (prom_proto_encode(r, &pb, &len) == 0)
                 free(pb);
         result_free(result_copy(r));
 }

@@ -74,7 +74,7 @@ int main(void)
 
         uint8_t *buf;
         size_t len;
-        assert(pbexpo_encode(r, &buf, &len) == 0);
+        assert(prom_proto_encode(r, &buf, &len) == 0);
         PbFamily *f[8];
         size_t n = decode(buf, len, f, 8);
         EXPECT(n == 3);
@@ -119,7 +119,7 @@ int main(void)
 
         /* An empty result is an empty (but valid) body. */
         struct result *e = result_new("x", "y");
-        assert(e && pbexpo_encode(e, &buf, &len) == 0);
+        assert(e && prom_proto_encode(e, &buf, &len) == 0);
         EXPECT(len == 0);
         free(buf);
         result_free(e);

@@ -46,7 +46,7 @@ static void canonical(const char *name, char **pairs, size_t n, double v,
         for (size_t i = 0; i < n && at < size; i++)
                 at += (size_t)snprintf(out + at, size - at, "%s%s", i ? "," : "", pairs[i]);
         if (at < size)
-                snprintf(out + at, size - at, "|%s", expo_format_double(v, num, sizeof(num)));
+                snprintf(out + at, size - at, "|%s", prom_text_format_double(v, num, sizeof(num)));
 }
 
 static void canon_series(const Series *s, char *out, size_t size)
@@ -126,7 +126,7 @@ int main(void)
         struct bw_hist h;
         const char *lab_r[] = { "op", "read", "block_size", "4096", "zz", "", NULL };
         const char *extra_n[] = { "site" }, *extra_v[] = { "fra1" };
-        struct rwenc_target t = { .job = "benchwatch", .instance = "host1",
+        struct prom_remote_write_target t = { .job = "benchwatch", .instance = "host1",
                                   .label_names = extra_n, .label_values = extra_v,
                                   .n_labels = 1 };
         assert(r);
@@ -142,7 +142,7 @@ int main(void)
 
         uint8_t *buf;
         size_t len, n_series, raw_len;
-        assert(rwenc_encode(r, NULL, &t, &buf, &len, &n_series) == 0);
+        assert(prom_remote_write_encode(r, NULL, &t, &buf, &len, &n_series) == 0);
         assert(snappy_uncompressed_length((char *)buf, len, &raw_len) == SNAPPY_OK);
         char *raw = malloc(raw_len + 1);
         assert(raw && snappy_uncompress((char *)buf, len, raw, &raw_len) == SNAPPY_OK);
@@ -152,7 +152,7 @@ int main(void)
 
         char *text;
         const struct result *one = r;
-        assert(expo_to_string(&one, 1, &text, NULL) == 0);
+        assert(prom_text_to_string(&one, 1, &text, NULL) == 0);
         EXPECT(wr->n_timeseries == n_series);
         EXPECT(wr->n_timeseries == count_lines(text));
         /* 1 gauge + 6 quantiles + _sum + _count + 3 probe families */

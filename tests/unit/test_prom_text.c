@@ -16,7 +16,7 @@ static char *render(const struct result *const *rs, size_t n)
 {
         char *text = NULL;
         size_t len = 0;
-        int r = expo_to_string(rs, n, &text, &len);
+        int r = prom_text_to_string(rs, n, &text, &len);
         assert(r == 0);
         assert(strlen(text) == len);
         return text;
@@ -25,16 +25,16 @@ static char *render(const struct result *const *rs, size_t n)
 static void test_numbers(void)
 {
         char b[40];
-        EXPECT(!strcmp(expo_format_double(0.95, b, sizeof(b)), "0.95"));
-        EXPECT(!strcmp(expo_format_double(1, b, sizeof(b)), "1"));
-        EXPECT(!strcmp(expo_format_double(1234.5, b, sizeof(b)), "1234.5"));
-        EXPECT(!strcmp(expo_format_double(0.1 + 0.2, b, sizeof(b)),
+        EXPECT(!strcmp(prom_text_format_double(0.95, b, sizeof(b)), "0.95"));
+        EXPECT(!strcmp(prom_text_format_double(1, b, sizeof(b)), "1"));
+        EXPECT(!strcmp(prom_text_format_double(1234.5, b, sizeof(b)), "1234.5"));
+        EXPECT(!strcmp(prom_text_format_double(0.1 + 0.2, b, sizeof(b)),
                       "0.30000000000000004"));
-        EXPECT(!strcmp(expo_format_double(1e-7, b, sizeof(b)), "9.9999999999999995e-08") ||
+        EXPECT(!strcmp(prom_text_format_double(1e-7, b, sizeof(b)), "9.9999999999999995e-08") ||
               !strcmp(b, "1e-07"));
-        EXPECT(!strcmp(expo_format_double(NAN, b, sizeof(b)), "NaN"));
-        EXPECT(!strcmp(expo_format_double(INFINITY, b, sizeof(b)), "+Inf"));
-        EXPECT(!strcmp(expo_format_double(-INFINITY, b, sizeof(b)), "-Inf"));
+        EXPECT(!strcmp(prom_text_format_double(NAN, b, sizeof(b)), "NaN"));
+        EXPECT(!strcmp(prom_text_format_double(INFINITY, b, sizeof(b)), "+Inf"));
+        EXPECT(!strcmp(prom_text_format_double(-INFINITY, b, sizeof(b)), "-Inf"));
 }
 
 static void test_gauge_counter_escaping(void)
@@ -84,9 +84,9 @@ static void test_summary(void)
                 snprintf(line, sizeof(line),
                          "benchwatch_cpu_latency_seconds{probe=\"cpu\",max_prime=\"10000\","
                          "quantile=\"%s\"} %s\n",
-                         expo_format_double(result_quantiles[i], q, sizeof(q)),
-                         expo_format_double(bw_hist_quantile_ns(&h, result_quantiles[i]) / 1e9, v,
-                                            sizeof(v)));
+                         prom_text_format_double(result_quantiles[i], q, sizeof(q)),
+                         prom_text_format_double(bw_hist_quantile_ns(&h, result_quantiles[i]) /
+                                                 1e9, v, sizeof(v)));
                 EXPECT(strstr(t, line) != NULL);
         }
         EXPECT(strstr(t, "{probe=\"cpu\",max_prime=\"10000\",quantile=\"1\"} 0.0001\n"));
@@ -166,7 +166,7 @@ static void test_empty_summary_and_write_error(void)
         free(t);
         FILE *full = fopen("/dev/full", "we");
         if (full) {
-                EXPECT(expo_write(full, rs, 1) < 0);
+                EXPECT(prom_text_write(full, rs, 1) < 0);
                 fclose(full);
         }
         result_free(r);

@@ -222,7 +222,7 @@ static void test_textfile(const char *tmp)
         }
         const struct result *latest[] = { a2, b };
         char *want = NULL;
-        assert(expo_to_string(latest, 2, &want, NULL) == 0);
+        assert(prom_text_to_string(latest, 2, &want, NULL) == 0);
         EXPECT(text && !strcmp(text, want));
         struct stat st;
         EXPECT(stat(path, &st) == 0 && (st.st_mode & 07777) == 0644);
@@ -323,7 +323,7 @@ static void test_reload_seed(const char *tmp)
         sink_set_free(new);
         const struct result *all[] = { a, b, c };
         char *want = NULL, *text = read_file(path);
-        assert(expo_to_string(all, 3, &want, NULL) == 0);
+        assert(prom_text_to_string(all, 3, &want, NULL) == 0);
         EXPECT(text && !strcmp(text, want));
         free(text);
         free(want);
@@ -402,7 +402,8 @@ static int drive(int argc, char **argv)
                         }
                 } else if (!strcmp(cmd, "dump")) {
                         FILE *f = fopen(a1, "we");
-                        if (!f || expo_write(f, (const struct result *const *)latest, n_latest) < 0)
+                        if (!f || prom_text_write(f, (const struct result *const *)latest,
+                                                  n_latest) < 0)
                                 return 1;
                         fclose(f);
                 }

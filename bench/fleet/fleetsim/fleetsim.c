@@ -640,7 +640,7 @@ static int send_one(CURL *c, struct tpl *t, const struct host *h, const struct e
                     const char *url, struct stats *st, struct batch *thin)
 {
         char inst[32];
-        struct rwenc_target tg = { .job = "benchwatch", .instance = inst };
+        struct prom_remote_write_target tg = { .job = "benchwatch", .instance = inst };
         struct tpl *p = &t[e->probe];
         uint8_t *body;
         size_t len, ns;
@@ -651,7 +651,7 @@ static int send_one(CURL *c, struct tpl *t, const struct host *h, const struct e
         snprintf(inst, sizeof(inst), "host-%05u", e->host);
         fill_run(p, h, probes[e->probe].speed, e->t, e->host);
         if (thin) {
-                if (rwenc_encode(&p->thin, NULL, &tg, &body, &len, &ns) < 0)
+                if (prom_remote_write_encode(&p->thin, NULL, &tg, &body, &len, &ns) < 0)
                         return -ENOMEM;
                 r = batch_add(thin, body, len, ns);
                 free(body);
@@ -661,7 +661,7 @@ static int send_one(CURL *c, struct tpl *t, const struct host *h, const struct e
         }
         fill_run(&t[N_PROBES], h, S_NONE, e->t, e->host);
         set_label(t[N_PROBES].r, "benchwatch_host_info", "cpu_model", cpus[h->cpu].name);
-        if (rwenc_encode(p->r, t[N_PROBES].r, &tg, &body, &len, &ns) < 0)
+        if (prom_remote_write_encode(p->r, t[N_PROBES].r, &tg, &body, &len, &ns) < 0)
                 return -ENOMEM;
         post(c, url, body, len, ns, st);
         free(body);

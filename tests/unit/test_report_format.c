@@ -1,4 +1,4 @@
-/* test_format_json.c — the JSON of a latency summary carries its histogram:
+/* test_report_format.c — the JSON of a latency summary carries its histogram:
  * the non-empty buckets, whose counts add up to the sample count and whose
  * bounds hold the recorded values (what pools runs exactly). */
 #include <stdio.h>
@@ -16,7 +16,7 @@ static char *json_of(const struct result *r)
         size_t len = 0;
         FILE *f = open_memstream(&text, &len);
         CHECK(f);
-        format_json(f, r);
+        report_format_json(f, r);
         CHECK(fclose(f) == 0);
         return text;
 }
