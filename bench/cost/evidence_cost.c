@@ -24,6 +24,7 @@
 #include "core/evidence_window.h"
 #include "core/perfclock.h"
 #include "core/result.h"
+#include "util/format.h"
 #include "util/parse.h"
 #include "util/timeutil.h"
 

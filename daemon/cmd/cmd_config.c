@@ -8,7 +8,7 @@
 #include "cmd/commands.h"
 #include "core/log.h"
 #include "detect/tracker.h"
-#include "util/parse.h"
+#include "util/format.h"
 
 int cmd_check_config(struct app *app, int argc, char **argv)
 {

@@ -17,6 +17,7 @@
 #include "detect/history.h"
 #include "detect/tracker.h"
 #include "encode/report_format.h"
+#include "util/format.h"
 #include "util/parse.h"
 #include "util/timeutil.h"
 

@@ -32,7 +32,7 @@
 #include "encode/report_format.h"
 #include "sink/sink.h"
 #include "sink/statefile.h"
-#include "util/parse.h"
+#include "util/format.h"
 #include "util/strutil.h"
 #include "util/timeutil.h"
 

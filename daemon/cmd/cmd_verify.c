@@ -29,7 +29,7 @@
 #include "detect/tracker.h"
 #include "detect/tracker_cause.h"
 #include "encode/report_format.h"
-#include "util/parse.h"
+#include "util/format.h"
 
 static bool selected(const char *probe, char **names, size_t n)
 {

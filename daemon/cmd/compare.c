@@ -12,7 +12,7 @@
 
 #include "core/priority.h"
 #include "encode/report_format.h"
-#include "util/parse.h"
+#include "util/format.h"
 #include "util/strutil.h"
 
 #define MIB 1048576.0

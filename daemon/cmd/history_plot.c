@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "util/parse.h"
+#include "util/format.h"
 
 #define W 900
 #define PANEL_H 220

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util/parse.h"
+#include "util/format.h"
 
 void sweep_point_from_result(struct sweep_point *pt, const struct result *r,
                              const char *throughput, const char *bandwidth,

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/format.h"
 #include "util/parse.h"
 
 static size_t param_count(const struct bw_param_def *defs)

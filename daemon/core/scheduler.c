@@ -33,7 +33,7 @@
 #include "core/runspec.h"
 #include "core/runwatch.h"
 #include "core/yield.h"
-#include "util/parse.h"
+#include "util/format.h"
 #include "util/strutil.h"
 #include "util/timeutil.h"
 

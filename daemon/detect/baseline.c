@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "util/parse.h"
+#include "util/format.h"
 #include "util/strutil.h"
 
 #define PROBE_NAME_MAX 200

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/parse.h"
+#include "util/format.h"
 #include "util/strutil.h"
 
 /* ---- the words -------------------------------------------------------------- */

@@ -11,6 +11,7 @@
 #include "detect/baseline_store.h"
 #include "detect/history.h"
 #include "detect/tracker_cause.h"
+#include "util/format.h"
 #include "util/parse.h"
 #include "util/reserve.h"
 #include "util/strutil.h"

@@ -8,7 +8,7 @@
 
 #include "core/priority.h"
 #include "encode/prom_text.h"
-#include "util/parse.h"
+#include "util/format.h"
 #include "util/strutil.h"
 
 int report_format_parse(const char *s, enum output_format *ret)

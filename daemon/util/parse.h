@@ -18,15 +18,4 @@ int parse_bool(const char *s, bool *ret);
 int parse_duration(const char *s, double *ret_seconds);
 int parse_size(const char *s, int64_t *ret_bytes);
 
-/* Human-readable spellings, for help text and reports. */
-const char *format_duration(double seconds, char *buf, unsigned size);
-const char *format_size(int64_t bytes, char *buf, unsigned size);
-/* A figure for people, three significant digits: seconds as "64.5 µs",
- * "1.20 ms", "2.35 s"; anything else as "812", "26.2k", "1.00M", "4.56G"
- * (below 1: "0.25", "6.4e-05"). */
-const char *format_quantity(double v, bool seconds, char *buf, unsigned size);
-/* The same without trailing zeros, for axis ticks: "26k", "17.5k", "0",
- * "500 µs", "1.5 ms". */
-const char *format_tick(double v, bool seconds, char *buf, unsigned size);
-
 #endif

@@ -39,6 +39,7 @@
 #include "gpu_stream.h"
 #include "util/atomicfile.h"
 #include "util/fdio.h"
+#include "util/format.h"
 #include "util/parse.h"
 #include "util/strutil.h"
 #include "util/timeutil.h"

@@ -34,7 +34,7 @@
 #include "core/plugin.h"
 #include "memory_dram.h"
 #include "memory_latency.h"
-#include "util/parse.h"
+#include "util/format.h"
 #include "util/timeutil.h"
 
 enum { P_MODE, P_BLOCK_SIZE, P_TOTAL_SIZE, P_OPER, P_ACCESS, P_SCOPE,

@@ -18,7 +18,7 @@
 
 #include "common/sbloop.h"
 #include "util/fdio.h"
-#include "util/parse.h"
+#include "util/format.h"
 #include "util/timeutil.h"
 
 /* ---- giving memory back ----------------------------------------------------- */

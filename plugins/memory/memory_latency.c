@@ -31,7 +31,7 @@
 #include <time.h>
 
 #include "common/sbrand.h"
-#include "util/parse.h"
+#include "util/format.h"
 #include "util/timeutil.h"
 
 #define LAT_MIN_BYTES (64 * MIB)

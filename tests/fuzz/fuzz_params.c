@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "core/params.h"
+#include "util/format.h"
 #include "util/parse.h"
 
 #include "fuzz.h"

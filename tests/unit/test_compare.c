@@ -8,7 +8,7 @@
 
 #include "cmd/compare.h"
 #include "test.h"
-#include "util/parse.h"
+#include "util/format.h"
 
 static const char *const modes[] = { "randread", "randrw", NULL };
 static const struct bw_param_def disk_params[] = {
