@@ -58,8 +58,8 @@ phase() {
         local d=$WORK/$1-$2
         rm -rf "$d"
         mkdir -p "$d"
-        # the built-in configuration (config_builtin_default and
-        # config_builtin_disk in daemon/core/conf.c) at 1-second intervals
+        # the built-in configuration (conf_builtin_default and
+        # conf_builtin_disk in daemon/core/conf.c) at 1-second intervals
         cat > "$d/benchwatch.conf" <<CONF
 [daemon]
 state_dir = $d/state

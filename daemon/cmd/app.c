@@ -45,14 +45,14 @@ int app_load_config(struct app *app, struct config **ret, char **ret_error)
                 .userdata = app->reg, .sections = section_types(),
         };
         const char *path = app->config_path ? app->config_path : DEFAULT_CONFIG;
-        int r = config_load_file(&env, path, ret, ret_error);
+        int r = conf_load_file(&env, path, ret, ret_error);
         if (r == -ENOENT && !app->config_path) {
                 free(*ret_error);
                 *ret_error = NULL;
-                r = config_load_builtin_with(&env, path, ret, ret_error);
+                r = conf_load_builtin_with(&env, path, ret, ret_error);
         }
         if (r >= 0 && (r = tracker_check(*ret, ret_error)) < 0) {
-                config_free(*ret);
+                conf_free(*ret);
                 *ret = NULL;
         }
         /* plugins refused while loading (on demand: the configured ones) */
@@ -86,7 +86,7 @@ int app_init(struct app *app)
 
 void app_done(struct app *app)
 {
-        config_free(app->cfg);
+        conf_free(app->cfg);
         registry_free(app->reg);
         app->cfg = NULL;
         app->reg = NULL;
@@ -95,7 +95,7 @@ void app_done(struct app *app)
 const struct bw_param_value *app_daemon_option(const struct app *app,
                                                const char *name)
 {
-        int i = param_index(config_daemon_options, name);
+        int i = param_index(conf_daemon_options, name);
         return i >= 0 ? &app->cfg->daemon->values[i] : NULL;
 }
 
@@ -113,7 +113,7 @@ void app_yield_limits(const struct app *app, bool force, struct yield_limits *re
 
 void app_warn_obsolete(const struct app *app)
 {
-        char *list = config_obsolete(app->cfg);
+        char *list = conf_obsolete(app->cfg);
         if (list)
                 log_warning("%s: %s: obsolete and ignored (see benchwatch.conf(5): the "
                             "detector accumulates evidence across runs, and a probe runs "

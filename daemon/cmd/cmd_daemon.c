@@ -56,7 +56,7 @@ static int make_sinks(const struct config *cfg, struct sink_set **ret, char **re
                 n++;
         const struct param_set *opts[n + 1];
         for (size_t i = 0; i < n; i++)
-                opts[i] = config_section(cfg, sink_types[i]->section);
+                opts[i] = conf_section(cfg, sink_types[i]->section);
         opts[n] = NULL;
         const struct sink_env env = {
                 .state_dir = cfg->daemon->values[CFG_D_STATE_DIR].s,
@@ -117,7 +117,7 @@ static int state_probes(struct daemon *d)
                 sched_probe_info(d->sched, i, &info);
                 struct statefile_probe *old = (struct statefile_probe *)
                         statefile_find(&d->state, info.name);
-                const struct probe_cfg *pc = config_find_probe(d->app->cfg, info.name);
+                const struct probe_cfg *pc = conf_find_probe(d->app->cfg, info.name);
                 struct statefile_probe *p = &probes[i];
                 if (old) {
                         *p = *old;
@@ -354,10 +354,10 @@ static int reload_config(struct daemon *d, char **ret_why)
         if (r < 0) {
                 d->app->cfg = old;
                 sink_set_free(sinks);
-                config_free(cfg);
+                conf_free(cfg);
                 return r;
         }
-        config_free(old);
+        conf_free(old);
         seed_sinks(d, sinks);
         sink_set_free(d->sinks);
         d->sinks = sinks;

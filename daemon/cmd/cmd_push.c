@@ -35,7 +35,7 @@ int cmd_push(struct app *app, int argc, char **argv)
         int ex = app_init(app);
         if (ex != EXIT_OK)
                 return ex;
-        const struct param_set *opts = config_section(app->cfg, "pushgateway");
+        const struct param_set *opts = conf_section(app->cfg, "pushgateway");
         if (!opts) {
                 log_error("push --delete: %s has no [pushgateway] section", app->cfg->source);
                 app_done(app);

@@ -48,7 +48,7 @@ static struct result *run_one(struct app *app, const struct run_opts *ro, const 
 {
         struct run_spec spec;
         app_run_spec(app, name, plugin, ps, ro->timeout > 0 ? ro->timeout : cfg_timeout, &spec);
-        const char *from = run_override_apply(app, ro->ov, config_find_probe(app->cfg, name),
+        const char *from = run_override_apply(app, ro->ov, conf_find_probe(app->cfg, name),
                                               &spec);
         spec.progress = ro->fmt == FORMAT_TABLE && isatty(STDERR_FILENO);
         struct result *res = runner_run_sync(&spec);
@@ -61,7 +61,7 @@ static struct result *run_one(struct app *app, const struct run_opts *ro, const 
 
 static const struct bw_plugin *probe_plugin(const struct app *app, const char *name)
 {
-        const struct probe_cfg *pc = config_find_probe(app->cfg, name);
+        const struct probe_cfg *pc = conf_find_probe(app->cfg, name);
         return pc ? pc->plugin : registry_find(app->reg, name);
 }
 
@@ -77,7 +77,7 @@ static size_t split_probes(const struct app *app, int argc, char **argv, int *re
         size_t n = 0;
         for (int i = 0; i < argc; i++) {
                 if (i > 0 && (strchr(argv[i], '=') ||
-                              (!config_find_probe(app->cfg, argv[i]) &&
+                              (!conf_find_probe(app->cfg, argv[i]) &&
                                (!registry_find(app->reg, argv[i]) ||
                                 (cur && param_index(cur->params, argv[i]) >= 0)))))
                         continue;

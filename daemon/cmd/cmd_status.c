@@ -277,9 +277,9 @@ static void spool_usage(const char *dir, size_t *ret_n, uint64_t *ret_bytes)
 static size_t sinks_of(const struct status_ctx *c, struct sink_status *ret)
 {
         size_t n = 0;
-        const struct param_set *tf = config_section(c->app->cfg, "textfile");
-        const struct param_set *rw = config_section(c->app->cfg, "remote_write");
-        const struct param_set *pg = config_section(c->app->cfg, "pushgateway");
+        const struct param_set *tf = conf_section(c->app->cfg, "textfile");
+        const struct param_set *rw = conf_section(c->app->cfg, "remote_write");
+        const struct param_set *pg = conf_section(c->app->cfg, "pushgateway");
         if (tf && sink_opt(tf, "enabled")->b) {
                 const char *path = sink_opt(tf, "path")->s;
                 struct stat st;

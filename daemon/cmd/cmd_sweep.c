@@ -248,7 +248,7 @@ static struct result *run_level(const struct sweep_run *s, const char *param,
         struct run_spec spec;
         app_run_spec(s->app, s->probe, s->plugin, ps, s->timeout, &spec);
         const char *from = run_override_apply(s->app, &s->o->ov,
-                                              config_find_probe(s->app->cfg, s->probe), &spec);
+                                              conf_find_probe(s->app->cfg, s->probe), &spec);
         struct result *res = runner_run_sync(&spec);
         if (res)
                 res->priority_from = from;

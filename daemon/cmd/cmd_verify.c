@@ -361,7 +361,7 @@ int cmd_verify(struct app *app, int argc, char **argv)
         if (ex != EXIT_OK)
                 return ex;
         for (size_t i = 0; i < n_names; i++)
-                if (!config_find_probe(app->cfg, names[i])) {
+                if (!conf_find_probe(app->cfg, names[i])) {
                         log_error("verify: no configured probe '%s' in %s", names[i],
                                   app->cfg->source);
                         ex = EXIT_USAGE;

@@ -25,7 +25,7 @@ int resolve_probe(const struct app *app, const char *name, char *const *assign,
                   int n_assign, const struct bw_plugin **ret_plugin,
                   struct param_set **ret_params, double *ret_timeout)
 {
-        const struct probe_cfg *pc = config_find_probe(app->cfg, name);
+        const struct probe_cfg *pc = conf_find_probe(app->cfg, name);
         const struct bw_plugin *plugin = pc ? pc->plugin : registry_find(app->reg, name);
         struct param_set *ps = NULL;
         char *why = NULL;

@@ -55,7 +55,7 @@ static const char *const ioprio_classes[] = { "best-effort", "idle", NULL };
 /* in the order of priority.h's PRIO_CPU_* */
 static const char *const cpu_policies[] = { "other", "batch", "idle", NULL };
 
-const struct bw_param_def config_daemon_options[] = {
+const struct bw_param_def conf_daemon_options[] = {
         [CFG_D_INTERVAL] = OPT_INTERVAL("time between two runs of a probe, "
                                         "unless its section sets interval"),
         [CFG_D_TIMEOUT] = OPT_TIMEOUT("a run still going after this is "
@@ -613,7 +613,7 @@ static struct probe_cfg *probe_for_block(struct cfg_reader *l, const char *file,
         return add_probe(l, name, plugin, file, b);
 }
 
-bool config_probe_name_valid(const char *name)
+bool conf_probe_name_valid(const char *name)
 {
         bool only_dots = true;
         if (!name || !*name)
@@ -663,14 +663,14 @@ static void apply_probe(struct cfg_reader *l, const struct file_parse *fp,
         if (!*name)
                 err_at(l, fp->file, b->line, b->section, "missing probe "
                        "name: write [probe NAME]");
-        else if (!config_probe_name_valid(name))
+        else if (!conf_probe_name_valid(name))
                 err_at(l, fp->file, b->line, b->section, "invalid probe name "
                        "'%s': use letters, digits, '_', '.' and '-'", name);
         else if (first)
                 err_at(l, fp->file, b->line, b->section, "duplicate section "
                        "(first at line %u); override a probe in a conf.d file "
                        "instead", first);
-        if (!*name || !config_probe_name_valid(name) || first)
+        if (!*name || !conf_probe_name_valid(name) || first)
                 return;
         struct probe_cfg *p = probe_for_block(l, fp->file, b, name);
         if (p && p->plugin)
@@ -879,9 +879,9 @@ static int cfg_reader_init(struct cfg_reader *l, const struct cfg_env *env,
         if (!l->cfg)
                 return -ENOMEM;
         l->cfg->source = strdup(source);
-        int r = param_set_new(config_daemon_options, &l->cfg->daemon, NULL);
+        int r = param_set_new(conf_daemon_options, &l->cfg->daemon, NULL);
         if (r < 0 || !l->cfg->source) {
-                config_free(l->cfg);
+                conf_free(l->cfg);
                 return -ENOMEM;
         }
         return 0;
@@ -978,7 +978,7 @@ static int cfg_reader_finish(struct cfg_reader *l, int r, struct config **ret,
                         l->err.s = NULL;
                 }
                 free(l->err.s);
-                config_free(l->cfg);
+                conf_free(l->cfg);
                 return r;
         }
         apply_defaults(l->cfg);
@@ -986,8 +986,8 @@ static int cfg_reader_finish(struct cfg_reader *l, int r, struct config **ret,
         return 0;
 }
 
-int config_load_file(const struct cfg_env *env, const char *path,
-                     struct config **ret, char **ret_error)
+int conf_load_file(const struct cfg_env *env, const char *path,
+                   struct config **ret, char **ret_error)
 {
         struct cfg_reader l;
         int r = cfg_reader_init(&l, env, path);
@@ -999,9 +999,9 @@ int config_load_file(const struct cfg_env *env, const char *path,
         return cfg_reader_finish(&l, r == -EFBIG ? -EINVAL : r, ret, ret_error);
 }
 
-int config_load_string(const struct cfg_env *env, const char *name,
-                       const char *text, struct config **ret,
-                       char **ret_error)
+int conf_load_string(const struct cfg_env *env, const char *name,
+                     const char *text, struct config **ret,
+                     char **ret_error)
 {
         struct cfg_reader l;
         int r = cfg_reader_init(&l, env, name);
@@ -1011,12 +1011,12 @@ int config_load_string(const struct cfg_env *env, const char *name,
         return cfg_reader_finish(&l, 0, ret, ret_error);
 }
 
-int config_load_builtin_with(const struct cfg_env *env, const char *main_path,
-                             struct config **ret, char **ret_error)
+int conf_load_builtin_with(const struct cfg_env *env, const char *main_path,
+                           struct config **ret, char **ret_error)
 {
         bool disk = env->lookup(env->userdata, "disklat") != NULL;
-        char *text = str_printf("%s%s", config_builtin_default,
-                                disk ? config_builtin_disk : "");
+        char *text = str_printf("%s%s", conf_builtin_default,
+                                disk ? conf_builtin_disk : "");
         struct cfg_reader l;
         if (!text)
                 return -ENOMEM;
@@ -1032,13 +1032,13 @@ int config_load_builtin_with(const struct cfg_env *env, const char *main_path,
         return cfg_reader_finish(&l, 0, ret, ret_error);
 }
 
-int config_load_builtin(const struct cfg_env *env, struct config **ret,
-                        char **ret_error)
+int conf_load_builtin(const struct cfg_env *env, struct config **ret,
+                      char **ret_error)
 {
-        return config_load_builtin_with(env, NULL, ret, ret_error);
+        return conf_load_builtin_with(env, NULL, ret, ret_error);
 }
 
-void config_free(struct config *cfg)
+void conf_free(struct config *cfg)
 {
         if (!cfg)
                 return;
@@ -1060,14 +1060,14 @@ void config_free(struct config *cfg)
         free(cfg);
 }
 
-const struct probe_cfg *config_find_probe(const struct config *cfg,
-                                          const char *name)
+const struct probe_cfg *conf_find_probe(const struct config *cfg,
+                                        const char *name)
 {
         return find_probe((struct config *)cfg, name);
 }
 
-const struct param_set *config_section(const struct config *cfg,
-                                       const char *name)
+const struct param_set *conf_section(const struct config *cfg,
+                                     const char *name)
 {
         for (size_t i = 0; i < cfg->n_sections; i++)
                 if (!strcmp(cfg->sections[i].name, name))
@@ -1088,7 +1088,7 @@ static void obsolete_of(struct strbuf *b, const char *section, const struct para
         free(list);
 }
 
-char *config_obsolete(const struct config *cfg)
+char *conf_obsolete(const struct config *cfg)
 {
         struct strbuf b = { 0 };
         obsolete_of(&b, "daemon", cfg->daemon);
@@ -1107,7 +1107,7 @@ char *config_obsolete(const struct config *cfg)
  * them the delays to a verdict, stay.  The DRAM run stays at 2 s: most of
  * its CPU is the first touch of its arrays (2.1 CPU s at 1 s, 2.3 at 2 s)
  * and its noise rose at 1 s. */
-const char config_builtin_default[] =
+const char conf_builtin_default[] =
         "# benchwatch's built-in configuration, used when no configuration\n"
         "# file exists: probes that need no server, 1- and 2-second runs every\n"
         "# 10 to 30 minutes (about 0.25% of a 2-core host; a 15% loss is flagged\n"
@@ -1151,7 +1151,7 @@ const char config_builtin_default[] =
  * 1 GiB: larger than the caches of disks (64 to 512 MiB on HDDs), so the
  * device itself answers; written once, kept in cache_dir (the file of the
  * disk plugin's probe of the same name, reused). */
-const char config_builtin_disk[] =
+const char conf_builtin_disk[] =
         "\n"
         "# a disk's read latency (ioping -D: a 4 kB O_DIRECT read every 10 ms\n"
         "# at random offsets of a 1 GiB test file); the disk plugin measures\n"

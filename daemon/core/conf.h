@@ -10,8 +10,8 @@
  * through a lookup callback and the sink sections ([pushgateway], [journal]
  * ...) are described by option tables the caller passes in, so a section is
  * stored as a param_set validated against its table. */
-#ifndef BENCHWATCH_CONFIG_H
-#define BENCHWATCH_CONFIG_H
+#ifndef BENCHWATCH_CONF_H
+#define BENCHWATCH_CONF_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -62,14 +62,14 @@ struct cfg_section {
 
 struct config {
         char *source;                 /* the main file, or e.g. "<built-in>" */
-        struct param_set *daemon;     /* config_daemon_options, by CFG_D_* */
+        struct param_set *daemon;     /* conf_daemon_options, by CFG_D_* */
         struct probe_cfg *probes;     /* in order of first appearance */
         size_t n_probes;
         struct cfg_section *sections; /* sink sections present, same order */
         size_t n_sections;
 };
 
-/* Indices into config_daemon_options and config->daemon->values. */
+/* Indices into conf_daemon_options and config->daemon->values. */
 enum {
         CFG_D_INTERVAL,
         CFG_D_TIMEOUT,
@@ -97,15 +97,15 @@ enum {
         CFG_D_COUNT
 };
 
-extern const struct bw_param_def config_daemon_options[];
+extern const struct bw_param_def conf_daemon_options[];
 
 /* The configuration used when none is given: cpu, threads, memory
  * bandwidth and memory latency probes (no server needed) with 1- and
  * 2-second runs every 10 to 30 minutes, under 0.25% of a 2-core host, and a
- * disk probe added by config_load_builtin() when the disk plugin is
+ * disk probe added by conf_load_builtin() when the disk plugin is
  * available. */
-extern const char config_builtin_default[];
-extern const char config_builtin_disk[];
+extern const char conf_builtin_default[];
+extern const char conf_builtin_disk[];
 
 /* Load path, then <dir of path>/conf.d/NAME.conf in name order. A later file
  * overrides keys of [daemon] and sink sections and extends or overrides a
@@ -114,32 +114,32 @@ extern const char config_builtin_disk[];
  * not exist); -EINVAL when any file has errors or a drop-in cannot be read;
  * -ENOMEM. Except for -ENOMEM, *ret_error (malloc'd) then holds every
  * error, one per line: "file:line: [section] key: reason". */
-int config_load_file(const struct cfg_env *env, const char *path,
-                     struct config **ret, char **ret_error);
+int conf_load_file(const struct cfg_env *env, const char *path,
+                   struct config **ret, char **ret_error);
 /* One file's text; name is used in errors and as config->source. */
-int config_load_string(const struct cfg_env *env, const char *name,
-                       const char *text, struct config **ret,
-                       char **ret_error);
-/* config_builtin_default (+ config_builtin_disk if env finds "disk"), and
+int conf_load_string(const struct cfg_env *env, const char *name,
+                     const char *text, struct config **ret,
+                     char **ret_error);
+/* conf_builtin_default (+ conf_builtin_disk if env finds "disk"), and
  * with main_path (a main file that does not exist) the drop-ins of its
- * conf.d, as config_load_file() would add them: a package or an operator
+ * conf.d, as conf_load_file() would add them: a package or an operator
  * changes one thing of the built-in configuration (the Debian package's
  * textfile path) without writing a whole file. */
-int config_load_builtin_with(const struct cfg_env *env, const char *main_path,
-                             struct config **ret, char **ret_error);
+int conf_load_builtin_with(const struct cfg_env *env, const char *main_path,
+                           struct config **ret, char **ret_error);
 /* The built-in configuration alone. */
-int config_load_builtin(const struct cfg_env *env, struct config **ret,
-                        char **ret_error);
-void config_free(struct config *cfg);
+int conf_load_builtin(const struct cfg_env *env, struct config **ret,
+                      char **ret_error);
+void conf_free(struct config *cfg);
 
-const struct probe_cfg *config_find_probe(const struct config *cfg,
-                                          const char *name);
+const struct probe_cfg *conf_find_probe(const struct config *cfg,
+                                        const char *name);
 /* The options of a sink section, or NULL when the section is absent. */
-const struct param_set *config_section(const struct config *cfg,
-                                       const char *name);
-bool config_probe_name_valid(const char *name);
+const struct param_set *conf_section(const struct config *cfg,
+                                     const char *name);
+bool conf_probe_name_valid(const char *name);
 /* The obsolete options the configuration sets (params.h), "[daemon]
  * yield_cpu; [regression] window, warmup" (malloc'd); NULL when none. */
-char *config_obsolete(const struct config *cfg);
+char *conf_obsolete(const struct config *cfg);
 
 #endif

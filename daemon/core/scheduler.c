@@ -345,7 +345,7 @@ static void on_done(struct runner *rn, struct result *res, void *userdata)
 
 static void start(struct sched *s, struct slot *slot)
 {
-        const struct probe_cfg *pc = config_find_probe(s->cfg, slot->name);
+        const struct probe_cfg *pc = conf_find_probe(s->cfg, slot->name);
         struct run_spec spec;
         double now = now_mono();
         slot->next = now + slot->interval + splay_of(s, slot->interval);
@@ -422,7 +422,7 @@ static double needs_of(const struct probe_cfg *pc, const struct slot *slot)
 /* 1 and *ret_why when the look found no room for the probe's run. */
 static int no_room(struct sched *s, const struct slot *slot, char **ret_why)
 {
-        const struct probe_cfg *pc = config_find_probe(s->cfg, slot->name);
+        const struct probe_cfg *pc = conf_find_probe(s->cfg, slot->name);
         double room = daemon_opt(s, CFG_D_ROOM);
         struct yield_others o;
         yield_monitor_others(s->look, &o);
@@ -456,7 +456,7 @@ static int on_look(sd_event_source *src, uint64_t usec, void *userdata)
         end_look(s);
         /* a reload meanwhile may have removed or rescheduled the probe */
         if (slot && slot->next <= now_mono() + 0.001) {
-                const struct probe_cfg *pc = config_find_probe(s->cfg, slot->name);
+                const struct probe_cfg *pc = conf_find_probe(s->cfg, slot->name);
                 if (r > 0)
                         defer(s, slot, pc->plugin->name, reason, why, false);
                 else
@@ -497,7 +497,7 @@ static int begin_look(struct sched *s, const struct slot *slot, const struct pro
 /* The due slot runs unless the host is busy now or in the look. */
 static void run_or_defer(struct sched *s, struct slot *slot)
 {
-        const struct probe_cfg *pc = config_find_probe(s->cfg, slot->name);
+        const struct probe_cfg *pc = conf_find_probe(s->cfg, slot->name);
         const struct busy_limits lim = {
                 .max_load = daemon_opt(s, CFG_D_MAX_LOAD),
                 .max_psi_cpu = daemon_opt(s, CFG_D_MAX_PSI_CPU),

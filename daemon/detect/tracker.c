@@ -160,7 +160,7 @@ const struct bw_param_def tracker_options[] = {
 
 void tracker_settings(const struct config *cfg, struct tracker_settings *ret)
 {
-        const struct param_set *ps = cfg ? config_section(cfg, "regression") : NULL;
+        const struct param_set *ps = cfg ? conf_section(cfg, "regression") : NULL;
         *ret = (struct tracker_settings){ 0 };
         detector_config_default(&ret->det);
         ret->verify_min_runs = 3;
@@ -194,7 +194,7 @@ int tracker_check(const struct config *cfg, char **ret_error)
                                         ts.det.allowance);
                 return -EINVAL;
         }
-        const struct param_set *ps = cfg ? config_section(cfg, "regression") : NULL;
+        const struct param_set *ps = cfg ? conf_section(cfg, "regression") : NULL;
         if (ps && ps->values[T_MIN_RUNS].is_set && ts.det.min_runs > ts.det.reference_runs) {
                 *ret_error = str_printf("%s: [regression] min_runs (%u) is larger than "
                                         "reference_runs (%u)", cfg->source, ts.det.min_runs,
@@ -477,7 +477,7 @@ static int note_learning(const struct config *cfg, const struct tracker_settings
                        ts->det.reference_runs;
         if (held < 0)
                 return 0;
-        const struct probe_cfg *pc = cfg ? config_find_probe(cfg, res->probe) : NULL;
+        const struct probe_cfg *pc = cfg ? conf_find_probe(cfg, res->probe) : NULL;
         double interval = pc ? pc->interval : NAN;
         if ((unsigned)held >= min) {
                 if (counted && (unsigned)held == min)

@@ -3,8 +3,8 @@
  * management run) writes, read by a daemon running as root.
  *
  * The input is split at lines "#--dropin--" into a main file and drop-ins.
- * The main text goes through config_load_string(), and the whole set is
- * written to a private directory and loaded with config_load_file(), so
+ * The main text goes through conf_load_string(), and the whole set is
+ * written to a private directory and loaded with conf_load_file(), so
  * both entry points, NUL bytes, overrides across files and the sink
  * sections (the real tables of every sink) are exercised.  Plugins are
  * fakes whose tables hold every parameter type and flag.  Invariants: a
@@ -111,10 +111,10 @@ static void check(int r, struct config *cfg, char *err)
         if (r < 0 && r != -ENOMEM && (!err || !*err))
                 abort(); /* a refused file must say why */
         for (size_t i = 0; r == 0 && i < cfg->n_probes; i++)
-                if (!config_probe_name_valid(cfg->probes[i].name) ||
+                if (!conf_probe_name_valid(cfg->probes[i].name) ||
                     !(cfg->probes[i].interval >= 1))
                         abort();
-        config_free(cfg);
+        conf_free(cfg);
         free(err);
 }
 
@@ -172,7 +172,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 return 0;
         memcpy(text, data, size);
         text[size] = 0;
-        check(config_load_string(&env, "fuzz", text, &cfg, &err), cfg, err);
+        check(conf_load_string(&env, "fuzz", text, &cfg, &err), cfg, err);
         free(text);
 
         unsigned n = write_files(data, size);
@@ -180,7 +180,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         snprintf(path, sizeof(path), "%s/main.conf", dir);
         cfg = NULL;
         err = NULL;
-        check(config_load_file(&env, path, &cfg, &err), cfg, err);
+        check(conf_load_file(&env, path, &cfg, &err), cfg, err);
         remove_dropins(n);
         return 0;
 }

@@ -105,7 +105,7 @@ static void configure_with(const char *daemon_opts, const char *probes)
         if (r < 0)
                 fprintf(stderr, "config: %s\n", why ? why : strerror(-r));
         CHECK(r == 0);
-        config_free(app.cfg);
+        conf_free(app.cfg);
         app.cfg = cfg;
 }
 

@@ -1,4 +1,4 @@
-/* test_config.c — the configuration loader against good files (every unit
+/* test_conf.c — the configuration loader against good files (every unit
  * spelling, drop-in overrides in name order) and every kind of bad one,
  * asserting the exact "file:line: [section] reason" of each error.
  *
@@ -188,7 +188,7 @@ static struct config *load_ok(const char *path)
 {
         struct config *cfg = NULL;
         char *err = NULL;
-        int r = config_load_file(&env, path, &cfg, &err);
+        int r = conf_load_file(&env, path, &cfg, &err);
         if (r < 0)
                 fprintf(stderr, "loading %s: %d:\n%s\n", path, r, err);
         CHECK(r == 0 && cfg && !err);
@@ -237,7 +237,7 @@ static char *load_bad(const char *rel, char **ret_path)
         struct config *cfg = NULL;
         char *err = NULL;
         char *path = data_path(rel);
-        int r = config_load_file(&env, path, &cfg, &err);
+        int r = conf_load_file(&env, path, &cfg, &err);
         if (r != -EINVAL)
                 fprintf(stderr, "%s: r = %d, expected -EINVAL\n", rel, r);
         CHECK(r == -EINVAL && !cfg && err);
@@ -291,7 +291,7 @@ static void test_good_probes(const struct config *cfg)
         CHECK(!strcmp(cfg->probes[2].name, "spaced"));
         CHECK(!strcmp(cfg->probes[3].name, "data-disk"));
 
-        const struct probe_cfg *p = config_find_probe(cfg, "root-disk");
+        const struct probe_cfg *p = conf_find_probe(cfg, "root-disk");
         CHECK(p == &cfg->probes[0] && p->plugin == &fake_disk);
         CHECK(strstr(p->file, "good/benchwatch.conf") && p->line == 20);
         CHECK(p->interval == 45 * 60 && p->timeout == 90 && p->enabled);
@@ -307,7 +307,7 @@ static void test_good_probes(const struct config *cfg)
               !strcmp(h->list[1], "X-Two: 2") &&
               !strcmp(h->list[2], "X-Three: 3"));
 
-        p = config_find_probe(cfg, "cpu.fast_1");
+        p = conf_find_probe(cfg, "cpu.fast_1");
         CHECK(p && p->plugin == &fake_cpu && p->line == 32);
         CHECK(p->interval == 15 * 60 && p->timeout == 2 && p->enabled);
         CHECK(pv(p->params, "max_prime")->i == 20000);
@@ -315,16 +315,16 @@ static void test_good_probes(const struct config *cfg)
         CHECK(pv(p->params, "threads")->i == 1 &&
               !pv(p->params, "threads")->is_set);
 
-        p = config_find_probe(cfg, "spaced");
+        p = conf_find_probe(cfg, "spaced");
         CHECK(p && !p->enabled && p->line == 39);
 
-        p = config_find_probe(cfg, "data-disk");
+        p = conf_find_probe(cfg, "data-disk");
         CHECK(p && p->plugin == &fake_disk && strstr(p->file,
               "conf.d/10-override.conf") && p->line == 8);
         CHECK(pv(p->params, "block_size")->i == 1 << 20);
         CHECK(pv(p->params, "runtime")->d == 2);
         CHECK(!strcmp(pv(p->params, "path")->s, "/srv/bw.dat"));
-        CHECK(!config_find_probe(cfg, "nosuch"));
+        CHECK(!conf_find_probe(cfg, "nosuch"));
 }
 
 static void test_good(void)
@@ -338,15 +338,15 @@ static void test_good(void)
         CHECK(cfg->n_sections == 2);
         CHECK(!strcmp(cfg->sections[0].name, "pushgateway"));
         CHECK(cfg->sections[0].line == 43);
-        const struct param_set *push = config_section(cfg, "pushgateway");
+        const struct param_set *push = conf_section(cfg, "pushgateway");
         CHECK(push && !strcmp(pv(push, "url")->s, "http://127.0.0.1:9091"));
         CHECK(pv(push, "timeout")->d == 2.5);
-        const struct param_set *journal = config_section(cfg, "journal");
+        const struct param_set *journal = conf_section(cfg, "journal");
         CHECK(journal && pv(journal, "enabled")->b &&
               !pv(journal, "enabled")->is_set);
         CHECK(strstr(cfg->sections[1].file, "20-more.conf"));
-        CHECK(!config_section(cfg, "textfile"));
-        config_free(cfg);
+        CHECK(!conf_section(cfg, "textfile"));
+        conf_free(cfg);
         free(path);
 }
 
@@ -360,7 +360,7 @@ static void test_string_forms(void)
                            "  cache_dir = /tmp/a;b  \r\n\r\n"
                            "# full-line comment\r\n[probe x]\r\n"
                            "plugin=cpu\r\nduration = 0.5h";
-        int r = config_load_string(&env, "inline", text, &cfg, &err);
+        int r = conf_load_string(&env, "inline", text, &cfg, &err);
         if (r < 0)
                 fprintf(stderr, "%s\n", err);
         CHECK(r == 0);
@@ -368,13 +368,13 @@ static void test_string_forms(void)
         CHECK(cfg->daemon->values[CFG_D_INTERVAL].d == 7200);
         CHECK(cfg->daemon->values[CFG_D_TIMEOUT].d == 1.5);
         CHECK(!strcmp(cfg->daemon->values[CFG_D_CACHE_DIR].s, "/tmp/a;b"));
-        const struct probe_cfg *p = config_find_probe(cfg, "x");
+        const struct probe_cfg *p = conf_find_probe(cfg, "x");
         CHECK(p && p->interval == 7200 && p->timeout == 1.5);
         CHECK(pv(p->params, "duration")->d == 1800);
-        config_free(cfg);
+        conf_free(cfg);
 
         /* ';' right after a value is part of it; here it breaks a number */
-        r = config_load_string(&env, "inline", "[probe x]\nplugin = cpu\n"
+        r = conf_load_string(&env, "inline", "[probe x]\nplugin = cpu\n"
                                "max_prime = 7;x\n", &cfg, &err);
         CHECK(r == -EINVAL);
         expect_lines(err, "inline", "3: [probe x] max_prime: '7;x' is not "
@@ -382,13 +382,13 @@ static void test_string_forms(void)
         free(err);
 
         /* an empty file is valid: nothing configured, every default */
-        r = config_load_string(&env, "empty", "", &cfg, &err);
+        r = conf_load_string(&env, "empty", "", &cfg, &err);
         CHECK(r == 0 && cfg->n_probes == 0 && cfg->n_sections == 0);
         CHECK(cfg->daemon->values[CFG_D_INTERVAL].d == 3600);
         CHECK(cfg->daemon->values[CFG_D_TIMEOUT].d == 300);
         CHECK(cfg->daemon->values[CFG_D_NICE].i == 10);
         CHECK(cfg->daemon->values[CFG_D_IOPRIO_LEVEL].i == 7);
-        config_free(cfg);
+        conf_free(cfg);
 }
 
 static void test_sizes_and_durations(void)
@@ -408,10 +408,10 @@ static void test_sizes_and_durations(void)
                 char *err = NULL;
                 char *t = str_printf("[probe d]\nplugin = disk\nblock_size = "
                                      "%s\n", sizes[i].text);
-                CHECK(config_load_string(&env, "s", t, &cfg, &err) == 0);
+                CHECK(conf_load_string(&env, "s", t, &cfg, &err) == 0);
                 CHECK(pv(cfg->probes[0].params, "block_size")->i ==
                       sizes[i].bytes);
-                config_free(cfg);
+                conf_free(cfg);
                 free(t);
         }
         for (size_t i = 0; i < sizeof(durs) / sizeof(durs[0]); i++) {
@@ -422,14 +422,14 @@ static void test_sizes_and_durations(void)
                                      "%s\n%s%s\n", durs[i].text,
                                      short_run ? "" : "timeout = ",
                                      short_run ? "" : durs[i].text);
-                if (config_load_string(&env, "d", t, &cfg, &err) < 0)
+                if (conf_load_string(&env, "d", t, &cfg, &err) < 0)
                         fprintf(stderr, "%s\n", err);
                 CHECK(cfg && !err);
                 CHECK_NEAR(pv(cfg->probes[0].params, "runtime")->d,
                            durs[i].s, 1e-12);
                 CHECK_NEAR(cfg->probes[0].timeout, short_run ? 300 : durs[i].s,
                            1e-12);
-                config_free(cfg);
+                conf_free(cfg);
                 free(t);
         }
 }
@@ -555,14 +555,14 @@ static void test_probes(void)
         free(err);
         free(path);
 
-        CHECK(config_probe_name_valid("root-disk"));
-        CHECK(config_probe_name_valid("A.b_c-9"));
-        CHECK(config_probe_name_valid(".hidden"));
-        CHECK(!config_probe_name_valid(""));
-        CHECK(!config_probe_name_valid("."));
-        CHECK(!config_probe_name_valid("a b"));
-        CHECK(!config_probe_name_valid("a:b"));
-        CHECK(!config_probe_name_valid("ä"));
+        CHECK(conf_probe_name_valid("root-disk"));
+        CHECK(conf_probe_name_valid("A.b_c-9"));
+        CHECK(conf_probe_name_valid(".hidden"));
+        CHECK(!conf_probe_name_valid(""));
+        CHECK(!conf_probe_name_valid("."));
+        CHECK(!conf_probe_name_valid("a b"));
+        CHECK(!conf_probe_name_valid("a:b"));
+        CHECK(!conf_probe_name_valid("ä"));
 }
 
 static void test_long_line(void)
@@ -583,7 +583,7 @@ static void test_missing_file(void)
         struct config *cfg = NULL;
         char *err = NULL;
         char *path = data_path("bad/does-not-exist.conf");
-        int r = config_load_file(&env, path, &cfg, &err);
+        int r = conf_load_file(&env, path, &cfg, &err);
         CHECK(r == -ENOENT && !cfg);
         expect_lines(err, path, " cannot read: No such file or directory",
                      NULL);
@@ -593,7 +593,7 @@ static void test_missing_file(void)
 
 /* ---- drop-ins in a temporary directory ------------------------------------ */
 
-static char tmpdir[] = "/tmp/test_config.XXXXXX";
+static char tmpdir[] = "/tmp/test_conf.XXXXXX";
 
 static int remove_one(const char *path, const struct stat *st, int flag,
                       struct FTW *ftw)
@@ -638,7 +638,7 @@ static void test_dropins(void)
         /* main, then a.conf, then b.conf: b wins */
         CHECK(pv(cfg->probes[0].params, "threads")->i == 3);
         CHECK(cfg->daemon->values[CFG_D_NICE].i == 1);
-        config_free(cfg);
+        conf_free(cfg);
 
         /* errors of several files are all reported, in reading order */
         write_file(f = tmp_path("conf.d/a.conf"), "[probe p]\nplugin = cpu\n"
@@ -647,7 +647,7 @@ static void test_dropins(void)
         write_file(f = tmp_path("conf.d/b.conf"), "[probe q]\nthreads = 1\n");
         free(f);
         char *err = NULL;
-        CHECK(config_load_file(&env, main_conf, &cfg, &err) == -EINVAL);
+        CHECK(conf_load_file(&env, main_conf, &cfg, &err) == -EINVAL);
         char *pa = tmp_path("conf.d/a.conf"), *pb = tmp_path("conf.d/b.conf");
         char *want = str_printf("%s:2: [probe p] plugin: cannot change the "
                 "plugin of probe 'p' from disk to 'cpu' (defined at %s:1)\n"
@@ -685,7 +685,7 @@ static void test_unreadable_dropins(void)
                 CHECK(chmod(b, 0) == 0);
         struct config *cfg = NULL;
         char *err = NULL;
-        CHECK(config_load_file(&env, main_conf, &cfg, &err) == -EINVAL);
+        CHECK(conf_load_file(&env, main_conf, &cfg, &err) == -EINVAL);
         char *want = str_printf("%s%s%s: cannot read: Is a directory\n"
                 "%s: cannot read: No such file or directory",
                 as_root ? "" : b, as_root ? "" : ": cannot read: Permission "
@@ -702,7 +702,7 @@ static void test_unreadable_dropins(void)
         char *d = tmp_path("conf.d");
         CHECK(rmdir(d) == 0);
         write_file(d, "not a directory\n");
-        CHECK(config_load_file(&env, main_conf, &cfg, &err) == -EINVAL);
+        CHECK(conf_load_file(&env, main_conf, &cfg, &err) == -EINVAL);
         want = str_printf("%s: cannot read directory: Not a directory", d);
         CHECK(!strcmp(err, want));
         free(want);
@@ -724,15 +724,15 @@ static void test_builtin(void)
         char *err = NULL;
         struct cfg_env e = env;
         e.userdata = (void *)with_disklat;
-        int r = config_load_builtin(&e, &cfg, &err);
+        int r = conf_load_builtin(&e, &cfg, &err);
         if (r < 0)
                 fprintf(stderr, "%s\n", err);
         CHECK(r == 0 && !strcmp(cfg->source, "<built-in>"));
-        CHECK(cfg->n_probes == 5 && config_find_probe(cfg, "disk") &&
-              config_find_probe(cfg, "memory-latency"));
+        CHECK(cfg->n_probes == 5 && conf_find_probe(cfg, "disk") &&
+              conf_find_probe(cfg, "memory-latency"));
         /* the built-in disk probe is the latency trickle, not the
          * saturating disk plugin */
-        CHECK(!strcmp(config_find_probe(cfg, "disk")->plugin->name, "disklat"));
+        CHECK(!strcmp(conf_find_probe(cfg, "disk")->plugin->name, "disklat"));
         /* The CPU-bound probes burn their whole run, so their seconds of
          * run an hour are the built-in configuration's cost: at most 0.25%
          * of a 2-core host, 18 CPU s an hour (bench/cost/cost.sh,
@@ -745,16 +745,16 @@ static void test_builtin(void)
                         burn += pv(p->params, "duration")->d * 3600 / p->interval;
         }
         CHECK(burn > 0 && burn <= 18);
-        CHECK(config_find_probe(cfg, "cpu")->interval == 10 * 60 &&
-              pv(config_find_probe(cfg, "cpu")->params, "duration")->d == 1);
-        config_free(cfg);
+        CHECK(conf_find_probe(cfg, "cpu")->interval == 10 * 60 &&
+              pv(conf_find_probe(cfg, "cpu")->params, "duration")->d == 1);
+        conf_free(cfg);
 
         e.userdata = (void *)no_disk;
-        CHECK(config_load_builtin(&e, &cfg, &err) == 0);
-        CHECK(cfg->n_probes == 4 && !config_find_probe(cfg, "disk"));
-        CHECK(config_find_probe(cfg, "cpu") && config_find_probe(cfg, "threads")
-              && config_find_probe(cfg, "memory"));
-        config_free(cfg);
+        CHECK(conf_load_builtin(&e, &cfg, &err) == 0);
+        CHECK(cfg->n_probes == 4 && !conf_find_probe(cfg, "disk"));
+        CHECK(conf_find_probe(cfg, "cpu") && conf_find_probe(cfg, "threads")
+              && conf_find_probe(cfg, "memory"));
+        conf_free(cfg);
 }
 
 /* Without a main file, the built-in configuration takes the drop-ins of
@@ -765,7 +765,7 @@ static void test_builtin_dropins(void)
         const char *top = getenv("top_srcdir");
         struct cfg_env e = env;
         e.userdata = (void *)with_disklat; /* the built-in disk probe's plugin */
-        char dir[] = "/tmp/test_config_builtin.XXXXXX";
+        char dir[] = "/tmp/test_conf_builtin.XXXXXX";
         CHECK(mkdtemp(dir));
         char *confd = str_printf("%s/conf.d", dir);
         char *dropin = str_printf("%s/50-node-exporter.conf", confd);
@@ -779,20 +779,20 @@ static void test_builtin_dropins(void)
         write_file(dropin, text);
         struct config *cfg = NULL;
         char *err = NULL;
-        int r = config_load_builtin_with(&e, main_conf, &cfg, &err);
+        int r = conf_load_builtin_with(&e, main_conf, &cfg, &err);
         if (r < 0)
                 fprintf(stderr, "%s\n", err);
         CHECK(r == 0 && cfg->n_probes == 5);
-        const struct param_set *tf = config_section(cfg, "textfile");
+        const struct param_set *tf = conf_section(cfg, "textfile");
         CHECK(tf && !strcmp(pv(tf, "path")->s,
                             "/var/lib/prometheus/node-exporter/benchwatch.prom"));
-        config_free(cfg);
+        conf_free(cfg);
         /* and without the drop-in, the built-in path */
         CHECK(unlink(dropin) == 0);
-        CHECK(config_load_builtin_with(&e, main_conf, &cfg, &err) == 0);
-        tf = config_section(cfg, "textfile");
+        CHECK(conf_load_builtin_with(&e, main_conf, &cfg, &err) == 0);
+        tf = conf_section(cfg, "textfile");
         CHECK(tf && !strcmp(pv(tf, "path")->s, "benchwatch.prom"));
-        config_free(cfg);
+        conf_free(cfg);
         CHECK(rmdir(confd) == 0 && rmdir(dir) == 0);
         free(confd);
         free(dropin);
@@ -809,7 +809,7 @@ static void test_shipped_conf(void)
                                 top ? top : TOP_SRCDIR);
         struct config *cfg = NULL;
         char *err = NULL;
-        int r = config_load_file(&env, path, &cfg, &err);
+        int r = conf_load_file(&env, path, &cfg, &err);
         if (r < 0)
                 fprintf(stderr, "%s\n", err);
         CHECK(r == 0);
@@ -818,8 +818,8 @@ static void test_shipped_conf(void)
         char *text = calloc(1, 1 << 20);
         CHECK(text && fread(text, 1, (1 << 20) - 1, f) > 0);
         fclose(f);
-        for (size_t i = 0; config_daemon_options[i].name; i++) {
-                const struct bw_param_def *d = &config_daemon_options[i];
+        for (size_t i = 0; conf_daemon_options[i].name; i++) {
+                const struct bw_param_def *d = &conf_daemon_options[i];
                 /* plugin_dir's, cache_dir's and state_dir's defaults depend
                  * on the configured prefix and localstatedir */
                 bool any = i == CFG_D_PLUGIN_DIR || i == CFG_D_CACHE_DIR ||
@@ -847,11 +847,11 @@ static void test_shipped_conf(void)
                 CHECK(!obsolete || !strstr(text, line));
                 free(line);
         }
-        const struct param_set *reg = config_section(cfg, "regression");
+        const struct param_set *reg = conf_section(cfg, "regression");
         for (size_t i = 0; reg && tracker_options[i].name; i++)
                 CHECK(!reg->values[i].is_set);
         free(text);
-        config_free(cfg);
+        conf_free(cfg);
         free(path);
 }
 
@@ -869,15 +869,15 @@ static void test_absent(void)
         genv.userdata = (void *)with_gpu;
         write_file(path, "[probe c]\nplugin = cpu\n[probe g]\nplugin = gpu\ngpu = absent\n"
                          "[probe h]\nplugin = gpu\ngpu = 0\n");
-        CHECK(config_load_file(&genv, path, &cfg, &err) == 0);
-        const struct probe_cfg *g = config_find_probe(cfg, "g");
+        CHECK(conf_load_file(&genv, path, &cfg, &err) == 0);
+        const struct probe_cfg *g = conf_find_probe(cfg, "g");
         CHECK(g && !g->enabled);
         CHECK_STR_CONTAINS(g->absent, "no NVIDIA driver (libcuda.so.1");
-        CHECK(config_find_probe(cfg, "h")->enabled && !config_find_probe(cfg, "h")->absent);
-        CHECK(config_find_probe(cfg, "c")->enabled && !config_find_probe(cfg, "c")->absent);
-        config_free(cfg);
+        CHECK(conf_find_probe(cfg, "h")->enabled && !conf_find_probe(cfg, "h")->absent);
+        CHECK(conf_find_probe(cfg, "c")->enabled && !conf_find_probe(cfg, "c")->absent);
+        conf_free(cfg);
         write_file(path, "[probe g]\nplugin = gpu\ngpu = bad\n");
-        CHECK(config_load_file(&genv, path, &cfg, &err) == -EINVAL);
+        CHECK(conf_load_file(&genv, path, &cfg, &err) == -EINVAL);
         CHECK_STR_CONTAINS(err, ":1: [probe g] gpu: 'bad' is neither");
         free(err);
         unlink(path);
@@ -886,9 +886,9 @@ static void test_absent(void)
 int main(void)
 {
         for (size_t i = 0; i < CFG_D_COUNT; i++)
-                CHECK(config_daemon_options[i].name);
-        CHECK(!config_daemon_options[CFG_D_COUNT].name);
-        CHECK(param_index(config_daemon_options, "duty_cycle") ==
+                CHECK(conf_daemon_options[i].name);
+        CHECK(!conf_daemon_options[CFG_D_COUNT].name);
+        CHECK(param_index(conf_daemon_options, "duty_cycle") ==
               CFG_D_DUTY_CYCLE);
         test_good();
         test_string_forms();
@@ -905,6 +905,6 @@ int main(void)
         test_builtin_dropins();
         test_shipped_conf();
         test_absent();
-        printf("test_config: all checks passed\n");
+        printf("test_conf: all checks passed\n");
         return 0;
 }
