@@ -7,7 +7,7 @@
  * The watchdog is fed by a timer on the same loop, at half of
  * WATCHDOG_USEC, and only while the scheduler says it makes progress: a
  * wedged loop stops feeding it because the timer never fires, and a loop
- * that spins without progress because sched_stalled() says so.  Either
+ * that spins without progress because scheduler_stalled() says so.  Either
  * way systemd kills and restarts the service. */
 #include <errno.h>
 #include <getopt.h>
@@ -36,7 +36,7 @@
 struct daemon {
         struct app *app;
         sd_event *event;
-        struct sched *sched;
+        struct scheduler *sched;
         struct sink_set *sinks;
         struct tracker *tracker;
         struct context host;  /* read once at start */
@@ -98,7 +98,7 @@ static void remove_interrupted_writes(const struct config *cfg)
 
 static void notify_status(struct daemon *d)
 {
-        char *st = sched_status(d->sched);
+        char *st = scheduler_status(d->sched);
         if (st)
                 sd_notifyf(false, "STATUS=%s", st);
         free(st);
@@ -108,13 +108,13 @@ static void notify_status(struct daemon *d)
  * its last run left. */
 static int state_probes(struct daemon *d)
 {
-        size_t n = sched_count(d->sched);
+        size_t n = scheduler_count(d->sched);
         struct statefile_probe *probes = calloc(n + 1, sizeof(*probes));
         if (!probes)
                 return -ENOMEM;
         for (size_t i = 0; i < n; i++) {
-                struct sched_probe_info info;
-                sched_probe_info(d->sched, i, &info);
+                struct scheduler_probe_info info;
+                scheduler_probe_info(d->sched, i, &info);
                 struct statefile_probe *old = (struct statefile_probe *)
                         statefile_find(&d->state, info.name);
                 const struct probe_cfg *pc = conf_find_probe(d->app->cfg, info.name);
@@ -281,7 +281,7 @@ static void on_changed(void *userdata)
 static int on_watchdog(sd_event_source *s, uint64_t usec, void *userdata)
 {
         struct daemon *d = userdata;
-        const char *why = sched_stalled(d->sched);
+        const char *why = scheduler_stalled(d->sched);
         if (!why) {
                 if (d->stalled)
                         log_notice("scheduler making progress again");
@@ -320,9 +320,9 @@ static void seed_sinks(struct daemon *d, struct sink_set *sinks)
         if (info)
                 sink_set_seed(sinks, info);
         result_free(info);
-        for (size_t i = 0; i < sched_count(d->sched); i++)
-                if (sched_latest(d->sched, i))
-                        sink_set_seed(sinks, sched_latest(d->sched, i));
+        for (size_t i = 0; i < scheduler_count(d->sched); i++)
+                if (scheduler_latest(d->sched, i))
+                        sink_set_seed(sinks, scheduler_latest(d->sched, i));
 }
 
 /* The probes the configuration keeps but this host cannot run (no GPU
@@ -349,7 +349,7 @@ static int reload_config(struct daemon *d, char **ret_why)
                 r = make_sinks(cfg, &sinks, ret_why);
         if (r >= 0) {
                 d->app->cfg = cfg;
-                r = sched_reload(d->sched, cfg);
+                r = scheduler_reload(d->sched, cfg);
         }
         if (r < 0) {
                 d->app->cfg = old;
@@ -400,7 +400,7 @@ static int on_term(sd_event_source *s, const struct signalfd_siginfo *si, void *
         struct daemon *d = userdata;
         sd_notify(false, "STOPPING=1\nSTATUS=stopping");
         log_info("stopping (signal %s)", sigabbrev_np((int)si->ssi_signo));
-        sched_stop(d->sched, on_idle, d);
+        scheduler_stop(d->sched, on_idle, d);
         return 0;
 }
 
@@ -467,16 +467,16 @@ static void daemon_usage(FILE *f)
 /* The loop, from READY=1 to the end of the stop. */
 static int run(struct daemon *d)
 {
-        static const struct sched_callbacks cb = {
+        static const struct scheduler_callbacks cb = {
                 .result = on_result, .deferred = on_deferred, .changed = on_changed,
         };
         int r = setup_loop(d);
         if (r >= 0)
-                r = sched_new(d->event, d->app->cfg, d->app->reg, &cb, d, &d->sched);
+                r = scheduler_new(d->event, d->app->cfg, d->app->reg, &cb, d, &d->sched);
         if (r >= 0)
                 r = setup_watchdog(d);
         if (r >= 0 && d->first_pass)
-                sched_first_pass(d->sched);
+                scheduler_first_pass(d->sched);
         if (r < 0) {
                 log_error("cannot start the scheduler: %s", strerror(-r));
                 return EXIT_ENV;
@@ -558,7 +558,7 @@ int cmd_daemon(struct app *app, int argc, char **argv)
         statefile_clear(&d.state);
         context_clear(&d.host);
         sd_event_source_disable_unref(d.watchdog);
-        sched_free(d.sched);
+        scheduler_free(d.sched);
         sink_set_free(d.sinks);
         sd_event_unref(d.event);
         app_done(app);

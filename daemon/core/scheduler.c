@@ -68,12 +68,12 @@ struct slot {
         struct result *last;    /* latest result, as published */
 };
 
-struct sched {
+struct scheduler {
         sd_event *event;
         sd_event_source *timer;
         const struct config *cfg;       /* the running configuration */
         const struct plugin_registry *reg;
-        struct sched_callbacks cb;
+        struct scheduler_callbacks cb;
         void *userdata;
         struct slot *slots;
         size_t n;
@@ -93,7 +93,7 @@ struct sched {
         void (*idle)(void *userdata);
         void *idle_userdata;
         bool stopping;
-        bool first_pass;        /* sched_first_pass(): no pause until every slot was tried */
+        bool first_pass;        /* scheduler_first_pass(): no pause until every slot was tried */
         unsigned runs, failures;
         double deferrals;
         char *last_probe;
@@ -109,21 +109,21 @@ static double random_unit(void)
         return v / 4294967296.0;
 }
 
-static double daemon_opt(const struct sched *s, int i)
+static double daemon_opt(const struct scheduler *s, int i)
 {
         return s->cfg->daemon->values[i].d;
 }
 
 /* Each wait is lengthened by 0..splay x interval. */
-static double splay_of(const struct sched *s, double interval)
+static double splay_of(const struct scheduler *s, double interval)
 {
         return random_unit() * fmin(daemon_opt(s, CFG_D_SPLAY), 1.0) * interval;
 }
 
 /* The first run after start (or of a new probe) waits 0..splay x interval,
  * but at most first_splay (the duty cycle's pause after each run still
- * spaces them: sched_first_pass() is for a pass without it). */
-static double first_splay_of(const struct sched *s, double interval)
+ * spaces them: scheduler_first_pass() is for a pass without it). */
+static double first_splay_of(const struct scheduler *s, double interval)
 {
         double most = fmin(fmin(daemon_opt(s, CFG_D_SPLAY), 1.0) * interval,
                            daemon_opt(s, CFG_D_FIRST_SPLAY));
@@ -140,7 +140,7 @@ static void slot_clear(struct slot *slot)
         *slot = (struct slot){ 0 };
 }
 
-static struct slot *find_slot(struct sched *s, const char *name)
+static struct slot *find_slot(struct scheduler *s, const char *name)
 {
         for (size_t i = 0; i < s->n; i++)
                 if (!strcmp(s->slots[i].name, name))
@@ -148,7 +148,7 @@ static struct slot *find_slot(struct sched *s, const char *name)
         return NULL;
 }
 
-static void arm(struct sched *s);
+static void arm(struct scheduler *s);
 
 /* ---- deferral count ------------------------------------------------------- */
 
@@ -231,7 +231,7 @@ static void count_hourly(struct slot *slot, bool yield)
                 slot->hour_deferred[i]++;
 }
 
-static void defer(struct sched *s, struct slot *slot, const char *plugin,
+static void defer(struct scheduler *s, struct slot *slot, const char *plugin,
                   const char *reason, const char *why, bool yield)
 {
         char buf[32];
@@ -258,7 +258,7 @@ static void defer(struct sched *s, struct slot *slot, const char *plugin,
 
 /* ---- runs ---------------------------------------------------------------------- */
 
-static void clear_running(struct sched *s)
+static void clear_running(struct scheduler *s)
 {
         s->running = NULL;
         param_set_free(s->running_params);
@@ -268,7 +268,7 @@ static void clear_running(struct sched *s)
 }
 
 /* Whether the first pass is still going: a slot not yet tried. */
-static bool in_first_pass(const struct sched *s)
+static bool in_first_pass(const struct scheduler *s)
 {
         for (size_t i = 0; s->first_pass && i < s->n; i++)
                 if (!s->slots[i].tried)
@@ -278,7 +278,7 @@ static bool in_first_pass(const struct sched *s)
 
 /* After a run of d seconds, none for d x (1/duty_cycle - 1); during the
  * first pass the next probe follows at once. */
-static void account_duty(struct sched *s, double end)
+static void account_duty(struct scheduler *s, double end)
 {
         double dc = daemon_opt(s, CFG_D_DUTY_CYCLE);
         double d = fmax(end - s->run_started, 0);
@@ -287,7 +287,7 @@ static void account_duty(struct sched *s, double end)
 
 /* A run stopped to make way for other work: a deferral, retried later;
  * neither a run nor a failure, and nothing of it reaches the baselines. */
-static void yielded(struct sched *s, struct slot *slot, struct result *res)
+static void yielded(struct scheduler *s, struct slot *slot, struct result *res)
 {
         const char *why = res->error ? res->error : "yielded to other work";
         if (slot)
@@ -300,7 +300,7 @@ static void yielded(struct sched *s, struct slot *slot, struct result *res)
 
 static void on_done(struct runner *rn, struct result *res, void *userdata)
 {
-        struct sched *s = userdata;
+        struct scheduler *s = userdata;
         double end = now_mono();
         struct slot *slot = find_slot(s, res->probe);
         if (slot)
@@ -343,7 +343,7 @@ static void on_done(struct runner *rn, struct result *res, void *userdata)
         arm(s);
 }
 
-static void start(struct sched *s, struct slot *slot)
+static void start(struct scheduler *s, struct slot *slot)
 {
         const struct probe_cfg *pc = conf_find_probe(s->cfg, slot->name);
         struct run_spec spec;
@@ -390,7 +390,7 @@ static void start(struct sched *s, struct slot *slot)
 
 /* ---- the look before a run ------------------------------------------------- */
 
-static void end_look(struct sched *s)
+static void end_look(struct scheduler *s)
 {
         yield_monitor_free(s->look);
         s->look = NULL;
@@ -420,7 +420,7 @@ static double needs_of(const struct probe_cfg *pc, const struct slot *slot)
 }
 
 /* 1 and *ret_why when the look found no room for the probe's run. */
-static int no_room(struct sched *s, const struct slot *slot, char **ret_why)
+static int no_room(struct scheduler *s, const struct slot *slot, char **ret_why)
 {
         const struct probe_cfg *pc = conf_find_probe(s->cfg, slot->name);
         double room = daemon_opt(s, CFG_D_ROOM);
@@ -442,7 +442,7 @@ static int no_room(struct sched *s, const struct slot *slot, char **ret_why)
  * host we cannot watch does not stop it). */
 static int on_look(sd_event_source *src, uint64_t usec, void *userdata)
 {
-        struct sched *s = userdata;
+        struct scheduler *s = userdata;
         const char *reason = NULL;
         char *why = NULL;
         int r = yield_monitor_sample(s->look, &reason, &why);
@@ -473,7 +473,7 @@ static int on_look(sd_event_source *src, uint64_t usec, void *userdata)
 /* 0 when the look has begun, -errno when the run should start now.  The
  * look watches others' disk I/O and memory stalls as a run does; room
  * stands in for the CPU checks, which need a run to compare with. */
-static int begin_look(struct sched *s, const struct slot *slot, const struct probe_cfg *pc)
+static int begin_look(struct scheduler *s, const struct slot *slot, const struct probe_cfg *pc)
 {
         struct yield_limits lim;
         runspec_yield_limits(s->cfg, false, &lim);
@@ -495,7 +495,7 @@ static int begin_look(struct sched *s, const struct slot *slot, const struct pro
 }
 
 /* The due slot runs unless the host is busy now or in the look. */
-static void run_or_defer(struct sched *s, struct slot *slot)
+static void run_or_defer(struct scheduler *s, struct slot *slot)
 {
         const struct probe_cfg *pc = conf_find_probe(s->cfg, slot->name);
         const struct busy_limits lim = {
@@ -516,7 +516,7 @@ static void run_or_defer(struct sched *s, struct slot *slot)
                 s->cb.changed(s->userdata);
 }
 
-static struct slot *earliest(struct sched *s)
+static struct slot *earliest(struct scheduler *s)
 {
         struct slot *due = NULL;
         for (size_t i = 0; i < s->n; i++)
@@ -527,7 +527,7 @@ static struct slot *earliest(struct sched *s)
 
 static int on_timer(sd_event_source *src, uint64_t usec, void *userdata)
 {
-        struct sched *s = userdata;
+        struct scheduler *s = userdata;
         if (s->running || s->look || s->stopping)
                 return 0;
         double now = now_mono();
@@ -540,7 +540,7 @@ static int on_timer(sd_event_source *src, uint64_t usec, void *userdata)
 }
 
 /* Sleep until the earliest next run, or the end of the quiet time. */
-static void arm(struct sched *s)
+static void arm(struct scheduler *s)
 {
         struct slot *due = earliest(s);
         if (s->running || s->look || s->stopping || !due) {
@@ -582,7 +582,7 @@ static char *fingerprint(const struct probe_cfg *pc)
 }
 
 /* The new slot for pc, taking over what old (same name) had. */
-static int make_slot(struct sched *s, const struct probe_cfg *pc,
+static int make_slot(struct scheduler *s, const struct probe_cfg *pc,
                      struct slot *old, struct slot *ret)
 {
         ret->name = strdup(pc->name);
@@ -610,7 +610,7 @@ static int make_slot(struct sched *s, const struct probe_cfg *pc,
         return 0;
 }
 
-static void log_removed(struct sched *s, const struct slot *slots, size_t n)
+static void log_removed(struct scheduler *s, const struct slot *slots, size_t n)
 {
         for (size_t i = 0; s->slots && i < s->n; i++) {
                 bool kept = false;
@@ -621,7 +621,7 @@ static void log_removed(struct sched *s, const struct slot *slots, size_t n)
         }
 }
 
-int sched_reload(struct sched *s, const struct config *cfg)
+int scheduler_reload(struct scheduler *s, const struct config *cfg)
 {
         const struct config *old = s->cfg;
         s->cfg = cfg;   /* make_slot's splay is the new configuration's */
@@ -654,10 +654,10 @@ int sched_reload(struct sched *s, const struct config *cfg)
 
 /* ---- the rest ---------------------------------------------------------------------- */
 
-int sched_new(sd_event *e, const struct config *cfg, const struct plugin_registry *reg,
-              const struct sched_callbacks *cb, void *userdata, struct sched **ret)
+int scheduler_new(sd_event *e, const struct config *cfg, const struct plugin_registry *reg,
+                  const struct scheduler_callbacks *cb, void *userdata, struct scheduler **ret)
 {
-        struct sched *s = calloc(1, sizeof(*s));
+        struct scheduler *s = calloc(1, sizeof(*s));
         if (!s)
                 return -ENOMEM;
         s->event = sd_event_ref(e);
@@ -675,16 +675,16 @@ int sched_new(sd_event *e, const struct config *cfg, const struct plugin_registr
         if (r >= 0)
                 r = sd_event_source_set_enabled(s->look_timer, SD_EVENT_OFF);
         if (r >= 0)
-                r = sched_reload(s, cfg);
+                r = scheduler_reload(s, cfg);
         if (r < 0) {
-                sched_free(s);
+                scheduler_free(s);
                 return r;
         }
         *ret = s;
         return 0;
 }
 
-void sched_first_pass(struct sched *s)
+void scheduler_first_pass(struct scheduler *s)
 {
         double now = now_mono();
         s->first_pass = true;
@@ -695,7 +695,7 @@ void sched_first_pass(struct sched *s)
         arm(s);
 }
 
-void sched_stop(struct sched *s, void (*idle)(void *userdata), void *userdata)
+void scheduler_stop(struct scheduler *s, void (*idle)(void *userdata), void *userdata)
 {
         s->stopping = true;
         end_look(s);
@@ -708,26 +708,26 @@ void sched_stop(struct sched *s, void (*idle)(void *userdata), void *userdata)
                 idle(userdata);
 }
 
-bool sched_busy(const struct sched *s)
+bool scheduler_busy(const struct scheduler *s)
 {
         return s->running != NULL;
 }
 
-const char *sched_stalled(const struct sched *s)
+const char *scheduler_stalled(const struct scheduler *s)
 {
         double now = now_mono();
         if (s->running)
                 return now > s->run_started + s->run_timeout + STOP_GRACE + STALL_SLACK
                                ? "a probe run outlived its deadline and was not reaped"
                                : NULL;
-        const struct slot *due = earliest((struct sched *)s);
+        const struct slot *due = earliest((struct scheduler *)s);
         if (s->stopping || !due)
                 return NULL;
         return now > fmax(due->next, s->quiet_until) + STALL_SLACK
                        ? "a due probe run did not start" : NULL;
 }
 
-char *sched_status(const struct sched *s)
+char *scheduler_status(const struct scheduler *s)
 {
         char *deferred = s->deferrals ? str_printf(", %.0f deferred (host busy)", s->deferrals)
                                       : strdup("");
@@ -748,22 +748,22 @@ char *sched_status(const struct sched *s)
         return st;
 }
 
-size_t sched_count(const struct sched *s)
+size_t scheduler_count(const struct scheduler *s)
 {
         return s->n;
 }
 
-const struct result *sched_latest(const struct sched *s, size_t i)
+const struct result *scheduler_latest(const struct scheduler *s, size_t i)
 {
         return i < s->n ? s->slots[i].last : NULL;
 }
 
-void sched_probe_info(const struct sched *s, size_t i, struct sched_probe_info *ret)
+void scheduler_probe_info(const struct scheduler *s, size_t i, struct scheduler_probe_info *ret)
 {
         const struct slot *slot = &s->slots[i];
         double wall = now_wall();
         long hour = (long)(wall / 3600);
-        *ret = (struct sched_probe_info){
+        *ret = (struct scheduler_probe_info){
                 .name = slot->name,
                 .interval = slot->interval,
                 .next = wall + fmax(fmax(slot->next, s->quiet_until) - now_mono(), 0),
@@ -777,7 +777,7 @@ void sched_probe_info(const struct sched *s, size_t i, struct sched_probe_info *
         }
 }
 
-void sched_free(struct sched *s)
+void scheduler_free(struct scheduler *s)
 {
         if (!s)
                 return;
@@ -797,7 +797,7 @@ void sched_free(struct sched *s)
         free(s);
 }
 
-char *sched_evidence_absent(const struct sched *s)
+char *scheduler_evidence_absent(const struct scheduler *s)
 {
         return s->evidence ? evidence_host_absent_text(s->evidence) : NULL;
 }

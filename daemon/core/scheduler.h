@@ -17,8 +17,8 @@
  * A new configuration (reload) keeps the schedule of probes that did not
  * change; a probe whose plugin, parameters, interval or timeout changed is
  * scheduled afresh, as a new one. */
-#ifndef BENCHWATCH_SCHED_H
-#define BENCHWATCH_SCHED_H
+#ifndef BENCHWATCH_SCHEDULER_H
+#define BENCHWATCH_SCHEDULER_H
 
 #include <stdbool.h>
 #include <systemd/sd-event.h>
@@ -27,9 +27,9 @@
 #include "core/loader.h"
 #include "core/result.h"
 
-struct sched;
+struct scheduler;
 
-struct sched_callbacks {
+struct scheduler_callbacks {
         /* A run finished. res carries benchwatch_probe_deferred_total; the
          * callee may add to it (verdicts) but does not free it: the
          * scheduler keeps it as the probe's latest result. */
@@ -49,36 +49,36 @@ struct sched_callbacks {
 
 /* Schedules cfg's enabled probes, run with the plugins of reg (its
  * directory); both are the caller's and outlive the scheduler (cfg until
- * the next sched_reload). */
-int sched_new(sd_event *e, const struct config *cfg, const struct plugin_registry *reg,
-              const struct sched_callbacks *cb, void *userdata, struct sched **ret);
+ * the next scheduler_reload). */
+int scheduler_new(sd_event *e, const struct config *cfg, const struct plugin_registry *reg,
+                  const struct scheduler_callbacks *cb, void *userdata, struct scheduler **ret);
 /* Take cfg (after a reload): new probes are scheduled with splay, removed
  * ones dropped, changed ones rescheduled, unchanged ones keep their next
  * time.  A run in progress finishes with the settings it started with.  On
  * failure the scheduler goes on with the configuration it had. */
-int sched_reload(struct sched *s, const struct config *cfg);
+int scheduler_reload(struct scheduler *s, const struct config *cfg);
 /* Run every probe once now, one after the other in the configuration's
  * order, without splay or duty-cycle pause between them, then go on as
  * usual (`daemon --first-pass`: `make demo` shows every probe's first
  * result within a minute).  The host-busy checks still apply. */
-void sched_first_pass(struct sched *s);
+void scheduler_first_pass(struct scheduler *s);
 /* Stop: the running child (if any) is asked to stop (SIGTERM, killed after
  * a grace period); `idle` is called when nothing runs any more. */
-void sched_stop(struct sched *s, void (*idle)(void *userdata), void *userdata);
-bool sched_busy(const struct sched *s);
+void scheduler_stop(struct scheduler *s, void (*idle)(void *userdata), void *userdata);
+bool scheduler_busy(const struct scheduler *s);
 /* The evidence sources this host lacks, "thermal_throttle (no ...), ..."
  * (malloc'd); NULL when it has every one. */
-char *sched_evidence_absent(const struct sched *s);
+char *scheduler_evidence_absent(const struct scheduler *s);
 /* NULL while the scheduler makes progress; else why not (a run outlived
  * its deadline and could not be reaped, or a due run did not start). The
  * daemon stops feeding the watchdog then. */
-const char *sched_stalled(const struct sched *s);
+const char *scheduler_stalled(const struct scheduler *s);
 /* The latest result of the i-th scheduled probe (NULL before its first
- * run); i < sched_count(). */
-size_t sched_count(const struct sched *s);
-const struct result *sched_latest(const struct sched *s, size_t i);
+ * run); i < scheduler_count(). */
+size_t scheduler_count(const struct scheduler *s);
+const struct result *scheduler_latest(const struct scheduler *s, size_t i);
 /* What `benchwatch status` shows of the i-th scheduled probe. */
-struct sched_probe_info {
+struct scheduler_probe_info {
         const char *name;       /* the scheduler's */
         double interval;
         double next;            /* UNIX time its next run may start */
@@ -86,9 +86,9 @@ struct sched_probe_info {
         unsigned deferred_day;  /* deferred before starting, about the last 24 h */
         unsigned yielded_day;   /* stopped during a run, about the last 24 h */
 };
-void sched_probe_info(const struct sched *s, size_t i, struct sched_probe_info *ret);
+void scheduler_probe_info(const struct scheduler *s, size_t i, struct scheduler_probe_info *ret);
 /* One-line state for STATUS=: "3 probe(s); 12 run(s), 0 failed, ..." */
-char *sched_status(const struct sched *s);
-void sched_free(struct sched *s);
+char *scheduler_status(const struct scheduler *s);
+void scheduler_free(struct scheduler *s);
 
 #endif

@@ -123,35 +123,35 @@ static void run_loop(double seconds, size_t n)
                 CHECK(sd_event_run(loop, 50 * 1000) >= 0);
 }
 
-static void test_reload(struct sched *s)
+static void test_reload(struct scheduler *s)
 {
         run_loop(10, 2);
         CHECK(count("p1", false) == 1 && count("p2", false) == 1);
         CHECK(events[0].deferred == 0 && events[1].deferred == 0);
-        CHECK(!sched_busy(s) && !sched_stalled(s));
+        CHECK(!scheduler_busy(s) && !scheduler_stalled(s));
         /* p1 unchanged, p2 changed, p3 added: p2 and p3 run at once */
         configure("[probe p1]\nplugin = misbehave\nvalue = 1\ninterval = 1h\n"
                   "[probe p2]\nplugin = misbehave\nvalue = 2\ninterval = 1h\n"
                   "[probe p3]\nplugin = misbehave\nvalue = 3\ninterval = 1h\n");
-        CHECK(sched_reload(s, app.cfg) == 0);
+        CHECK(scheduler_reload(s, app.cfg) == 0);
         run_loop(10, 4);
         run_loop(1, 99); /* and nothing else runs */
         CHECK(n_events == 4);
         CHECK(count("p1", false) == 1 && count("p2", false) == 2 && count("p3", false) == 1);
         CHECK(!strcmp(events[2].probe, "p2") || !strcmp(events[3].probe, "p2"));
         CHECK(events[2].value + events[3].value == 5);
-        char *st = sched_status(s);
+        char *st = scheduler_status(s);
         CHECK_STR_CONTAINS(st, "3 probe(s); 4 run(s), 0 failed; last: p");
         free(st);
 }
 
-static void test_defer(struct sched *s)
+static void test_defer(struct scheduler *s)
 {
         set_psi("80.00");
         n_events = 0;
         /* p1..p3 removed; q defers at once, then after 1 s, 2 s, 2 s... */
         configure("[probe q]\nplugin = misbehave\nvalue = 9\ninterval = 2s\n");
-        CHECK(sched_reload(s, app.cfg) == 0);
+        CHECK(scheduler_reload(s, app.cfg) == 0);
         run_loop(3.5, 99);
         CHECK(n_events == 3 && count("q", true) == 3);
         for (size_t i = 0; i < 3; i++) {
@@ -161,29 +161,29 @@ static void test_defer(struct sched *s)
         }
         CHECK_NEAR(events[1].t - events[0].t, 1.0, 0.2);
         CHECK_NEAR(events[2].t - events[1].t, 2.0, 0.1);
-        char *st = sched_status(s);
+        char *st = scheduler_status(s);
         CHECK_STR_CONTAINS(st, "3 deferred (host busy)");
         free(st);
-        CHECK(!sched_stalled(s));
+        CHECK(!scheduler_stalled(s));
         set_psi("0.00");
         run_loop(10, 4); /* the retry is due within 2 s; slack for ASan on a busy host */
         CHECK(n_events == 4 && !events[3].refresh && events[3].value == 9);
         CHECK(events[3].deferred == 3); /* the run's result carries the count */
 }
 
-static void test_stop(struct sched *s)
+static void test_stop(struct scheduler *s)
 {
         n_events = 0;
         configure("[probe long]\nplugin = misbehave\naction = sleep\nsleep = 30s\n"
                   "interval = 1h\n");
-        CHECK(sched_reload(s, app.cfg) == 0);
+        CHECK(scheduler_reload(s, app.cfg) == 0);
         double end = now_mono() + 5;
-        while (!sched_busy(s) && now_mono() < end)
+        while (!scheduler_busy(s) && now_mono() < end)
                 CHECK(sd_event_run(loop, 50 * 1000) >= 0);
-        CHECK(sched_busy(s));
+        CHECK(scheduler_busy(s));
         run_loop(0.5, 99);
         double t0 = now_mono();
-        sched_stop(s, on_idle, NULL);
+        scheduler_stop(s, on_idle, NULL);
         while (!idle_called && now_mono() < t0 + 5)
                 CHECK(sd_event_run(loop, 50 * 1000) >= 0);
         CHECK(idle_called && now_mono() - t0 < 2);
@@ -195,8 +195,8 @@ static void test_stop(struct sched *s)
  * runs over 30 s and the duty cycle pause 99 x each run after it. */
 static void test_first_pass(void)
 {
-        struct sched *s = NULL;
-        const struct sched_callbacks cb = { .result = on_result, .deferred = on_deferred };
+        struct scheduler *s = NULL;
+        const struct scheduler_callbacks cb = { .result = on_result, .deferred = on_deferred };
         n_events = 0;
         configure_with("splay = 1\nfirst_splay = 30s\nduty_cycle = 0.01\n",
                        "[probe f1]\nplugin = misbehave\naction = sleep\nsleep = 0.2s\ninterval = "
@@ -206,14 +206,14 @@ static void test_first_pass(void)
                        "[probe f3]\nplugin = misbehave\naction = sleep\nsleep = 0.2s\ninterval = "
                        "1h\n");
         double t0 = now_mono();
-        CHECK(sched_new(loop, app.cfg, app.reg, &cb, NULL, &s) == 0);
-        sched_first_pass(s);
+        CHECK(scheduler_new(loop, app.cfg, app.reg, &cb, NULL, &s) == 0);
+        scheduler_first_pass(s);
         run_loop(10, 3);
         CHECK(n_events == 3);
         CHECK(!strcmp(events[0].probe, "f1") && !strcmp(events[1].probe, "f2") &&
               !strcmp(events[2].probe, "f3"));
         CHECK(events[2].t - t0 < 5);
-        sched_free(s);
+        scheduler_free(s);
 }
 
 int main(void)
@@ -239,13 +239,13 @@ int main(void)
         sigaddset(&mask, SIGCHLD);
         sigprocmask(SIG_BLOCK, &mask, NULL);
         CHECK(sd_event_new(&loop) >= 0);
-        struct sched *s = NULL;
-        const struct sched_callbacks cb = { .result = on_result, .deferred = on_deferred };
-        CHECK(sched_new(loop, app.cfg, app.reg, &cb, NULL, &s) == 0);
+        struct scheduler *s = NULL;
+        const struct scheduler_callbacks cb = { .result = on_result, .deferred = on_deferred };
+        CHECK(scheduler_new(loop, app.cfg, app.reg, &cb, NULL, &s) == 0);
         test_reload(s);
         test_defer(s);
         test_stop(s);
-        sched_free(s);
+        scheduler_free(s);
         test_first_pass();
         sd_event_unref(loop);
         app_done(&app);
