@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/params.h"
+#include "core/param.h"
 #include "util/timeutil.h"
 
 /* Every callback may come from any thread of the plugin (plugin.h says

@@ -7,7 +7,7 @@
 #include "cmd/cli.h"
 #include "cmd/commands.h"
 #include "core/log.h"
-#include "core/params.h"
+#include "core/param.h"
 
 static void print_param(const struct bw_param_def *d)
 {

@@ -15,7 +15,7 @@
 
 #include <stdio.h>
 
-#include "core/params.h"
+#include "core/param.h"
 #include "core/plugin.h"
 #include "core/result.h"
 

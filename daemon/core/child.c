@@ -16,7 +16,7 @@
 
 #include "core/codec.h"
 #include "core/loader.h"
-#include "core/params.h"
+#include "core/param.h"
 #include "core/priority.h"
 #include "core/result.h"
 #include "util/fdio.h"

@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "core/params.h"
+#include "core/param.h"
 #include "core/plugin.h"
 
 /* A section type other than [daemon] and [probe NAME], e.g. the options of
@@ -138,7 +138,7 @@ const struct probe_cfg *conf_find_probe(const struct config *cfg,
 const struct param_set *conf_section(const struct config *cfg,
                                      const char *name);
 bool conf_probe_name_valid(const char *name);
-/* The obsolete options the configuration sets (params.h), "[daemon]
+/* The obsolete options the configuration sets (param.h), "[daemon]
  * yield_cpu; [regression] window, warmup" (malloc'd); NULL when none. */
 char *conf_obsolete(const struct config *cfg);
 

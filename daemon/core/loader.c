@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/params.h"
+#include "core/param.h"
 #include "util/strutil.h"
 
 const char *loader_default_dir(const char *configured)

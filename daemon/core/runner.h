@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <systemd/sd-event.h>
 
-#include "core/params.h"
+#include "core/param.h"
 #include "core/result.h"
 #include "core/yield.h"
 

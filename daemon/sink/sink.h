@@ -18,7 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "core/params.h"
+#include "core/param.h"
 #include "core/result.h"
 
 struct sink {

@@ -29,7 +29,7 @@ CORE = $(filter-out $(NOT_CORE), \
 	$(patsubst $(S)/%,%,$(wildcard $(S)/daemon/*/*.c)))
 PROTO = daemon/proto/run.pb-c.c daemon/proto/metrics.pb-c.c \
 	daemon/proto/remote.pb-c.c
-TARGETS = fuzz_config fuzz_params fuzz_codec fuzz_http fuzz_pushgateway fuzz_series_file \
+TARGETS = fuzz_config fuzz_param fuzz_codec fuzz_http fuzz_pushgateway fuzz_series_file \
 	fuzz_sysparse fuzz_kmsg fuzz_nvme_health fuzz_evidence_store
 
 core_objs = $(CORE:%.c=$(O)/%.o) $(PROTO:%.c=$(O)/%.o)

@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "../fakehost.h"
-#include "core/params.h"
+#include "core/param.h"
 #include "memory/memory_dram.h"
 #include "memory/memory_latency.h"
 #include "util/timeutil.h"

@@ -1,11 +1,11 @@
-/* params.h — typed parameter values of one run, parsed against a plugin's
+/* param.h — typed parameter values of one run, parsed against a plugin's
  * declarative table (struct bw_param_def).
  *
  * The core is the only place that turns text into parameter values, so the
  * command line and the config file accept the same spellings and give the
  * same errors, and plugins receive ready, range-checked values. */
-#ifndef BENCHWATCH_PARAMS_H
-#define BENCHWATCH_PARAMS_H
+#ifndef BENCHWATCH_PARAM_H
+#define BENCHWATCH_PARAM_H
 
 #include "core/plugin.h"
 

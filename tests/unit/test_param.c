@@ -1,10 +1,10 @@
-/* test_params.c — parameter validation against a declarative table: types,
+/* test_param.c — parameter validation against a declarative table: types,
  * ranges, enums, repeatable values, defaults and the error texts users see;
  * parameters that apply only with another's value, and plugins whose
  * `applies` is malformed. */
 #include <errno.h>
 
-#include "core/params.h"
+#include "core/param.h"
 #include "test.h"
 
 static const char *const modes[] = { "read", "write", NULL };
@@ -124,6 +124,6 @@ int main(void)
         CHECK(param_set_new(bad_choice, &ps, &why) < 0);
         CHECK_STR_CONTAINS(why, "'randrw' is not a choice of 'mode'");
         free(why);
-        printf("test_params: ok\n");
+        printf("test_param: ok\n");
         return 0;
 }

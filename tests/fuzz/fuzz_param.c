@@ -1,6 +1,6 @@
-/* fuzz_params.c — libFuzzer target for parameter values: the text after
+/* fuzz_param.c — libFuzzer target for parameter values: the text after
  * NAME= on the command line and in config files, parsed by the core for
- * every plugin (params.c over util/parse.c).
+ * every plugin (param.c over util/parse.c).
  *
  * Input: one byte choosing a parameter of a table that holds every type,
  * range and flag, then the value.  A value that is accepted must respect
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/params.h"
+#include "core/param.h"
 #include "util/format.h"
 #include "util/parse.h"
 

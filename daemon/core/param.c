@@ -1,5 +1,5 @@
-/* params.c — see params.h. */
-#include "core/params.h"
+/* param.c — see param.h. */
+#include "core/param.h"
 #include "util/strutil.h"
 
 #include <errno.h>
