@@ -124,7 +124,7 @@ static const struct result *with_priority(struct result *const *results, size_t 
 {
         struct priority p;
         for (size_t i = 0; i < n; i++)
-                if (results[i] && prio_from_result(results[i], &p) == 0)
+                if (results[i] && priority_from_result(results[i], &p) == 0)
                         return results[i];
         return NULL;
 }

@@ -383,7 +383,7 @@ static const struct result *with_priority(const struct grid *g)
 {
         struct priority p;
         for (size_t i = 0; i < g->n_cols; i++)
-                if (prio_from_result(g->cols[i].result, &p) == 0)
+                if (priority_from_result(g->cols[i].result, &p) == 0)
                         return g->cols[i].result;
         return NULL;
 }

@@ -64,13 +64,13 @@ int run_override_parse(struct run_overrides *o, int opt, const char *arg)
 {
         int r;
         if (opt == RUN_OPT_NICE) {
-                r = prio_parse_nice(arg, &o->nice);
+                r = priority_parse_nice(arg, &o->nice);
                 o->nice_set = r >= 0;
         } else if (opt == RUN_OPT_YIELD) {
                 o->yield = true;
                 return 1;
         } else if (opt == RUN_OPT_IONICE) {
-                r = prio_parse_ionice(arg, &o->io_class, &o->io_level);
+                r = priority_parse_ionice(arg, &o->io_class, &o->io_level);
                 o->ionice_set = r >= 0;
         } else {
                 return 0;

@@ -286,13 +286,13 @@ static void lower_priority(const struct run_request *req, struct priority *ret)
 {
         const struct priority want = { req->nice, req->ioprio_class, req->ioprio_level,
                                        req->cpu_policy };
-        int r = prio_apply(&want);
+        int r = priority_apply(&want);
         if (r < 0)
                 fprintf(stderr, "benchwatch: probe '%s': cannot run at nice %d, I/O %s:%d, "
                         "CPU policy %s: %s\n", req->probe, want.nice,
-                        prio_io_class_name(want.io_class), want.io_level,
-                        prio_cpu_policy_name(want.cpu_policy), strerror(-r));
-        if (prio_current(ret) < 0)
+                        priority_io_class_name(want.io_class), want.io_level,
+                        priority_cpu_policy_name(want.cpu_policy), strerror(-r));
+        if (priority_current(ret) < 0)
                 ret->io_class = -1;
 }
 
@@ -464,7 +464,7 @@ int child_main(int argc, char **argv)
         c.result->duration = now_mono() - t0;
         result_add_probe_families(c.result);
         if (prio.io_class >= 0)
-                (void)prio_add_metrics(&prio, c.result);
+                (void)priority_add_metrics(&prio, c.result);
 
         int r = codec_encode_result(c.result, &buf, &size);
         if (r >= 0)

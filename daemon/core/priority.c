@@ -18,21 +18,21 @@
 #define IOPRIO_FAMILY "benchwatch_probe_io_priority"
 #define POLICY_FAMILY "benchwatch_probe_cpu_policy"
 
-const char *const prio_cpu_policy_names[] = { "other", "batch", "idle", NULL };
+const char *const priority_cpu_policy_names[] = { "other", "batch", "idle", NULL };
 static const int kernel_policy[] = {
         [PRIO_CPU_OTHER] = SCHED_OTHER, [PRIO_CPU_BATCH] = SCHED_BATCH,
         [PRIO_CPU_IDLE] = SCHED_IDLE,
 };
 
-const char *prio_cpu_policy_name(int policy)
+const char *priority_cpu_policy_name(int policy)
 {
-        return policy >= 0 && policy <= PRIO_CPU_IDLE ? prio_cpu_policy_names[policy] : "?";
+        return policy >= 0 && policy <= PRIO_CPU_IDLE ? priority_cpu_policy_names[policy] : "?";
 }
 
 static int policy_of(const char *name)
 {
         for (int p = PRIO_CPU_OTHER; p <= PRIO_CPU_IDLE; p++)
-                if (!strcmp(name, prio_cpu_policy_names[p]))
+                if (!strcmp(name, priority_cpu_policy_names[p]))
                         return p;
         return -EINVAL;
 }
@@ -65,7 +65,7 @@ static const char *const class_names[] = {
         [PRIO_IO_BEST_EFFORT] = "best-effort", [PRIO_IO_IDLE] = "idle",
 };
 
-const char *prio_io_class_name(int io_class)
+const char *priority_io_class_name(int io_class)
 {
         return io_class >= 0 && io_class <= PRIO_IO_IDLE ? class_names[io_class] : "?";
 }
@@ -80,7 +80,7 @@ static int class_of(const char *name, size_t len)
         return -EINVAL;
 }
 
-int prio_parse_ionice(const char *s, int *ret_class, int *ret_level)
+int priority_parse_ionice(const char *s, int *ret_class, int *ret_level)
 {
         const char *colon = strchr(s, ':');
         int c = class_of(s, colon ? (size_t)(colon - s) : strlen(s));
@@ -95,7 +95,7 @@ int prio_parse_ionice(const char *s, int *ret_class, int *ret_level)
         return 0;
 }
 
-int prio_parse_nice(const char *s, int *ret_nice)
+int priority_parse_nice(const char *s, int *ret_nice)
 {
         int64_t v;
         if (parse_int64(s, &v) < 0 || v < -20 || v > 19)
@@ -114,7 +114,7 @@ static int current_nice(int *ret)
         return 0;
 }
 
-int prio_apply(const struct priority *want)
+int priority_apply(const struct priority *want)
 {
         int nice = 0, r = current_nice(&nice);
         if (r >= 0 && nice != want->nice && setpriority(PRIO_PROCESS, 0, want->nice) < 0)
@@ -128,7 +128,7 @@ int prio_apply(const struct priority *want)
         return r < 0 ? r : rp;
 }
 
-int prio_current(struct priority *ret)
+int priority_current(struct priority *ret)
 {
         struct priority p = { 0 };
         int r = current_nice(&p.nice);
@@ -151,16 +151,16 @@ int prio_current(struct priority *ret)
         return 0;
 }
 
-int prio_add_metrics(const struct priority *p, struct result *res)
+int priority_add_metrics(const struct priority *p, struct result *res)
 {
-        const char *lv[] = { "class", prio_io_class_name(p->io_class), NULL };
+        const char *lv[] = { "class", priority_io_class_name(p->io_class), NULL };
         int r = result_add(res, NICE_FAMILY, "CPU nice value the probe process ran at",
                            METRIC_GAUGE, NULL, p->nice, NULL);
         if (r >= 0)
                 r = result_add(res, IOPRIO_FAMILY, "I/O scheduling class (label) and "
                                "level (value, 0 highest .. 7; 0 for idle) the probe "
                                "process ran at", METRIC_GAUGE, lv, p->io_level, NULL);
-        const char *pv[] = { "policy", prio_cpu_policy_name(p->cpu_policy), NULL };
+        const char *pv[] = { "policy", priority_cpu_policy_name(p->cpu_policy), NULL };
         if (r >= 0)
                 r = result_add(res, POLICY_FAMILY, "CPU scheduling policy (label: other, "
                                "batch or idle) the probe process ran under",
@@ -168,7 +168,7 @@ int prio_add_metrics(const struct priority *p, struct result *res)
         return r;
 }
 
-int prio_from_result(const struct result *res, struct priority *ret)
+int priority_from_result(const struct result *res, struct priority *ret)
 {
         const struct sample *n = result_find_sample(res, NICE_FAMILY, NULL);
         const struct sample *io = result_find_sample(res, IOPRIO_FAMILY, NULL);

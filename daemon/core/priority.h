@@ -28,7 +28,7 @@
 /* The kernel's IOPRIO_CLASS_*; NONE: leave the I/O priority alone. */
 enum { PRIO_IO_NONE, PRIO_IO_REALTIME, PRIO_IO_BEST_EFFORT, PRIO_IO_IDLE };
 /* CPU scheduling policies a probe may run under (OTHER: the default
- * SCHED_OTHER, left alone); the order of prio_cpu_policy_names. */
+ * SCHED_OTHER, left alone); the order of priority_cpu_policy_names. */
 enum { PRIO_CPU_OTHER, PRIO_CPU_BATCH, PRIO_CPU_IDLE };
 
 struct priority {
@@ -39,30 +39,30 @@ struct priority {
 };
 
 /* "other", "batch", "idle", NULL: for a configuration enum. */
-extern const char *const prio_cpu_policy_names[];
-const char *prio_cpu_policy_name(int policy);
+extern const char *const priority_cpu_policy_names[];
+const char *priority_cpu_policy_name(int policy);
 
 /* "realtime", "best-effort", "idle" (or "none"). */
-const char *prio_io_class_name(int io_class);
+const char *priority_io_class_name(int io_class);
 /* "idle", "best-effort[:LEVEL]" or "realtime[:LEVEL]" (also ionice's class
  * numbers 1..3); the level defaults to 4, as ionice's; idle takes none. */
-int prio_parse_ionice(const char *s, int *ret_class, int *ret_level);
+int priority_parse_ionice(const char *s, int *ret_class, int *ret_level);
 /* -20 .. 19. */
-int prio_parse_nice(const char *s, int *ret_nice);
+int priority_parse_nice(const char *s, int *ret_nice);
 
 /* Sets this process's nice (when it differs), I/O priority (unless
  * io_class is NONE) and CPU policy (unless OTHER; threads started later
  * inherit it); -errno of the first change the kernel refused. */
-int prio_apply(const struct priority *want);
+int priority_apply(const struct priority *want);
 /* What this process runs at.  Class NONE is reported as the kernel
  * treats it: best-effort at level (nice + 20) / 5. */
-int prio_current(struct priority *ret);
+int priority_current(struct priority *ret);
 
 struct result;
 /* benchwatch_probe_nice, benchwatch_probe_io_priority{class} = level and
  * benchwatch_probe_cpu_policy{policy} = 1. */
-int prio_add_metrics(const struct priority *p, struct result *res);
+int priority_add_metrics(const struct priority *p, struct result *res);
 /* The priority recorded in res; -ENOENT when it holds none. */
-int prio_from_result(const struct result *res, struct priority *ret);
+int priority_from_result(const struct result *res, struct priority *ret);
 
 #endif

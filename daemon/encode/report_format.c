@@ -233,12 +233,12 @@ static void json_family(FILE *f, const struct family *fam)
 void report_format_json_priority(FILE *f, const struct result *r)
 {
         struct priority p;
-        if (prio_from_result(r, &p) < 0)
+        if (priority_from_result(r, &p) < 0)
                 return;
         fprintf(f, ",\"priority\":{\"nice\":%d,\"io_class\":", p.nice);
-        report_format_json_string(f, prio_io_class_name(p.io_class));
+        report_format_json_string(f, priority_io_class_name(p.io_class));
         fprintf(f, ",\"io_level\":%d,\"cpu_policy\":", p.io_level);
-        report_format_json_string(f, prio_cpu_policy_name(p.cpu_policy));
+        report_format_json_string(f, priority_cpu_policy_name(p.cpu_policy));
         fputs(",\"from\":", f);
         report_format_json_string(f, r->priority_from);
         fputc('}', f);
@@ -247,13 +247,13 @@ void report_format_json_priority(FILE *f, const struct result *r)
 void report_format_priority(FILE *f, const struct result *r)
 {
         struct priority p;
-        if (prio_from_result(r, &p) < 0)
+        if (priority_from_result(r, &p) < 0)
                 return;
-        fprintf(f, "%-24snice %d, I/O %s", "priority:", p.nice, prio_io_class_name(p.io_class));
+        fprintf(f, "%-24snice %d, I/O %s", "priority:", p.nice, priority_io_class_name(p.io_class));
         if (p.io_class != PRIO_IO_IDLE)
                 fprintf(f, " level %d", p.io_level);
         if (p.cpu_policy != PRIO_CPU_OTHER)
-                fprintf(f, ", CPU policy %s", prio_cpu_policy_name(p.cpu_policy));
+                fprintf(f, ", CPU policy %s", priority_cpu_policy_name(p.cpu_policy));
         if (r->priority_from && !strcmp(r->priority_from, PRIO_FROM_DAEMON))
                 fputs(" (the daemon's: [daemon] nice, ioprio_*)", f);
         else if (r->priority_from && !strcmp(r->priority_from, PRIO_FROM_ONE_OFF))
