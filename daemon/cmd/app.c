@@ -16,12 +16,12 @@
 
 static const struct bw_plugin *lookup(void *userdata, const char *name)
 {
-        return registry_find(userdata, name);
+        return loader_find(userdata, name);
 }
 
 static const char *plugin_name(void *userdata, size_t i)
 {
-        return registry_name(userdata, i);
+        return loader_name(userdata, i);
 }
 
 /* The optional sections: every sink's, and [regression]. */
@@ -87,7 +87,7 @@ int app_init(struct app *app)
 void app_done(struct app *app)
 {
         conf_free(app->cfg);
-        registry_free(app->reg);
+        loader_free(app->reg);
         app->cfg = NULL;
         app->reg = NULL;
 }

@@ -79,7 +79,7 @@ int cmd_plugins(struct app *app, int argc, char **argv)
         int ex = EXIT_OK;
         printf("Plugins in %s:\n\n", reg->dir);
         for (int i = 1; i < argc; i++)
-                if (!registry_find(reg, argv[i])) {
+                if (!loader_find(reg, argv[i])) {
                         log_error("no plugin '%s'", argv[i]);
                         ex = EXIT_USAGE;
                 }
@@ -90,6 +90,6 @@ int cmd_plugins(struct app *app, int argc, char **argv)
                 if (wanted)
                         print_plugin(reg->plugins[i]);
         }
-        registry_free(reg);
+        loader_free(reg);
         return ex;
 }

@@ -62,7 +62,7 @@ static struct result *run_one(struct app *app, const struct run_opts *ro, const 
 static const struct bw_plugin *probe_plugin(const struct app *app, const char *name)
 {
         const struct probe_cfg *pc = conf_find_probe(app->cfg, name);
-        return pc ? pc->plugin : registry_find(app->reg, name);
+        return pc ? pc->plugin : loader_find(app->reg, name);
 }
 
 /* Where each probe's arguments start: the first word, then each word
@@ -78,7 +78,7 @@ static size_t split_probes(const struct app *app, int argc, char **argv, int *re
         for (int i = 0; i < argc; i++) {
                 if (i > 0 && (strchr(argv[i], '=') ||
                               (!conf_find_probe(app->cfg, argv[i]) &&
-                               (!registry_find(app->reg, argv[i]) ||
+                               (!loader_find(app->reg, argv[i]) ||
                                 (cur && param_index(cur->params, argv[i]) >= 0)))))
                         continue;
                 ret_start[n++] = i;

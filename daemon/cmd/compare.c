@@ -224,7 +224,8 @@ static const char *param_cell(const struct compare_column *c, const char *name)
 static const char *info_cell(const struct compare_column *c, const struct line *l)
 {
         const struct family *fam = result_find(c->result, l->family);
-        const char *v = fam && fam->n_samples ? sample_label(&fam->samples[0], l->name) : NULL;
+        const char *v = fam && fam->n_samples ? result_sample_label(&fam->samples[0], l->name)
+                                              : NULL;
         return v && *v ? v : "-";
 }
 

@@ -26,7 +26,7 @@ int resolve_probe(const struct app *app, const char *name, char *const *assign,
                   struct param_set **ret_params, double *ret_timeout)
 {
         const struct probe_cfg *pc = conf_find_probe(app->cfg, name);
-        const struct bw_plugin *plugin = pc ? pc->plugin : registry_find(app->reg, name);
+        const struct bw_plugin *plugin = pc ? pc->plugin : loader_find(app->reg, name);
         struct param_set *ps = NULL;
         char *why = NULL;
         if (!plugin) {

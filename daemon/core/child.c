@@ -471,7 +471,7 @@ int child_main(int argc, char **argv)
                 r = fd_write_all(CHILD_RESULT_FD, buf, size);
         free(buf);
         result_free(c.result);
-        run_request_free(req);
+        codec_free_request(req);
         if (orphaned())
                 kill(0, SIGKILL); /* nobody will reap what the plugin left */
         return r < 0 ? 1 : 0;

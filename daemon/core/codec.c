@@ -59,7 +59,7 @@ int codec_encode_request(const struct run_request *req, uint8_t **ret,
         return 0;
 }
 
-void run_request_free(struct run_request *req)
+void codec_free_request(struct run_request *req)
 {
         if (!req)
                 return;
@@ -128,7 +128,7 @@ int codec_decode_request(const uint8_t *buf, size_t size,
         }
         benchwatch__run_request__free_unpacked(m, NULL);
         if (r < 0) {
-                run_request_free(req);
+                codec_free_request(req);
                 return r;
         }
         *ret = req;

@@ -35,7 +35,7 @@ int codec_encode_request(const struct run_request *req, uint8_t **ret,
                          size_t *ret_size);
 int codec_decode_request(const uint8_t *buf, size_t size,
                          struct run_request **ret);
-void run_request_free(struct run_request *req);
+void codec_free_request(struct run_request *req);
 
 int codec_encode_result(const struct result *r, uint8_t **ret,
                         size_t *ret_size);

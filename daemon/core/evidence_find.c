@@ -58,7 +58,7 @@ static void file_set(struct evidence_host *h, struct evidence_file *f, char *pat
 
 static void file_clear(struct evidence_file *f)
 {
-        evidence_file_close(f);
+        evidence_read_close(f);
         free(f->path);
         f->path = NULL;
 }

@@ -42,16 +42,16 @@ int evidence_read_file(struct evidence_file *f, char *buf, size_t size)
                 r = read_from_start(f->fd, buf, size);
         if (r < 0 && r != -EFBIG && f->keep && f->fd >= 0) {
                 /* the file may have gone and come back: once more, afresh */
-                evidence_file_close(f);
+                evidence_read_close(f);
                 if ((r = open_file(f)) >= 0)
                         r = read_from_start(f->fd, buf, size);
         }
         if (!f->keep || r < 0)
-                evidence_file_close(f);
+                evidence_read_close(f);
         return r;
 }
 
-void evidence_file_close(struct evidence_file *f)
+void evidence_read_close(struct evidence_file *f)
 {
         if (f->fd >= 0)
                 close(f->fd);

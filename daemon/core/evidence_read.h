@@ -29,7 +29,7 @@ struct evidence_file {
 /* The file's whole text, NUL-terminated, in buf: 0, -EFBIG when it does
  * not fit (size - 1 bytes or more), or -errno. */
 int evidence_read_file(struct evidence_file *f, char *buf, size_t size);
-void evidence_file_close(struct evidence_file *f);
+void evidence_read_close(struct evidence_file *f);
 
 /* The same for a path, opened for this read only. */
 int evidence_read_whole(const char *path, char *buf, size_t size);

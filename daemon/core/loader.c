@@ -212,7 +212,7 @@ static int open_dir(const char *dir, bool on_demand, struct plugin_registry **re
         }
         free(ents);
         if (r < 0) {
-                registry_free(reg);
+                loader_free(reg);
                 return r;
         }
         *ret = reg;
@@ -230,8 +230,8 @@ int loader_open_on_demand(const char *dir, struct plugin_registry **ret,
         return open_dir(dir, true, ret, ret_error);
 }
 
-const struct bw_plugin *registry_find(struct plugin_registry *reg,
-                                      const char *name)
+const struct bw_plugin *loader_find(struct plugin_registry *reg,
+                                    const char *name)
 {
         const struct bw_plugin *p = find_loaded(reg, name);
         if (p || !reg || !reg->files)
@@ -248,7 +248,7 @@ const struct bw_plugin *registry_find(struct plugin_registry *reg,
         return p;
 }
 
-const char *registry_name(const struct plugin_registry *reg, size_t i)
+const char *loader_name(const struct plugin_registry *reg, size_t i)
 {
         if (reg->files) {
                 size_t n = 0;
@@ -259,7 +259,7 @@ const char *registry_name(const struct plugin_registry *reg, size_t i)
         return i < reg->n ? reg->plugins[i]->name : NULL;
 }
 
-const char **registry_names(const struct plugin_registry *reg)
+const char **loader_names(const struct plugin_registry *reg)
 {
         const char **v = calloc(reg->n + 1, sizeof(*v));
         for (size_t i = 0; v && i < reg->n; i++)
@@ -267,7 +267,7 @@ const char **registry_names(const struct plugin_registry *reg)
         return v;
 }
 
-void registry_free(struct plugin_registry *reg)
+void loader_free(struct plugin_registry *reg)
 {
         if (!reg)
                 return;

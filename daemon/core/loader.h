@@ -40,13 +40,13 @@ int loader_open_on_demand(const char *dir, struct plugin_registry **ret,
                           char **ret_error);
 /* The plugin called name; on demand, loads NAME.so (a refusal is added to
  * reg->warnings). */
-const struct bw_plugin *registry_find(struct plugin_registry *reg,
-                                      const char *name);
+const struct bw_plugin *loader_find(struct plugin_registry *reg,
+                                    const char *name);
 /* The i-th plugin's name (on demand: the i-th file's), NULL past the end. */
-const char *registry_name(const struct plugin_registry *reg, size_t i);
+const char *loader_name(const struct plugin_registry *reg, size_t i);
 /* NULL-terminated list of names, valid while reg lives; caller frees the
  * array only. */
-const char **registry_names(const struct plugin_registry *reg);
-void registry_free(struct plugin_registry *reg);
+const char **loader_names(const struct plugin_registry *reg);
+void loader_free(struct plugin_registry *reg);
 
 #endif

@@ -172,12 +172,12 @@ int priority_from_result(const struct result *res, struct priority *ret)
 {
         const struct sample *n = result_find_sample(res, NICE_FAMILY, NULL);
         const struct sample *io = result_find_sample(res, IOPRIO_FAMILY, NULL);
-        const char *cls = io ? sample_label(io, "class") : NULL;
+        const char *cls = io ? result_sample_label(io, "class") : NULL;
         int c = cls ? class_of(cls, strlen(cls)) : -ENOENT;
         if (!n || c < 0)
                 return -ENOENT;
         const struct sample *pol = result_find_sample(res, POLICY_FAMILY, NULL);
-        const char *pn = pol ? sample_label(pol, "policy") : NULL;
+        const char *pn = pol ? result_sample_label(pol, "policy") : NULL;
         int p = pn ? policy_of(pn) : PRIO_CPU_OTHER; /* older results have none */
         *ret = (struct priority){ (int)n->value, c, (int)io->value, p < 0 ? PRIO_CPU_OTHER : p };
         return 0;

@@ -185,7 +185,7 @@ const struct family *result_find(const struct result *r, const char *name)
         return NULL;
 }
 
-const char *sample_label(const struct sample *s, const char *name)
+const char *result_sample_label(const struct sample *s, const char *name)
 {
         for (size_t i = 0; i < s->n_labels; i++)
                 if (!strcmp(s->labels[i].name, name))
@@ -203,7 +203,7 @@ const struct sample *result_find_sample(const struct result *r,
         for (size_t i = 0; i < f->n_samples; i++) {
                 bool ok = true;
                 for (size_t k = 0; match && match[k] && match[k + 1] && ok; k += 2) {
-                        const char *v = sample_label(&f->samples[i], match[k]);
+                        const char *v = result_sample_label(&f->samples[i], match[k]);
                         ok = v && !strcmp(v, match[k + 1]);
                 }
                 if (ok)

@@ -103,6 +103,6 @@ const struct family *result_find(const struct result *r, const char *name);
 const struct sample *result_find_sample(const struct result *r,
                                         const char *name,
                                         const char *const *match);
-const char *sample_label(const struct sample *s, const char *name);
+const char *result_sample_label(const struct sample *s, const char *name);
 
 #endif

@@ -32,7 +32,7 @@ int runwatch_add(const struct runwatch *w, struct evidence_host *h,
         struct evidence_window ew;
         const struct sample *info = res->disk_io ?
                 result_find_sample(res, "benchwatch_disk_info", NULL) : NULL;
-        const char *device = info ? sample_label(info, "device") : NULL;
+        const char *device = info ? result_sample_label(info, "device") : NULL;
         evidence_take_end(h, &(struct evidence_probe){ perf }, &end);
         evidence_window_between(h, &w->ev, &end, &ew);
         return evidence_window_add_metrics(h, &ew, res->disk_io ? device : "", res);

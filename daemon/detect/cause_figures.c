@@ -31,10 +31,10 @@ static double sum(const struct result *res, const char *family)
 static void run_device(const struct result *res, char *buf, size_t size)
 {
         const struct sample *s = result_find_sample(res, "benchwatch_disk_info", NULL);
-        const char *dev = s ? sample_label(s, "device") : NULL;
+        const char *dev = s ? result_sample_label(s, "device") : NULL;
         const struct family *f = result_find(res, "benchwatch_probe_disk_queue_depth");
         if (!dev && f && f->n_samples == 1)
-                dev = sample_label(&f->samples[0], "device");
+                dev = result_sample_label(&f->samples[0], "device");
         snprintf(buf, size, "%.*s", dev ? (int)strcspn(dev, ",") : 0, dev ? dev : "");
 }
 

@@ -158,7 +158,7 @@ static bool label_varies(const struct family *f, const char *name,
                          const char *value)
 {
         for (size_t i = 0; i < f->n_samples; i++) {
-                const char *v = sample_label(&f->samples[i], name);
+                const char *v = result_sample_label(&f->samples[i], name);
                 if (!v || strcmp(v, value))
                         return true;
         }

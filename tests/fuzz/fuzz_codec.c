@@ -190,6 +190,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         struct run_request *req = NULL;
         if (codec_decode_request(data, size, &req) == 0)
-                run_request_free(req);
+                codec_free_request(req);
         return 0;
 }

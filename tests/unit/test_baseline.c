@@ -601,7 +601,7 @@ static void test_metrics(void)
                             "0.5") == 1);
         const struct sample *s = result_find_sample(r, "benchwatch_baseline",
                 (const char *const[]){ "metric", "benchwatch_disk_iops", "op", "read", NULL });
-        EXPECT(s && s->n_labels == 3 && !strcmp(sample_label(s, "mode"), "seq"));
+        EXPECT(s && s->n_labels == 3 && !strcmp(result_sample_label(s, "mode"), "seq"));
         EXPECT(result_find(r, "benchwatch_regression")->type == METRIC_GAUGE);
         result_free(r);
 

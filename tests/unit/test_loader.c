@@ -44,8 +44,8 @@ int main(void)
         char *why = NULL;
         CHECK(dir);
         CHECK(loader_open(dir, &reg, &why) == 0);
-        CHECK(registry_find(reg, "misbehave"));
-        CHECK(!registry_find(reg, "badabi"));
+        CHECK(loader_find(reg, "misbehave"));
+        CHECK(!loader_find(reg, "badabi"));
         char want[128];
         snprintf(want, sizeof(want),
                  "badabi.so: built for plugin ABI %d, this benchwatch needs ABI %d",
@@ -54,30 +54,30 @@ int main(void)
         CHECK_STR_CONTAINS(reg->warnings, "rebuild the plugin");
         CHECK_STR_CONTAINS(reg->warnings, "nosym.so: no symbol 'benchwatch_plugin': not a "
                                           "benchwatch plugin");
-        CHECK(!registry_find(reg, "badparam"));
+        CHECK(!loader_find(reg, "badparam"));
         CHECK_STR_CONTAINS(reg->warnings, "badparam.so: plugin 'badparam': concurrency_param "
                            "'thread' is not one of its parameters");
-        CHECK(!registry_find(reg, "badreport"));
+        CHECK(!loader_find(reg, "badreport"));
         CHECK_STR_CONTAINS(reg->warnings, "badreport.so: plugin 'badreport': report line "
                            "'Server' shows parameter 'host', which it does not have");
-        const char **names = registry_names(reg);
+        const char **names = loader_names(reg);
         CHECK(names && names[0] && !names[reg->n]);
         free(names);
-        registry_free(reg);
+        loader_free(reg);
 
         /* on demand: nothing loaded until looked up, then only that one */
         CHECK(loader_open_on_demand(dir, &reg, &why) == 0);
         CHECK(reg->n == 0 && !reg->warnings);
         bool listed = false;
-        for (size_t i = 0; registry_name(reg, i); i++)
-                listed |= !strcmp(registry_name(reg, i), "misbehave");
+        for (size_t i = 0; loader_name(reg, i); i++)
+                listed |= !strcmp(loader_name(reg, i), "misbehave");
         CHECK(listed);
-        CHECK(registry_find(reg, "misbehave") && reg->n == 1);
-        CHECK(registry_find(reg, "misbehave") && reg->n == 1);
-        CHECK(!registry_find(reg, "badabi") && reg->n == 1);
+        CHECK(loader_find(reg, "misbehave") && reg->n == 1);
+        CHECK(loader_find(reg, "misbehave") && reg->n == 1);
+        CHECK(!loader_find(reg, "badabi") && reg->n == 1);
         CHECK_STR_CONTAINS(reg->warnings, "badabi.so: built for plugin ABI");
-        CHECK(!registry_find(reg, "nosuchplugin") && reg->n == 1);
-        registry_free(reg);
+        CHECK(!loader_find(reg, "nosuchplugin") && reg->n == 1);
+        loader_free(reg);
 
         CHECK(loader_open("/nonexistent/plugins", &reg, &why) == -ENOENT);
         CHECK_STR_CONTAINS(why, "cannot read plugin directory '/nonexistent/plugins'");

@@ -21,7 +21,7 @@ static char cache_dir[] = "/tmp/bwtest-runner.XXXXXX";
 
 static struct result *run(const char *action, double timeout, const char *extra)
 {
-        const struct bw_plugin *p = registry_find(reg, "misbehave");
+        const struct bw_plugin *p = loader_find(reg, "misbehave");
         struct param_set *ps;
         char *why = NULL, kv[64];
         CHECK(p && param_set_new(p->params, &ps, &why) == 0);
@@ -140,7 +140,7 @@ int main(void)
         const struct sample *s = result_find_sample(r, "benchwatch_misbehave_value",
                                                     (const char *const[]){ "kind", "test", NULL });
         CHECK(s && s->value == 12.5);
-        CHECK(!strcmp(sample_label(s, "action"), "ok")); /* a LABEL parameter */
+        CHECK(!strcmp(result_sample_label(s, "action"), "ok")); /* a LABEL parameter */
         CHECK(result_find_sample(r, "benchwatch_probe_success", NULL)->value == 1);
         CHECK(r->duration >= 0 && r->duration < 10 && r->started > 1.7e9);
         result_free(r);
@@ -177,7 +177,7 @@ int main(void)
 
         /* no child is left behind */
         CHECK(waitpid(-1, NULL, WNOHANG) == -1);
-        registry_free(reg);
+        loader_free(reg);
         rmdir(cache_dir);
         printf("test_runner: ok\n");
         return 0;

@@ -265,7 +265,7 @@ static int index_tpl(struct tpl *t)
         for (size_t i = 0; i < t->r->n_families; i++) {
                 const struct family *f = &t->r->families[i];
                 for (size_t j = 0; j < f->n_samples; j++, k++) {
-                        const char *metric = sample_label(&f->samples[j], "metric");
+                        const char *metric = result_sample_label(&f->samples[j], "metric");
                         bool ref = !strcmp(f->name, "benchwatch_baseline");
                         t->base[k] = strcmp(f->name, "benchwatch_regression") ?
                                              f->samples[j].value : 0;
