@@ -65,7 +65,7 @@ static int for_probes(const char *state_dir, char **probes, int n, char ***ret_a
                 return 0;
         }
         char **all = NULL;
-        int r = baseline_list(state_dir, &all);
+        int r = baseline_store_list(state_dir, &all);
         if (r < 0) {
                 log_error("cannot list the baselines in %s: %s", state_dir, strerror(-r));
                 return EXIT_ENV;
@@ -110,7 +110,7 @@ static int baseline_show(const char *state_dir, char **probes, int n,
         for (int i = 0; i < n; i++) {
                 struct baseline *b = NULL;
                 char *why = NULL;
-                int r = baseline_load(state_dir, probes[i], &b, &why);
+                int r = baseline_store_load(state_dir, probes[i], &b, &why);
                 if (r < 0) {
                         log_error("%s", why ? why : strerror(-r));
                         free(why);
@@ -129,7 +129,7 @@ static int baseline_show(const char *state_dir, char **probes, int n,
                 show_cause(state_dir, b);
                 baseline_free(b);
         }
-        baseline_strv_free(all);
+        baseline_store_strv_free(all);
         return ex;
 }
 
@@ -146,7 +146,7 @@ static int baseline_reset_cmd(const char *state_dir, char **probes, int n, bool 
         if (all)
                 probes = all;
         for (int i = 0; i < n; i++) {
-                int r = baseline_reset(state_dir, probes[i]);
+                int r = baseline_store_reset(state_dir, probes[i]);
                 int e = evidence_store_reset(state_dir, probes[i]);
                 if (e < 0)
                         log_warning("cannot remove the evidence of '%s' in %s: %s", probes[i],
@@ -161,14 +161,14 @@ static int baseline_reset_cmd(const char *state_dir, char **probes, int n, bool 
                         printf("%s: baseline reset; the next [regression] reference_runs counted "
                                "runs learn a new reference\n", probes[i]);
         }
-        baseline_strv_free(all);
+        baseline_store_strv_free(all);
         return ex;
 }
 
 static int load_for_change(const char *state_dir, const char *probe, struct baseline **ret)
 {
         char *why = NULL;
-        int r = baseline_load(state_dir, probe, ret, &why);
+        int r = baseline_store_load(state_dir, probe, ret, &why);
         if (r < 0) {
                 log_error("%s", why ? why : strerror(-r));
                 free(why);
@@ -185,7 +185,7 @@ static int save(const char *state_dir, const struct baseline *b)
                 log_error("cannot create '%s': %s", state_dir, strerror(-r));
                 return EXIT_ENV;
         }
-        r = baseline_save(b, state_dir, &why);
+        r = baseline_store_save(b, state_dir, &why);
         if (r < 0) {
                 log_error("%s", why ? why : strerror(-r));
                 free(why);

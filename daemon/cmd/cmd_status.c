@@ -103,7 +103,7 @@ static int summarise(const struct status_ctx *c, const struct probe_cfg *pc,
         char *why = NULL;
         *ret = (struct probe_status){ .pc = pc, .sp = statefile_find(c->sf, pc->name),
                                       .first_due = NAN, .pinned = true };
-        int r = baseline_load(c->state_dir, pc->name, &b, &why);
+        int r = baseline_store_load(c->state_dir, pc->name, &b, &why);
         if (r < 0) {
                 log_error("status: %s", why ? why : strerror(-r));
                 free(why);

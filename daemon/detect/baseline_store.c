@@ -22,7 +22,7 @@
 /* Far more than any baseline benchwatch writes: a bigger file is not ours. */
 #define FILE_MAX (16u << 20)
 
-int baseline_path(const char *state_dir, const char *probe, char **ret_path)
+int baseline_store_path(const char *state_dir, const char *probe, char **ret_path)
 {
         return baseline_probe_file(state_dir, "baseline", probe, ret_path);
 }
@@ -113,12 +113,12 @@ static void set_error(char **ret_error, char *msg)
                 free(msg);
 }
 
-int baseline_save(const struct baseline *b, const char *state_dir,
-                  char **ret_error)
+int baseline_store_save(const struct baseline *b, const char *state_dir,
+                        char **ret_error)
 {
         char *path = NULL, *data = NULL;
         size_t len;
-        int r = baseline_path(state_dir, b->probe, &path);
+        int r = baseline_store_path(state_dir, b->probe, &path);
         if (r >= 0)
                 r = format_baseline(b, &data, &len);
         if (r >= 0)
@@ -131,10 +131,10 @@ int baseline_save(const struct baseline *b, const char *state_dir,
         return r;
 }
 
-int baseline_reset(const char *state_dir, const char *probe)
+int baseline_store_reset(const char *state_dir, const char *probe)
 {
         char *path;
-        int r = baseline_path(state_dir, probe, &path);
+        int r = baseline_store_path(state_dir, probe, &path);
         if (r < 0)
                 return r;
         r = unlink(path) < 0 ? -errno : 0;
@@ -534,13 +534,13 @@ static char *describe_bad_file(const char *path, int r, const struct parser *ps)
         return msg;
 }
 
-int baseline_load(const char *state_dir, const char *probe,
-                  struct baseline **ret, char **ret_error)
+int baseline_store_load(const char *state_dir, const char *probe,
+                        struct baseline **ret, char **ret_error)
 {
         struct parser ps = { 0 };
         char *path = NULL, *msg = NULL;
         size_t len = 0;
-        int r = baseline_path(state_dir, probe, &path);
+        int r = baseline_store_path(state_dir, probe, &path);
         if (r < 0) {
                 set_error(ret_error, str_printf("invalid probe name '%s' for a baseline",
                                                 probe ? probe : "(null)"));
@@ -575,7 +575,7 @@ static int cmp_str(const void *a, const void *b)
         return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-void baseline_strv_free(char **v)
+void baseline_store_strv_free(char **v)
 {
         for (size_t i = 0; v && v[i]; i++)
                 free(v[i]);
@@ -596,7 +596,7 @@ static char *probe_of_file(const char *name)
         return p;
 }
 
-int baseline_list(const char *state_dir, char ***ret_probes)
+int baseline_store_list(const char *state_dir, char ***ret_probes)
 {
         DIR *d = opendir(state_dir);
         if (!d && errno != ENOENT)
@@ -620,7 +620,7 @@ int baseline_list(const char *state_dir, char ***ret_probes)
         if (d)
                 closedir(d);
         if (r < 0) {
-                baseline_strv_free(v);
+                baseline_store_strv_free(v);
                 return r;
         }
         qsort(v, n, sizeof(*v), cmp_str);

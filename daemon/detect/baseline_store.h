@@ -50,7 +50,7 @@
 #define BASELINE_FORMAT_VERSION 3
 
 /* "<state_dir>/baseline-<probe>.txt", malloc'd.  -EINVAL, -ENOMEM. */
-int baseline_path(const char *state_dir, const char *probe, char **ret_path);
+int baseline_store_path(const char *state_dir, const char *probe, char **ret_path);
 
 /* Read a probe's baseline.  No file yet: 0 and an empty baseline.
  * -EBADMSG (corrupt, truncated, another probe's) or -EPROTONOSUPPORT
@@ -58,22 +58,22 @@ int baseline_path(const char *state_dir, const char *probe, char **ret_path);
  * could not be read (left alone).  On every error *ret_error (if not NULL)
  * gets a message naming the file and what happened, or NULL when out of
  * memory; the caller frees it. */
-int baseline_load(const char *state_dir, const char *probe,
-                  struct baseline **ret, char **ret_error);
+int baseline_store_load(const char *state_dir, const char *probe,
+                        struct baseline **ret, char **ret_error);
 
 /* Replace the stored baseline atomically.  -errno with *ret_error as above. */
-int baseline_save(const struct baseline *b, const char *state_dir,
-                  char **ret_error);
+int baseline_store_save(const struct baseline *b, const char *state_dir,
+                        char **ret_error);
 
 /* Forget a probe's baseline (after an intended change, e.g. a new disk).
  * 0 when removed, -ENOENT when there was none, -EINVAL for a bad name,
  * other -errno. */
-int baseline_reset(const char *state_dir, const char *probe);
+int baseline_store_reset(const char *state_dir, const char *probe);
 
 /* Probes that have a baseline file in state_dir, sorted, as a
  * NULL-terminated malloc'd array of malloc'd names (free with
- * baseline_strv_free).  A missing state_dir is an empty list. */
-int baseline_list(const char *state_dir, char ***ret_probes);
-void baseline_strv_free(char **v);
+ * baseline_store_strv_free).  A missing state_dir is an empty list. */
+int baseline_store_list(const char *state_dir, char ***ret_probes);
+void baseline_store_strv_free(char **v);
 
 #endif

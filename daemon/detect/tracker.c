@@ -330,7 +330,7 @@ static struct baseline *load(struct tracker *t, const char *probe)
 {
         struct baseline *b = NULL;
         char *why = NULL;
-        int r = baseline_load(t->state_dir, probe, &b, &why);
+        int r = baseline_store_load(t->state_dir, probe, &b, &why);
         if (r == -EBADMSG || r == -EPROTONOSUPPORT) {
                 log_warning("%s", why ? why : strerror(-r));
                 b = baseline_new(probe);
@@ -558,8 +558,8 @@ void tracker_observe(struct tracker *t, const struct config *cfg,
                 r = note_learning(cfg, &ts, b, res, counted);
         if (r >= 0)
                 name_cause(t, cfg, b, res, counted);
-        if (r >= 0 && (counted || context_changed) && baseline_save(b, t->state_dir, &why) < 0 &&
-            log_ratelimit_ok(&t->errors))
+        if (r >= 0 && (counted || context_changed) &&
+            baseline_store_save(b, t->state_dir, &why) < 0 && log_ratelimit_ok(&t->errors))
                 log_error("%s", why ? why : "cannot save the baseline");
         if (r >= 0)
                 record_history(t, cfg, b, res, counted);

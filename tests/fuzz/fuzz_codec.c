@@ -32,7 +32,7 @@ static char state_dir[64];
 static void remove_state(void)
 {
         char *p = NULL;
-        if (baseline_path(state_dir, "fuzz", &p) == 0)
+        if (baseline_store_path(state_dir, "fuzz", &p) == 0)
                 unlink(p);
         free(p);
         rmdir(state_dir);
@@ -150,9 +150,9 @@ static void baseline_roundtrip(const struct result *r)
         if (!b)
                 abort();
         if (baseline_update(b, r, &c, true) == 0 && b->n_series) {
-                if (baseline_save(b, state_dir, &err) < 0)
+                if (baseline_store_save(b, state_dir, &err) < 0)
                         abort();
-                if (baseline_load(state_dir, "fuzz", &b2, &err) < 0) {
+                if (baseline_store_load(state_dir, "fuzz", &b2, &err) < 0) {
                         fprintf(stderr, "baseline does not read back: %s\n", err);
                         abort();
                 }

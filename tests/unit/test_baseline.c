@@ -217,23 +217,23 @@ static void test_roundtrip(void)
         b->series[1].det.last_z = -0.1;
         b->series[2].det.ref[0] = 1.0 / 3; /* needs all 17 digits */
         EXPECT(detector_refresh(&b->series[2].det) == 0);
-        EXPECT(baseline_save(b, dir, &err) == 0 && !err);
+        EXPECT(baseline_store_save(b, dir, &err) == 0 && !err);
         EXPECT(sweep_others(&corrupt) == 0); /* no temporary left behind */
-        EXPECT(baseline_load(dir, "root", &back, &err) == 0 && !err);
+        EXPECT(baseline_store_load(dir, "root", &back, &err) == 0 && !err);
         EXPECT(back && same_baseline(b, back));
         EXPECT(back && back->series[0].det.n_ref == 100 && back->series[0].det.n_recent == 30);
         baseline_free(back);
 
         /* Saving again replaces, and the file is readable by others. */
         struct stat st;
-        EXPECT(baseline_save(b, dir, NULL) == 0);
-        EXPECT(baseline_path(dir, "root", &path) == 0);
+        EXPECT(baseline_store_save(b, dir, NULL) == 0);
+        EXPECT(baseline_store_path(dir, "root", &path) == 0);
         EXPECT(stat(path, &st) == 0 && (st.st_mode & 0777) == 0644);
         /* No file yet: an empty baseline, no error. */
-        EXPECT(baseline_load(dir, "other", &back, &err) == 0 && back && back->n_series == 0);
+        EXPECT(baseline_store_load(dir, "other", &back, &err) == 0 && back && back->n_series == 0);
         baseline_free(back);
         /* Not writable: an error naming the file. */
-        EXPECT(baseline_save(b, "/nonexistent/dir", &err) == -ENOENT);
+        EXPECT(baseline_store_save(b, "/nonexistent/dir", &err) == -ENOENT);
         EXPECT(err && strstr(err, "/nonexistent/dir/baseline-root.txt"));
         free(err);
         free(path);
@@ -247,9 +247,9 @@ static void expect_rejected(const char *data, size_t len, int want, const char *
         struct baseline *back = NULL;
         char *err = NULL, *path;
         unsigned corrupt;
-        baseline_path(dir, "root", &path);
+        baseline_store_path(dir, "root", &path);
         spit(path, data, len);
-        int r = baseline_load(dir, "root", &back, &err);
+        int r = baseline_store_load(dir, "root", &back, &err);
         if (r != want && !(want == 0 && r < 0)) {
                 fprintf(stderr, "%s: load returned %d, want %d\n", what, r, want);
                 test_failures++;
@@ -258,7 +258,7 @@ static void expect_rejected(const char *data, size_t len, int want, const char *
         EXPECT(err && strstr(err, path) && strstr(err, "moved aside to"));
         EXPECT(access(path, F_OK) < 0 && errno == ENOENT);
         EXPECT(sweep_others(&corrupt) == 1 && corrupt == 1);
-        EXPECT(baseline_load(dir, "root", &back, NULL) == 0 && back->n_series == 0);
+        EXPECT(baseline_store_load(dir, "root", &back, NULL) == 0 && back->n_series == 0);
         baseline_free(back);
         free(err);
         free(path);
@@ -271,8 +271,8 @@ static void test_damaged_files(void)
         size_t len;
         int n_trunc = 0, n_flip = 0;
 
-        baseline_save(b, dir, NULL);
-        baseline_path(dir, "root", &path);
+        baseline_store_save(b, dir, NULL);
+        baseline_store_path(dir, "root", &path);
         good = slurp(path, &len);
         EXPECT(len > 200 && !strncmp(good, "benchwatch-baseline 3\nprobe root\n", 33));
 
@@ -295,8 +295,8 @@ static void test_damaged_files(void)
         struct baseline *w = baseline_new("web-1");
         char *wpath, *wdata;
         size_t wlen;
-        baseline_save(w, dir, NULL);
-        baseline_path(dir, "web-1", &wpath);
+        baseline_store_save(w, dir, NULL);
+        baseline_store_path(dir, "web-1", &wpath);
         wdata = slurp(wpath, &wlen);
         unlink(wpath);
         expect_rejected(wdata, wlen, -EBADMSG, "another probe's");
@@ -310,7 +310,7 @@ static void test_damaged_files(void)
         char *err = NULL;
         unsigned corrupt;
         spit(path, future, strlen(future));
-        EXPECT(baseline_load(dir, "root", &back, &err) == -EPROTONOSUPPORT && !back);
+        EXPECT(baseline_store_load(dir, "root", &back, &err) == -EPROTONOSUPPORT && !back);
         EXPECT(err && strstr(err, "format version 4"));
         EXPECT(sweep_others(&corrupt) == 1 && corrupt == 1);
         free(err);
@@ -320,20 +320,20 @@ static void test_damaged_files(void)
         int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
         EXPECT(fd >= 0 && ftruncate(fd, 17 << 20) == 0);
         close(fd);
-        EXPECT(baseline_load(dir, "root", &back, &err) == -EBADMSG && !back);
+        EXPECT(baseline_store_load(dir, "root", &back, &err) == -EBADMSG && !back);
         EXPECT(err && strstr(err, "larger than"));
         EXPECT(sweep_others(&corrupt) == 1 && corrupt == 1);
         free(err);
         /* Not a file at all: an error, and nothing is moved. */
         EXPECT(mkdir(path, 0755) == 0);
-        EXPECT(baseline_load(dir, "root", &back, &err) == -EINVAL && !back);
+        EXPECT(baseline_store_load(dir, "root", &back, &err) == -EINVAL && !back);
         EXPECT(err && strstr(err, "cannot read"));
         EXPECT(rmdir(path) == 0);
         free(err);
 
         /* The intact file still loads (the test data was right). */
         spit(path, good, len);
-        EXPECT(baseline_load(dir, "root", &back, NULL) == 0 && same_baseline(b, back));
+        EXPECT(baseline_store_load(dir, "root", &back, NULL) == 0 && same_baseline(b, back));
         baseline_free(back);
         unlink(path);
         free(good);
@@ -375,9 +375,9 @@ static void test_strict_parser(void)
         int n = snprintf(buf, sizeof(buf), "benchwatch-baseline 2\nprobe root\n%s", SERIES_OK);
         snprintf(buf + n, sizeof(buf) - (size_t)n, "end 1 %016llx\n",
                  (unsigned long long)fnv1a(buf, (size_t)n));
-        baseline_path(dir, "root", &path);
+        baseline_store_path(dir, "root", &path);
         spit(path, buf, strlen(buf));
-        EXPECT(baseline_load(dir, "root", &back, NULL) == 0 && back->n_series == 1);
+        EXPECT(baseline_store_load(dir, "root", &back, NULL) == 0 && back->n_series == 1);
         const struct detector *d = &back->series[0].det;
         EXPECT(d->pinned && d->pinned_at == 1764547200.5 && d->n_ref == 4 && d->ref[2] == 3e-7 &&
                d->n_recent == 2 && d->recent[1] == 3);
@@ -450,14 +450,14 @@ static void test_v1_conversion(void)
         n += (size_t)snprintf(buf + n, sizeof(buf) - n,
                               "\nseries short\ndirection lower\nstate 0 0 2\nvalues 0.5 0.25\n");
         snprintf(buf + n, sizeof(buf) - n, "end 2 %016llx\n", (unsigned long long)fnv1a(buf, n));
-        baseline_path(dir, "root", &path);
+        baseline_store_path(dir, "root", &path);
         spit(path, buf, strlen(buf));
         struct timespec ts[2] = { { .tv_sec = 1700000000 }, { .tv_sec = 1700000000 } };
         EXPECT(utimensat(AT_FDCWD, path, ts, 0) == 0);
 
         struct baseline *b = NULL, *back = NULL;
         char *err = NULL;
-        EXPECT(baseline_load(dir, "root", &b, &err) == 0 && !err && b && b->n_series == 2);
+        EXPECT(baseline_store_load(dir, "root", &b, &err) == 0 && !err && b && b->n_series == 2);
         const struct baseline_series *f = b ? baseline_find(b, "full") : NULL;
         const struct baseline_series *s = b ? baseline_find(b, "short") : NULL;
         EXPECT(f && f->det.pinned && f->det.pinned_at == 1700000000 && f->det.n_ref == 20 &&
@@ -472,12 +472,12 @@ static void test_v1_conversion(void)
         struct detector d = f->det;
         EXPECT(detector_update(&d, &c, DETECTOR_HIGHER_IS_BETTER, 1002, 1, true, &v) == 0);
         EXPECT(v.regression && v.transition == DETECTOR_STEADY && d.cusum <= c.alarm);
-        EXPECT(b && baseline_save(b, dir, NULL) == 0);
+        EXPECT(b && baseline_store_save(b, dir, NULL) == 0);
         size_t len;
         char *text = slurp(path, &len);
         EXPECT(!strncmp(text, "benchwatch-baseline 3\n", 22));
         free(text);
-        EXPECT(baseline_load(dir, "root", &back, NULL) == 0 && same_baseline(b, back));
+        EXPECT(baseline_store_load(dir, "root", &back, NULL) == 0 && same_baseline(b, back));
         baseline_free(back);
         baseline_free(b);
         unlink(path);
@@ -491,30 +491,30 @@ static void test_reset_and_list(void)
         char junk[512];
         unsigned corrupt;
 
-        EXPECT(baseline_save(a, dir, NULL) == 0 && baseline_save(b, dir, NULL) == 0);
+        EXPECT(baseline_store_save(a, dir, NULL) == 0 && baseline_store_save(b, dir, NULL) == 0);
         snprintf(junk, sizeof(junk), "%s/baseline-x.txt.corrupt-20260101T000000Z", dir);
         spit(junk, "x", 1);
-        EXPECT(baseline_list(dir, &probes) == 0);
+        EXPECT(baseline_store_list(dir, &probes) == 0);
         EXPECT(probes && probes[0] && !strcmp(probes[0], "root") && probes[1] &&
               !strcmp(probes[1], "web-1") && !probes[2]);
-        baseline_strv_free(probes);
+        baseline_store_strv_free(probes);
 
-        EXPECT(baseline_reset(dir, "root") == 0);
-        EXPECT(baseline_reset(dir, "root") == -ENOENT);
-        EXPECT(baseline_list(dir, &probes) == 0 && !strcmp(probes[0], "web-1") && !probes[1]);
-        baseline_strv_free(probes);
-        EXPECT(baseline_load(dir, "root", &back, NULL) == 0 && back->n_series == 0);
+        EXPECT(baseline_store_reset(dir, "root") == 0);
+        EXPECT(baseline_store_reset(dir, "root") == -ENOENT);
+        EXPECT(baseline_store_list(dir, &probes) == 0 && !strcmp(probes[0], "web-1") && !probes[1]);
+        baseline_store_strv_free(probes);
+        EXPECT(baseline_store_load(dir, "root", &back, NULL) == 0 && back->n_series == 0);
         baseline_free(back);
-        EXPECT(baseline_load(dir, "web-1", &back, NULL) == 0);
+        EXPECT(baseline_store_load(dir, "web-1", &back, NULL) == 0);
         baseline_free(back);
-        EXPECT(baseline_reset(dir, "web-1") == 0);
-        EXPECT(baseline_list("/nonexistent", &probes) == 0 && !probes[0]);
-        baseline_strv_free(probes);
+        EXPECT(baseline_store_reset(dir, "web-1") == 0);
+        EXPECT(baseline_store_list("/nonexistent", &probes) == 0 && !probes[0]);
+        baseline_store_strv_free(probes);
 
         EXPECT(!baseline_new("") && !baseline_new("../etc") && !baseline_new("a/b") &&
               !baseline_new(".hidden") && !baseline_new("a\nb"));
         char *p = NULL;
-        EXPECT(baseline_path(dir, "../x", &p) == -EINVAL && !p);
+        EXPECT(baseline_store_path(dir, "../x", &p) == -EINVAL && !p);
         sweep_others(&corrupt);
         baseline_free(a);
         baseline_free(b);
@@ -661,8 +661,8 @@ static void test_context(void)
         EXPECT(since && strstr(since, "kernel 6.1.0-13-amd64 → 6.1.0-18-amd64"));
         free(since);
         /* kept across a save, escapes and all */
-        EXPECT(baseline_save(b, dir, NULL) == 0);
-        EXPECT(baseline_load(dir, "root", &back, NULL) == 0 && same_baseline(b, back));
+        EXPECT(baseline_store_save(b, dir, NULL) == 0);
+        EXPECT(baseline_store_load(dir, "root", &back, NULL) == 0 && same_baseline(b, back));
         EXPECT(back && !strcmp(context_get(&back->context, "cpu_model"),
                                "AMD EPYC 7B13 \\ 64-Core\nx"));
         baseline_free(back);
@@ -688,7 +688,7 @@ static void test_context(void)
         context_clear(&b->context);
         EXPECT(!baseline_context_change(b));
         char *path;
-        baseline_path(dir, "root", &path);
+        baseline_store_path(dir, "root", &path);
         unlink(path);
         free(path);
         context_clear(&a);
