@@ -12,7 +12,7 @@
 #include <time.h>
 
 #include "cmd/cli.h"
-#include "cmd/commands.h"
+#include "cmd/cmd.h"
 #include "core/log.h"
 #include "detect/baseline.h"
 #include "detect/baseline_store.h"

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cmd/cli.h"
-#include "cmd/commands.h"
+#include "cmd/cmd.h"
 #include "cmd/run_args.h"
 #include "core/log.h"
 #include "detect/tracker.h"
@@ -83,8 +83,8 @@ int cmd_cleanup(struct app *app, int argc, char **argv)
                         continue;
                 struct cleanup_target *t = &ts[n++];
                 t->name = app->cfg->probes[i].name;
-                if (resolve_probe(app, t->name, NULL, 0, &t->plugin, &t->params,
-                                  &t->timeout) != EXIT_OK)
+                if (run_args_resolve_probe(app, t->name, NULL, 0, &t->plugin, &t->params,
+                                           &t->timeout) != EXIT_OK)
                         ex = EXIT_USAGE;
         }
         for (int i = 1; i < argc; i++) {
@@ -93,8 +93,8 @@ int cmd_cleanup(struct app *app, int argc, char **argv)
                         k++;
                 struct cleanup_target *t = &ts[n++];
                 t->name = argv[i];
-                if (resolve_probe(app, t->name, argv + i + 1, k, &t->plugin,
-                                  &t->params, &t->timeout) != EXIT_OK)
+                if (run_args_resolve_probe(app, t->name, argv + i + 1, k, &t->plugin,
+                                           &t->params, &t->timeout) != EXIT_OK)
                         ex = EXIT_USAGE;
                 i += k;
         }

@@ -5,12 +5,12 @@
 #include <string.h>
 
 #include "cmd/cli.h"
-#include "cmd/commands.h"
+#include "cmd/cmd.h"
 #include "core/log.h"
 #include "detect/tracker.h"
 #include "util/format.h"
 
-int cmd_check_config(struct app *app, int argc, char **argv)
+int cmd_config(struct app *app, int argc, char **argv)
 {
         if (argc > 1) {
                 bool help = cli_is_help(argv[1]);

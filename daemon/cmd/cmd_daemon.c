@@ -21,7 +21,7 @@
 #include <time.h>
 
 #include "cmd/cli.h"
-#include "cmd/commands.h"
+#include "cmd/cmd.h"
 #include "core/log.h"
 #include "core/scheduler.h"
 #include "detect/context.h"

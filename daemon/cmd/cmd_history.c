@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "cmd/cli.h"
-#include "cmd/commands.h"
+#include "cmd/cmd.h"
 #include "cmd/history_plot.h"
 #include "core/log.h"
 #include "detect/history.h"

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cmd/cli.h"
-#include "cmd/commands.h"
+#include "cmd/cmd.h"
 #include "core/log.h"
 #include "core/param.h"
 

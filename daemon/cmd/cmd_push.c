@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cmd/cli.h"
-#include "cmd/commands.h"
+#include "cmd/cmd.h"
 #include "core/log.h"
 #include "sink/sink_pushgateway.h"
 

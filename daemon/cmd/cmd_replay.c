@@ -16,7 +16,7 @@
 #include <time.h>
 
 #include "cmd/cli.h"
-#include "cmd/commands.h"
+#include "cmd/cmd.h"
 #include "core/log.h"
 #include "detect/detector.h"
 #include "detect/series_file.h"

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "cmd/cli.h"
-#include "cmd/commands.h"
+#include "cmd/cmd.h"
 #include "cmd/compare.h"
 #include "cmd/run_args.h"
 #include "core/log.h"
@@ -48,8 +48,8 @@ static struct result *run_one(struct app *app, const struct run_opts *ro, const 
 {
         struct run_spec spec;
         app_run_spec(app, name, plugin, ps, ro->timeout > 0 ? ro->timeout : cfg_timeout, &spec);
-        const char *from = run_override_apply(app, ro->ov, conf_find_probe(app->cfg, name),
-                                              &spec);
+        const char *from = run_args_override_apply(app, ro->ov, conf_find_probe(app->cfg, name),
+                                                   &spec);
         spec.progress = ro->fmt == FORMAT_TABLE && isatty(STDERR_FILENO);
         struct result *res = runner_run_sync(&spec);
         if (res)
@@ -135,9 +135,9 @@ static int run_probes(struct app *app, const struct run_opts *ro, int argc, char
         int ex = start && cols && pr ? EXIT_OK : EXIT_ENV;
         for (size_t i = 0; ex == EXIT_OK && i < n; i++) {
                 cols[i].name = argv[start[i]];
-                ex = resolve_probe(app, cols[i].name, argv + start[i] + 1,
-                                   start[i + 1] - start[i] - 1, &cols[i].plugin,
-                                   &pr[i].params, &pr[i].timeout);
+                ex = run_args_resolve_probe(app, cols[i].name, argv + start[i] + 1,
+                                            start[i + 1] - start[i] - 1, &cols[i].plugin,
+                                            &pr[i].params, &pr[i].timeout);
                 cols[i].params = pr[i].params;
         }
         const char *cache_dir = app_daemon_option(app, "cache_dir")->s;
@@ -180,7 +180,7 @@ int cmd_run(struct app *app, int argc, char **argv)
         double timeout = 0;
         int c, r;
         while ((c = cli_getopt("run", argc, argv, "h", opts)) != -1) {
-                if ((r = run_override_parse(&ov, c, optarg)) != 0) {
+                if ((r = run_args_override_parse(&ov, c, optarg)) != 0) {
                         if (r > 0)
                                 continue;
                         run_usage(stderr);

@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "cmd/cli.h"
-#include "cmd/commands.h"
+#include "cmd/cmd.h"
 #include "core/log.h"
 #include "detect/baseline_store.h"
 #include "detect/evidence_store.h"

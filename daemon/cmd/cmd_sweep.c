@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "cmd/cli.h"
-#include "cmd/commands.h"
+#include "cmd/cmd.h"
 #include "cmd/run_args.h"
 #include "cmd/sweep.h"
 #include "core/log.h"
@@ -55,7 +55,7 @@ static int parse_opts(int argc, char **argv, struct sweep_opts *o)
         };
         int c;
         while ((c = cli_getopt("sweep", argc, argv, "h", opts)) != -1) {
-                int r = run_override_parse(&o->ov, c, optarg);
+                int r = run_args_override_parse(&o->ov, c, optarg);
                 if (r < 0) {
                         sweep_usage(stderr);
                         return EXIT_USAGE;
@@ -247,8 +247,8 @@ static struct result *run_level(const struct sweep_run *s, const char *param,
         }
         struct run_spec spec;
         app_run_spec(s->app, s->probe, s->plugin, ps, s->timeout, &spec);
-        const char *from = run_override_apply(s->app, &s->o->ov,
-                                              conf_find_probe(s->app->cfg, s->probe), &spec);
+        const char *from = run_args_override_apply(s->app, &s->o->ov,
+                                                   conf_find_probe(s->app->cfg, s->probe), &spec);
         struct result *res = runner_run_sync(&spec);
         if (res)
                 res->priority_from = from;
@@ -346,8 +346,8 @@ int cmd_sweep(struct app *app, int argc, char **argv)
         struct sweep_run s = { .app = app, .probe = argv[optind], .o = &o };
         struct param_set *base = NULL;
         if (ex == EXIT_OK)
-                ex = resolve_probe(app, s.probe, argv + optind + 2, argc - optind - 2,
-                                   &s.plugin, &base, &s.timeout);
+                ex = run_args_resolve_probe(app, s.probe, argv + optind + 2, argc - optind - 2,
+                                            &s.plugin, &base, &s.timeout);
         if (ex == EXIT_OK && param_index(s.plugin->params, param) < 0) {
                 log_error("sweep: plugin %s has no parameter '%s'%s%s", s.plugin->name, param,
                           s.plugin->concurrency_param ? "; its concurrency parameter is " : "",

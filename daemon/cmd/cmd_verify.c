@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "cmd/cli.h"
-#include "cmd/commands.h"
+#include "cmd/cmd.h"
 #include "core/evidence.h"
 #include "core/log.h"
 #include "core/runwatch.h"

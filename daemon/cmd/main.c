@@ -1,5 +1,5 @@
 /* main.c — the `benchwatch` command line: common options, then one of the
- * subcommands in commands.h.  `__child` is the runner's internal entry
+ * subcommands in cmd.h.  `__child` is the runner's internal entry
  * point (child.h) and deliberately undocumented. */
 #include <getopt.h>
 #include <signal.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cmd/cli.h"
-#include "cmd/commands.h"
+#include "cmd/cmd.h"
 #include "core/child.h"
 #include "core/log.h"
 
@@ -27,7 +27,7 @@ static const struct {
           "status [--format=table|json]\n"
           "                         what the daemon is doing: last and next runs, references,\n"
           "                         verdicts, sinks; exit 1 when a probe fails or regressed" },
-        { "check-config", cmd_check_config,
+        { "check-config", cmd_config,
           "check-config          validate the configuration without running" },
         { "daemon", cmd_daemon,
           "daemon                run every probe on its interval (the service)" },

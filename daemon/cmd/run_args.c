@@ -21,9 +21,9 @@ static void list_choices(const struct app *app)
         fprintf(stderr, "\n");
 }
 
-int resolve_probe(const struct app *app, const char *name, char *const *assign,
-                  int n_assign, const struct bw_plugin **ret_plugin,
-                  struct param_set **ret_params, double *ret_timeout)
+int run_args_resolve_probe(const struct app *app, const char *name, char *const *assign,
+                           int n_assign, const struct bw_plugin **ret_plugin,
+                           struct param_set **ret_params, double *ret_timeout)
 {
         const struct probe_cfg *pc = conf_find_probe(app->cfg, name);
         const struct bw_plugin *plugin = pc ? pc->plugin : loader_find(app->reg, name);
@@ -60,7 +60,7 @@ int resolve_probe(const struct app *app, const char *name, char *const *assign,
         return EXIT_OK;
 }
 
-int run_override_parse(struct run_overrides *o, int opt, const char *arg)
+int run_args_override_parse(struct run_overrides *o, int opt, const char *arg)
 {
         int r;
         if (opt == RUN_OPT_NICE) {
@@ -82,8 +82,8 @@ int run_override_parse(struct run_overrides *o, int opt, const char *arg)
         return r < 0 ? r : 1;
 }
 
-const char *run_override_apply(const struct app *app, struct run_overrides *o,
-                               bool configured, struct run_spec *spec)
+const char *run_args_override_apply(const struct app *app, struct run_overrides *o,
+                                    bool configured, struct run_spec *spec)
 {
         if (o->yield) {
                 app_yield_limits(app, true, &o->limits);

@@ -16,9 +16,9 @@
 
 /* The probe PROBE (configured probe or plugin
  * name) with NAME=VALUE overrides; logs and returns an exit code. */
-int resolve_probe(const struct app *app, const char *name, char *const *assign,
-                  int n_assign, const struct bw_plugin **ret_plugin,
-                  struct param_set **ret_params, double *ret_timeout);
+int run_args_resolve_probe(const struct app *app, const char *name, char *const *assign,
+                           int n_assign, const struct bw_plugin **ret_plugin,
+                           struct param_set **ret_params, double *ret_timeout);
 
 /* The priority of one run of a run-like command: --nice and --ionice when
  * given; else a configured probe's is the daemon's ([daemon] nice and
@@ -29,7 +29,7 @@ int resolve_probe(const struct app *app, const char *name, char *const *assign,
 struct run_overrides {
         bool nice_set, ionice_set, yield;
         int nice, io_class, io_level;
-        struct yield_limits limits;   /* filled by run_override_apply */
+        struct yield_limits limits;   /* filled by run_args_override_apply */
 };
 #define RUN_OPT_NICE 0x100
 #define RUN_OPT_IONICE 0x101
@@ -49,10 +49,10 @@ struct run_overrides {
         "                                   disks or memory ([daemon] yield_*)\n"
 /* 1 when opt was one of RUN_OVERRIDE_OPTIONS and its value good, 0 when
  * opt is another option, -EINVAL (logged) for a bad value. */
-int run_override_parse(struct run_overrides *o, int opt, const char *arg);
+int run_args_override_parse(struct run_overrides *o, int opt, const char *arg);
 /* configured: the probe is one of the configuration's.  Returns where the
  * priority came from (PRIO_FROM_*, for result->priority_from). */
-const char *run_override_apply(const struct app *app, struct run_overrides *o,
-                               bool configured, struct run_spec *spec);
+const char *run_args_override_apply(const struct app *app, struct run_overrides *o,
+                                    bool configured, struct run_spec *spec);
 
 #endif
