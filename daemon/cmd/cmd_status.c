@@ -31,6 +31,7 @@
 #include "detect/tracker.h"
 #include "encode/report_format.h"
 #include "sink/sink.h"
+#include "sink/sinkconf.h"
 #include "sink/statefile.h"
 #include "util/format.h"
 #include "util/strutil.h"
@@ -280,8 +281,8 @@ static size_t sinks_of(const struct status_ctx *c, struct sink_status *ret)
         const struct param_set *tf = conf_section(c->app->cfg, "textfile");
         const struct param_set *rw = conf_section(c->app->cfg, "remote_write");
         const struct param_set *pg = conf_section(c->app->cfg, "pushgateway");
-        if (tf && sink_opt(tf, "enabled")->b) {
-                const char *path = sink_opt(tf, "path")->s;
+        if (tf && sinkconf_opt(tf, "enabled")->b) {
+                const char *path = sinkconf_opt(tf, "path")->s;
                 struct stat st;
                 ret[n] = (struct sink_status){ .name = "textfile" };
                 ret[n].where =
@@ -291,8 +292,8 @@ static size_t sinks_of(const struct status_ctx *c, struct sink_status *ret)
                 ret[n].health = statefile_find_sink(c->sf, "textfile");
                 n++;
         }
-        if (rw && sink_opt(rw, "enabled")->b) {
-                const char *dir = sink_opt(rw, "spool_dir")->s;
+        if (rw && sinkconf_opt(rw, "enabled")->b) {
+                const char *dir = sinkconf_opt(rw, "spool_dir")->s;
                 ret[n] = (struct sink_status){ .name = "remote_write" };
                 ret[n].where = *dir ? strdup(dir) : str_printf("%s/remote-write", c->state_dir);
                 if (ret[n].where)
@@ -300,7 +301,7 @@ static size_t sinks_of(const struct status_ctx *c, struct sink_status *ret)
                 ret[n].health = statefile_find_sink(c->sf, "remote_write");
                 n++;
         }
-        if (pg && sink_opt(pg, "enabled")->b && *sink_opt(pg, "url")->s) {
+        if (pg && sinkconf_opt(pg, "enabled")->b && *sinkconf_opt(pg, "url")->s) {
                 ret[n] = (struct sink_status){ .name = "pushgateway" };
                 ret[n].health = statefile_find_sink(c->sf, "pushgateway");
                 n++;

@@ -1,7 +1,6 @@
 /* sink.c — the sink registry and the fan-out (see sink.h). */
 #include "sink/sink.h"
 
-#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,12 +10,13 @@
 #include "sink/sink_pushgateway.h"
 #include "sink/sink_remote_write.h"
 #include "sink/sink_textfile.h"
+#include "sink/sinkconf.h"
 
 const struct sink_type *const sink_types[] = {
         &sink_pushgateway_type,
         &sink_remote_write_type,
         &sink_journal_type,
-        &sink_syslog_type,
+        &sink_journal_syslog_type,
         &sink_textfile_type,
         NULL,
 };
@@ -27,15 +27,6 @@ const struct sink_type *sink_type_find(const char *section)
                 if (!strcmp(sink_types[i]->section, section))
                         return sink_types[i];
         return NULL;
-}
-
-const struct bw_param_value *sink_opt(const struct param_set *ps,
-                                      const char *name)
-{
-        int i = param_index(ps->defs, name);
-
-        assert(i >= 0);
-        return &ps->values[i];
 }
 
 /* ---- the fan-out ------------------------------------------------------------ */
@@ -74,7 +65,7 @@ static int create_one(const struct sink_type *t, const struct param_set *opts,
                         goto out;
                 opts = defaults;
         }
-        if (param_index(opts->defs, "enabled") >= 0 && !sink_opt(opts, "enabled")->b)
+        if (param_index(opts->defs, "enabled") >= 0 && !sinkconf_opt(opts, "enabled")->b)
                 goto out;
         r = t->create(opts, env ? env : &no_env, ret, &why);
 out:

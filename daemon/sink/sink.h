@@ -80,8 +80,4 @@ int sink_set_seed(struct sink_set *set, const struct result *r);
 size_t sink_set_count(const struct sink_set *set);
 void sink_set_free(struct sink_set *set);
 
-/* The value of option `name` of a sink's table (asserts it exists). */
-const struct bw_param_value *sink_opt(const struct param_set *ps,
-                                      const char *name);
-
 #endif

@@ -7,6 +7,7 @@
  * this sink publishes in the caller's thread; a full syslog socket drops
  * the line (MSG_DONTWAIT) rather than stall the scheduler. */
 #include "sink/sink_journal.h"
+#include "sink/sinkconf.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -514,7 +515,7 @@ static int syslog_create(const struct param_set *opts,
                          const struct sink_env *env, struct sink **ret,
                          char **ret_error)
 {
-        const char *sock = sink_opt(opts, "socket")->s;
+        const char *sock = sinkconf_opt(opts, "socket")->s;
         struct journal_sink *j;
         struct sockaddr_un sa;
         int r;
@@ -523,8 +524,8 @@ static int syslog_create(const struct param_set *opts,
                 *ret_error = strdup("socket path too long");
                 return -ENAMETOOLONG;
         }
-        r = new_sink("syslog", sink_opt(opts, "ident")->s,
-                     facility_values[sink_opt(opts, "facility")->i], sock, &j);
+        r = new_sink("syslog", sinkconf_opt(opts, "ident")->s,
+                     facility_values[sinkconf_opt(opts, "facility")->i], sock, &j);
         if (r < 0)
                 return r;
         j->use_syslog = true;
@@ -539,7 +540,7 @@ const struct sink_type sink_journal_type = {
         .create = journal_create,
 };
 
-const struct sink_type sink_syslog_type = {
+const struct sink_type sink_journal_syslog_type = {
         .section = "syslog",
         .options = syslog_options,
         .default_on = false,

@@ -15,7 +15,7 @@
 #include "sink/sink.h"
 
 extern const struct sink_type sink_journal_type;
-extern const struct sink_type sink_syslog_type;
+extern const struct sink_type sink_journal_syslog_type;
 
 /* The journal fields of r as "KEY=value" strings, malloc'd, in the order
  * above. 0 or -ENOMEM. */

@@ -66,15 +66,15 @@ static const struct bw_param_def pushgateway_options[] = {
 struct pg_config {
         char *url; /* without a trailing '/' */
         bool text;
-        struct sink_labels labels;
+        struct sinkconf_labels labels;
         char *instance;
         char *username, *password;
-        struct sink_conn conn;
+        struct sinkconf_conn conn;
 };
 
 static void pg_config_done(struct pg_config *c)
 {
-        sink_labels_done(&c->labels);
+        sinkconf_labels_done(&c->labels);
         free(c->url);
         free(c->instance);
         free(c->username);
@@ -85,8 +85,8 @@ static void pg_config_done(struct pg_config *c)
 static int pg_config_parse(const struct param_set *o, struct pg_config *c,
                            char **ret_error)
 {
-        const char *url = sink_opt(o, "url")->s, *inst = sink_opt(o, "instance")->s;
-        const char *pwfile = sink_opt(o, "password_file")->s;
+        const char *url = sinkconf_opt(o, "url")->s, *inst = sinkconf_opt(o, "instance")->s;
+        const char *pwfile = sinkconf_opt(o, "password_file")->s;
         int r;
 
         memset(c, 0, sizeof(*c));
@@ -95,16 +95,16 @@ static int pg_config_parse(const struct param_set *o, struct pg_config *c,
                 return -ENOMEM;
         for (size_t n = strlen(c->url); n > 0 && c->url[n - 1] == '/'; n--)
                 c->url[n - 1] = 0;
-        c->text = sink_opt(o, "format")->i == 1;
-        sink_conn_parse(o, &c->conn);
-        c->username = strdup(sink_opt(o, "username")->s ? sink_opt(o, "username")->s : "");
-        r = c->username ? sink_labels_parse(sink_opt(o, "labels")->s, &c->labels, ret_error)
+        c->text = sinkconf_opt(o, "format")->i == 1;
+        sinkconf_conn_parse(o, &c->conn);
+        c->username = strdup(sinkconf_opt(o, "username")->s ? sinkconf_opt(o, "username")->s : "");
+        r = c->username ? sinkconf_labels_parse(sinkconf_opt(o, "labels")->s, &c->labels, ret_error)
                         : -ENOMEM;
         if (r >= 0)
                 r = inst && *inst ? ((c->instance = strdup(inst)) ? 0 : -ENOMEM)
-                                  : sink_host_name(&c->instance);
+                                  : sinkconf_host_name(&c->instance);
         if (r >= 0 && pwfile && *pwfile)
-                r = sink_read_secret("password_file", pwfile, &c->password, ret_error);
+                r = sinkconf_read_secret("password_file", pwfile, &c->password, ret_error);
         if (r < 0)
                 pg_config_done(c);
         return r;
@@ -350,7 +350,7 @@ static void on_failure(struct pg_sink *p, size_t i, const char *probe,
                             probe, url, err ? err : strerror(ENOMEM));
         s->failing = true;
         s->code = status;
-        s->backoff = sink_conn_backoff(&p->cfg.conn, s->backoff);
+        s->backoff = sinkconf_conn_backoff(&p->cfg.conn, s->backoff);
         s->retry_at = now + s->backoff;
 }
 
@@ -435,7 +435,7 @@ static int pg_create(const struct param_set *opts,
                      char **ret_error)
 {
         struct pg_sink *p;
-        int r = sink_url_given(opts, ret_error);
+        int r = sinkconf_url_given(opts, ret_error);
 
         if (r <= 0)
                 return r; /* 0: no gateway configured, off */
@@ -474,8 +474,8 @@ int sink_pushgateway_delete(const struct param_set *opts,
         struct pg_config c;
         CURL *h;
         int first = 0;
-        int r = sink_check_url(sink_opt(opts, "url")->s ? sink_opt(opts, "url")->s : "",
-                          ret_error);
+        const char *url_opt = sinkconf_opt(opts, "url")->s;
+        int r = sinkconf_check_url(url_opt ? url_opt : "", ret_error);
 
         if (r < 0 || (r = pg_config_parse(opts, &c, ret_error)) < 0)
                 return r;
@@ -491,9 +491,9 @@ int sink_pushgateway_delete(const struct param_set *opts,
                         r = http_request(h, &c, "DELETE", url, NULL, 0, &status, &err);
                 if (r < 0 && first == 0) {
                         first = r;
-                        *ret_error = sink_errorf("cannot delete probe '%s' at %s: %s",
-                                            probes[i], url ? url : c.url,
-                                            err ? err : strerror(-r));
+                        *ret_error = sinkconf_errorf("cannot delete probe '%s' at %s: %s",
+                                                     probes[i], url ? url : c.url,
+                                                     err ? err : strerror(-r));
                 }
                 free(url);
                 free(err);

@@ -90,9 +90,9 @@ static const struct bw_param_def remote_write_options[] = {
 struct rw_config {
         char *url, *job, *instance, *spool_dir;
         char *reserve_dir; /* state_dir when the spool is in it (util/reserve.h) */
-        struct sink_labels labels;
+        struct sinkconf_labels labels;
         char *username, *password, *bearer;
-        struct sink_conn conn;   /* points into the above and opts */
+        struct sinkconf_conn conn;   /* points into the above and opts */
         uint64_t spool_max;
 };
 
@@ -126,7 +126,7 @@ static void rw_config_done(struct rw_config *c)
         free(c->instance);
         free(c->spool_dir);
         free(c->reserve_dir);
-        sink_labels_done(&c->labels);
+        sinkconf_labels_done(&c->labels);
         free(c->username);
         secret_free(c->password);
         secret_free(c->bearer);
@@ -135,7 +135,7 @@ static void rw_config_done(struct rw_config *c)
 
 static int dup_opt(const struct param_set *o, const char *name, char **ret)
 {
-        const char *v = sink_opt(o, name)->s;
+        const char *v = sinkconf_opt(o, name)->s;
 
         *ret = strdup(v ? v : "");
         return *ret ? 0 : -ENOMEM;
@@ -144,8 +144,8 @@ static int dup_opt(const struct param_set *o, const char *name, char **ret)
 static int parse_secrets(const struct param_set *o, struct rw_config *c,
                          char **ret_error)
 {
-        const char *pw = sink_opt(o, "password_file")->s;
-        const char *tok = sink_opt(o, "bearer_token_file")->s;
+        const char *pw = sinkconf_opt(o, "password_file")->s;
+        const char *tok = sinkconf_opt(o, "bearer_token_file")->s;
         int r = 0;
 
         if (pw && *pw && tok && *tok) {
@@ -154,18 +154,18 @@ static int parse_secrets(const struct param_set *o, struct rw_config *c,
                 return -EINVAL;
         }
         if (pw && *pw)
-                r = sink_read_secret("password_file", pw, &c->password, ret_error);
+                r = sinkconf_read_secret("password_file", pw, &c->password, ret_error);
         if (r >= 0 && tok && *tok)
-                r = sink_read_secret("bearer_token_file", tok, &c->bearer, ret_error);
+                r = sinkconf_read_secret("bearer_token_file", tok, &c->bearer, ret_error);
         return r;
 }
 
 static int parse_spool(const struct param_set *o, const struct sink_env *env,
                        struct rw_config *c, char **ret_error)
 {
-        const char *dir = sink_opt(o, "spool_dir")->s;
+        const char *dir = sinkconf_opt(o, "spool_dir")->s;
 
-        c->spool_max = (uint64_t)sink_opt(o, "spool_max_bytes")->i;
+        c->spool_max = (uint64_t)sinkconf_opt(o, "spool_max_bytes")->i;
         if (dir && *dir)
                 c->spool_dir = strdup(dir);
         else if (env->state_dir && *env->state_dir) {
@@ -182,7 +182,7 @@ static int parse_spool(const struct param_set *o, const struct sink_env *env,
 
 static void set_http(const struct param_set *o, struct rw_config *c)
 {
-        sink_conn_parse(o, &c->conn);
+        sinkconf_conn_parse(o, &c->conn);
         c->conn.http.username = c->username;
         c->conn.http.password = c->password;
         c->conn.http.bearer = c->bearer;
@@ -192,7 +192,7 @@ static void set_http(const struct param_set *o, struct rw_config *c)
 static int rw_config_parse(const struct param_set *o, const struct sink_env *env,
                            struct rw_config *c, char **ret_error)
 {
-        const char *inst = sink_opt(o, "instance")->s;
+        const char *inst = sinkconf_opt(o, "instance")->s;
         int r;
 
         memset(c, 0, sizeof(*c));
@@ -203,9 +203,9 @@ static int rw_config_parse(const struct param_set *o, const struct sink_env *env
                 r = dup_opt(o, "username", &c->username);
         if (r >= 0)
                 r = inst && *inst ? dup_opt(o, "instance", &c->instance)
-                                  : sink_host_name(&c->instance);
+                                  : sinkconf_host_name(&c->instance);
         if (r >= 0)
-                r = sink_labels_parse(sink_opt(o, "labels")->s, &c->labels, ret_error);
+                r = sinkconf_labels_parse(sinkconf_opt(o, "labels")->s, &c->labels, ret_error);
         if (r >= 0)
                 r = parse_secrets(o, c, ret_error);
         if (r >= 0)
@@ -371,7 +371,7 @@ static void on_retry(struct rw_sink *p, const struct httpc_reply *rep)
                             spool_count(p->spool), p->cfg.spool_dir);
         }
         p->down = true;
-        p->backoff = sink_conn_backoff(&p->cfg.conn, p->backoff);
+        p->backoff = sinkconf_conn_backoff(&p->cfg.conn, p->backoff);
         if (rep->retry_after > 0) /* the receiver knows best, within reason */
                 p->backoff = rep->retry_after < p->cfg.conn.retry_max ?
                              rep->retry_after : p->cfg.conn.retry_max;
@@ -603,8 +603,8 @@ static int rw_start(struct rw_sink *p, const struct param_set *opts,
         };
         r = (p->curl = httpc_open(ret_error)) ? 0 : -ELIBACC;
         if (r >= 0 && (r = spool_check_dir(p->cfg.spool_dir)) < 0)
-                *ret_error = sink_errorf("cannot use spool_dir '%s': %s",
-                                         p->cfg.spool_dir, strerror(-r));
+                *ret_error = sinkconf_errorf("cannot use spool_dir '%s': %s",
+                                             p->cfg.spool_dir, strerror(-r));
         if (r >= 0)
                 r = sink_latest_start(&p->sync, &p->thread, rw_worker, p);
         p->thread_started = r >= 0;
@@ -615,7 +615,7 @@ static int rw_create(const struct param_set *opts, const struct sink_env *env,
                      struct sink **ret, char **ret_error)
 {
         struct rw_sink *p;
-        int r = sink_url_given(opts, ret_error);
+        int r = sinkconf_url_given(opts, ret_error);
 
         if (r <= 0)
                 return r; /* 0: no receiver configured, off */

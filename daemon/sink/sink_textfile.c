@@ -17,6 +17,7 @@
 #include "encode/prom_text.h"
 #include "sink/selfstats.h"
 #include "sink/sink_latest.h"
+#include "sink/sinkconf.h"
 #include "sink/statefile.h"
 #include "util/atomicfile.h"
 #include "util/strutil.h"
@@ -172,7 +173,7 @@ static int textfile_create(const struct param_set *opts,
                            const struct sink_env *env, struct sink **ret,
                            char **ret_error)
 {
-        const char *path = sink_opt(opts, "path")->s;
+        const char *path = sinkconf_opt(opts, "path")->s;
         char *joined = NULL;
         struct textfile_sink *t;
         int r;

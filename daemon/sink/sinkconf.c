@@ -1,6 +1,7 @@
 /* sinkconf.c — see sinkconf.h. */
 #include "sink/sinkconf.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -9,11 +10,19 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sink/sink.h"
+#include "core/param.h"
 #include "util/secret.h"
 #include "util/strutil.h"
 
-char *sink_errorf(const char *fmt, ...)
+const struct bw_param_value *sinkconf_opt(const struct param_set *ps, const char *name)
+{
+        int i = param_index(ps->defs, name);
+
+        assert(i >= 0);
+        return &ps->values[i];
+}
+
+char *sinkconf_errorf(const char *fmt, ...)
 {
         va_list ap;
         char *s;
@@ -24,43 +33,43 @@ char *sink_errorf(const char *fmt, ...)
         return s;
 }
 
-int sink_check_url(const char *url, char **ret_error)
+int sinkconf_check_url(const char *url, char **ret_error)
 {
         if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8)) {
-                *ret_error = sink_errorf("url '%s' is not http:// or https://", url);
+                *ret_error = sinkconf_errorf("url '%s' is not http:// or https://", url);
                 return -EINVAL;
         }
         return 0;
 }
 
-int sink_url_given(const struct param_set *opts, char **ret_error)
+int sinkconf_url_given(const struct param_set *opts, char **ret_error)
 {
-        const char *url = sink_opt(opts, "url")->s;
+        const char *url = sinkconf_opt(opts, "url")->s;
         if (!url || !*url)
                 return 0;
-        int r = sink_check_url(url, ret_error);
+        int r = sinkconf_check_url(url, ret_error);
         return r < 0 ? r : 1;
 }
 
-void sink_conn_parse(const struct param_set *o, struct sink_conn *ret)
+void sinkconf_conn_parse(const struct param_set *o, struct sinkconf_conn *ret)
 {
-        *ret = (struct sink_conn){
+        *ret = (struct sinkconf_conn){
                 .http = {
-                        .ca_file = sink_opt(o, "ca_file")->s,
-                        .cert_file = sink_opt(o, "cert_file")->s,
-                        .key_file = sink_opt(o, "key_file")->s,
-                        .insecure = sink_opt(o, "insecure")->b,
-                        .connect_timeout_ms = (long)(sink_opt(o, "connect_timeout")->d * 1000),
-                        .timeout_ms = (long)(sink_opt(o, "timeout")->d * 1000),
+                        .ca_file = sinkconf_opt(o, "ca_file")->s,
+                        .cert_file = sinkconf_opt(o, "cert_file")->s,
+                        .key_file = sinkconf_opt(o, "key_file")->s,
+                        .insecure = sinkconf_opt(o, "insecure")->b,
+                        .connect_timeout_ms = (long)(sinkconf_opt(o, "connect_timeout")->d * 1000),
+                        .timeout_ms = (long)(sinkconf_opt(o, "timeout")->d * 1000),
                 },
-                .retry_min = sink_opt(o, "retry_min")->d,
-                .retry_max = sink_opt(o, "retry_max")->d,
+                .retry_min = sinkconf_opt(o, "retry_min")->d,
+                .retry_max = sinkconf_opt(o, "retry_max")->d,
         };
         if (ret->retry_max < ret->retry_min)
                 ret->retry_max = ret->retry_min;
 }
 
-double sink_conn_backoff(const struct sink_conn *c, double backoff)
+double sinkconf_conn_backoff(const struct sinkconf_conn *c, double backoff)
 {
         backoff = backoff ? backoff * 2 : c->retry_min;
         return backoff > c->retry_max ? c->retry_max : backoff;
@@ -86,14 +95,14 @@ static char *trimmed(const char *s, size_t n)
         return strndup(s, n);
 }
 
-static int add_label(struct sink_labels *l, const char *item, size_t len,
+static int add_label(struct sinkconf_labels *l, const char *item, size_t len,
                      char **ret_error)
 {
         const char *eq = memchr(item, '=', len);
         char **nn, **nv, *name, *value;
 
         if (!eq) {
-                *ret_error = sink_errorf("labels: '%.*s' is not name=value", (int)len, item);
+                *ret_error = sinkconf_errorf("labels: '%.*s' is not name=value", (int)len, item);
                 return -EINVAL;
         }
         name = trimmed(item, (size_t)(eq - item));
@@ -113,14 +122,14 @@ static int add_label(struct sink_labels *l, const char *item, size_t len,
         l->values[l->n++] = value;
         if (!valid_label_name(name) || !strcmp(name, "job") ||
             !strcmp(name, "instance") || !strcmp(name, "probe")) {
-                *ret_error = sink_errorf("labels: '%s' is not a label name benchwatch "
-                                         "can group by", name);
+                *ret_error = sinkconf_errorf("labels: '%s' is not a label name benchwatch "
+                                             "can group by", name);
                 return -EINVAL;
         }
         return 0;
 }
 
-int sink_labels_parse(const char *s, struct sink_labels *l, char **ret_error)
+int sinkconf_labels_parse(const char *s, struct sinkconf_labels *l, char **ret_error)
 {
         memset(l, 0, sizeof(*l));
         while (s && *s) {
@@ -135,7 +144,7 @@ int sink_labels_parse(const char *s, struct sink_labels *l, char **ret_error)
         return 0;
 }
 
-void sink_labels_done(struct sink_labels *l)
+void sinkconf_labels_done(struct sinkconf_labels *l)
 {
         for (size_t i = 0; i < l->n; i++) {
                 free(l->names[i]);
@@ -146,7 +155,7 @@ void sink_labels_done(struct sink_labels *l)
         memset(l, 0, sizeof(*l));
 }
 
-int sink_host_name(char **ret)
+int sinkconf_host_name(char **ret)
 {
         char buf[256];
 
@@ -157,22 +166,22 @@ int sink_host_name(char **ret)
         return *ret ? 0 : -ENOMEM;
 }
 
-int sink_read_secret(const char *option, const char *name, char **ret,
-                     char **ret_error)
+int sinkconf_read_secret(const char *option, const char *name, char **ret,
+                         char **ret_error)
 {
         char *path = NULL;
         int r = secret_read(name, ret, &path, NULL);
 
         if (r == -ENXIO)
-                *ret_error = sink_errorf("%s '%s' names a systemd credential but "
-                                         "$CREDENTIALS_DIRECTORY is not set (give a "
-                                         "path with a '/' for a plain file)", option, name);
+                *ret_error = sinkconf_errorf("%s '%s' names a systemd credential but "
+                                             "$CREDENTIALS_DIRECTORY is not set (give a "
+                                             "path with a '/' for a plain file)", option, name);
         else if (r == -EINVAL)
-                *ret_error = sink_errorf("%s '%s' is not a file or credential name",
-                                         option, name);
+                *ret_error = sinkconf_errorf("%s '%s' is not a file or credential name",
+                                             option, name);
         else if (r < 0 && r != -ENOMEM)
-                *ret_error = sink_errorf("cannot open %s '%s': %s", option,
-                                         path ? path : name, strerror(-r));
+                *ret_error = sinkconf_errorf("cannot open %s '%s': %s", option,
+                                             path ? path : name, strerror(-r));
         free(path);
         return r;
 }
