@@ -75,7 +75,7 @@ static uint64_t load_state(const char *path)
 {
         char buf[32];
         int64_t x = 0;
-        if (read_small_file(path, buf, sizeof(buf)) < 0 ||
+        if (fdio_read_small(path, buf, sizeof(buf)) < 0 ||
             parse_int64(buf, &x) < 0 || x <= 0)
                 return 88172645463325252ull; /* no state yet: the usual seed */
         return (uint64_t)x;
@@ -84,7 +84,7 @@ static uint64_t load_state(const char *path)
 static int save_state(const struct bw_run *run, const char *path, uint64_t x)
 {
         char *text = str_printf("%" PRId64, (int64_t)(x & INT64_MAX) | 1);
-        int r = text ? write_file_atomic(run->cache_dir, path, text, strlen(text), 0644)
+        int r = text ? atomicfile_write(run->cache_dir, path, text, strlen(text), 0644)
                      : -ENOMEM;
         free(text);
         return r;

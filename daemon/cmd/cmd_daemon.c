@@ -88,7 +88,7 @@ static int make_dirs(const struct config *cfg)
 static void remove_interrupted_writes(const struct config *cfg)
 {
         const char *dir = cfg->daemon->values[CFG_D_STATE_DIR].s;
-        int n = remove_atomic_temps(dir);
+        int n = atomicfile_remove_temps(dir);
         if (n > 0)
                 log_info("removed %d temporary file(s) an interrupted write left in '%s'", n, dir);
         else if (n < 0)

@@ -38,7 +38,7 @@ static int number_after(const char *text, const char *key, double *ret)
 static int psi_some(const char *path, const char *key, double *ret)
 {
         char buf[PROC_FILE_MAX];
-        int r = read_small_file(path, buf, sizeof(buf));
+        int r = fdio_read_small(path, buf, sizeof(buf));
         if (r < 0)
                 return r;
         if (strncmp(buf, "some ", 5))
@@ -56,7 +56,7 @@ int busy_read_psi(const char *path, double *ret_avg10)
 int busy_read_loadavg(const char *path, double *ret_load1)
 {
         char buf[PROC_FILE_MAX];
-        int r = read_small_file(path, buf, sizeof(buf));
+        int r = fdio_read_small(path, buf, sizeof(buf));
         if (r < 0)
                 return r;
         buf[strcspn(buf, " \n")] = 0;
@@ -82,7 +82,7 @@ static int busy_read_steal(const char *path, double *ret_total, double *ret_stea
 {
         char buf[PROC_FILE_MAX];
         double f[8];
-        int r = read_small_file(path, buf, sizeof(buf));
+        int r = fdio_read_small(path, buf, sizeof(buf));
         if (r < 0)
                 return r;
         if (strncmp(buf, "cpu ", 4))

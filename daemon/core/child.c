@@ -440,7 +440,7 @@ int child_main(int argc, char **argv)
         struct run_request *req = NULL;
         if (follow_parent(argc, argv) < 0)
                 return 2; /* the runner is gone already, or bad usage */
-        if (fd_read_all(STDIN_FILENO, MAX_REQUEST, &buf, &size) < 0 ||
+        if (fdio_read_all(STDIN_FILENO, MAX_REQUEST, &buf, &size) < 0 ||
             codec_decode_request(buf, size, &req) < 0) {
                 fprintf(stderr, "benchwatch %s: no valid run request on stdin "
                         "(this command is internal to the runner)\n", CHILD_SUBCOMMAND);
@@ -468,7 +468,7 @@ int child_main(int argc, char **argv)
 
         int r = codec_encode_result(c.result, &buf, &size);
         if (r >= 0)
-                r = fd_write_all(CHILD_RESULT_FD, buf, size);
+                r = fdio_write_all(CHILD_RESULT_FD, buf, size);
         free(buf);
         result_free(c.result);
         codec_free_request(req);

@@ -771,7 +771,7 @@ static void load_text(struct cfg_reader *l, const char *file, const char *text,
 static int read_file(const char *path, char **ret_text, size_t *ret_size,
                      const char **ret_why)
 {
-        int r = read_full_file(path, MAX_FILE_SIZE, ret_text, ret_size, NULL);
+        int r = fdio_read_file(path, MAX_FILE_SIZE, ret_text, ret_size, NULL);
 
         if (r == -EINVAL)
                 *ret_why = "not a regular file";

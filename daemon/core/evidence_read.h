@@ -1,6 +1,6 @@
 /* evidence_read.h — one counter file read whole, or not at all, cheaply.
  *
- * read_small_file() takes the start of a file; a counter cut short by the
+ * fdio_read_small() takes the start of a file; a counter cut short by the
  * buffer ("12345" of "1234567") would read as a wrong number, so these
  * refuse a file that fills the buffer (-EFBIG) and anything that is not
  * the counter (sysparse.h).

@@ -62,7 +62,7 @@ static int read_thread(struct rundelay *d, const char *name)
         if (*end || tid <= 0)
                 return 0;
         snprintf(path, sizeof(path), "%s/%s/schedstat", d->task_dir, name);
-        if (read_small_file(path, buf, sizeof(buf)) < 0 ||
+        if (fdio_read_small(path, buf, sizeof(buf)) < 0 ||
             sscanf(buf, "%llu %llu", &run, &delay) != 2)
                 return 0; /* the thread just exited: its last sample stands */
         struct thread_delay *t = slot(d, tid);

@@ -400,7 +400,7 @@ int runner_start(sd_event *e, const struct run_spec *spec, runner_done_fn done,
                  * child has its request and starts its threads */
                 if (perfclock_open(rn->pid, &rn->perf) < 0)
                         rn->perf = NULL;
-                r = fd_write_all(req_pipe[1], req, req_size); /* small: fits the pipe */
+                r = fdio_write_all(req_pipe[1], req, req_size); /* small: fits the pipe */
                 if (r == -EPIPE)
                         r = 0; /* the child died at once: its exit status tells */
         }

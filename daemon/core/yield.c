@@ -160,7 +160,7 @@ static int read_probe_cpu(pid_t pid, double *ret)
         char path[64], buf[1024];
         unsigned long long ut, st;
         snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-        int r = read_small_file(path, buf, sizeof(buf));
+        int r = fdio_read_small(path, buf, sizeof(buf));
         if (r < 0)
                 return r;
         const char *p = strrchr(buf, ')');
@@ -177,7 +177,7 @@ static int read_probe_io(pid_t pid, double *ret)
         char path[64], buf[1024];
         unsigned long long rb = 0, wb = 0;
         snprintf(path, sizeof(path), "/proc/%d/io", (int)pid);
-        int r = read_small_file(path, buf, sizeof(buf));
+        int r = fdio_read_small(path, buf, sizeof(buf));
         if (r < 0)
                 return r;
         const char *p = strstr(buf, "\nread_bytes: "), *q = strstr(buf, "\nwrite_bytes: ");
@@ -202,7 +202,7 @@ static int read_disks(const struct yield_monitor *m, double *ret_bytes)
         char *buf = malloc(DISKSTATS_MAX), name[64];
         unsigned long long rd, wr;
         double sum = 0;
-        int r = buf ? read_small_file("/proc/diskstats", buf, DISKSTATS_MAX) : -ENOMEM;
+        int r = buf ? fdio_read_small("/proc/diskstats", buf, DISKSTATS_MAX) : -ENOMEM;
         for (char *line = buf; r >= 0 && line && *line;) {
                 char *next = strchr(line, '\n');
                 if (sscanf(line, " %*u %*u %63s %*u %*u %llu %*u %*u %*u %llu", name, &rd,
@@ -238,7 +238,7 @@ static double read_psi_total(const char *path)
         char buf[512];
         const char *p;
         double v = 0;
-        if (read_small_file(path, buf, sizeof(buf)) < 0 || strncmp(buf, "some ", 5) ||
+        if (fdio_read_small(path, buf, sizeof(buf)) < 0 || strncmp(buf, "some ", 5) ||
             !(p = strstr(buf, " total=")) || sscanf(p, " total=%lf", &v) != 1)
                 return NAN;
         return v;
@@ -246,7 +246,7 @@ static double read_psi_total(const char *path)
 
 static int take(const struct yield_monitor *m, struct sample *s)
 {
-        int r = read_small_file("/proc/stat", m->stat_buf, STAT_MAX);
+        int r = fdio_read_small("/proc/stat", m->stat_buf, STAT_MAX);
         if (r >= 0)
                 r = yield_parse_stat(m->stat_buf, in_affinity, (void *)m, &s->cpu);
         if (r >= 0)

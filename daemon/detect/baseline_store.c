@@ -122,7 +122,7 @@ int baseline_store_save(const struct baseline *b, const char *state_dir,
         if (r >= 0)
                 r = format_baseline(b, &data, &len);
         if (r >= 0)
-                r = write_file_atomic(state_dir, path, data, len, 0644);
+                r = atomicfile_write(state_dir, path, data, len, 0644);
         if (r < 0)
                 set_error(ret_error, str_printf("cannot write baseline of probe '%s' to '%s': %s",
                                                 b->probe, path ? path : state_dir, strerror(-r)));
@@ -139,7 +139,7 @@ int baseline_store_reset(const char *state_dir, const char *probe)
                 return r;
         r = unlink(path) < 0 ? -errno : 0;
         if (r >= 0)
-                r = fsync_directory(state_dir);
+                r = atomicfile_fsync_dir(state_dir);
         free(path);
         return r;
 }
@@ -147,7 +147,7 @@ int baseline_store_reset(const char *state_dir, const char *probe)
 static int read_file(const char *path, char **ret, size_t *ret_len, double *ret_mtime)
 {
         struct stat st;
-        int r = read_full_file(path, FILE_MAX, ret, ret_len, &st);
+        int r = fdio_read_file(path, FILE_MAX, ret, ret_len, &st);
 
         if (r == -EISDIR)
                 return -EINVAL; /* not a regular file, as any other */

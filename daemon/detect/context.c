@@ -142,7 +142,7 @@ static void os_version_id(const char *path, char *buf, size_t size)
 {
         char text[4096];
         buf[0] = 0;
-        if (read_small_file(path, text, sizeof(text)) < 0)
+        if (fdio_read_small(path, text, sizeof(text)) < 0)
                 return;
         for (char *line = text, *nl; line; line = nl ? nl + 1 : NULL) {
                 nl = strchr(line, '\n');
@@ -172,14 +172,14 @@ static int context_read_host(const char *proc, const char *sys, const char *os_r
         struct utsname u;
 
         snprintf(path, sizeof(path), "%s/cpuinfo", proc);
-        if (read_small_file(path, cpuinfo, sizeof(cpuinfo)) < 0)
+        if (fdio_read_small(path, cpuinfo, sizeof(cpuinfo)) < 0)
                 cpuinfo[0] = 0;
         cpuinfo_field(cpuinfo, "model name", model, sizeof(model));
         cpuinfo_field(cpuinfo, "microcode", micro, sizeof(micro));
         snprintf(path, sizeof(path), "%s/class/dmi/id", sys);
-        if (read_sysfs_attr(path, "product_name", product, sizeof(product)) < 0)
+        if (fdio_read_sysfs(path, "product_name", product, sizeof(product)) < 0)
                 product[0] = 0;
-        if (read_sysfs_attr(path, "bios_version", bios, sizeof(bios)) < 0)
+        if (fdio_read_sysfs(path, "bios_version", bios, sizeof(bios)) < 0)
                 bios[0] = 0;
         os_version_id(os_release, osv, sizeof(osv));
         const char *values[] = { bios, model, uname(&u) == 0 ? u.release : "",

@@ -128,7 +128,7 @@ int evidence_store_load(const char *state_dir, const char *probe, struct evidenc
         size_t len = 0;
         int r = path_of(state_dir, probe, &path);
         if (r >= 0)
-                r = read_full_file(path, FILE_MAX, &text, &len, NULL);
+                r = fdio_read_file(path, FILE_MAX, &text, &len, NULL);
         if (r == -ENOENT) {
                 *ret = (struct evidence_store){ 0 };
                 r = 0;
@@ -176,7 +176,7 @@ int evidence_store_save(const char *state_dir, const char *probe,
                         put_figure(f, s->runs[i].fig.f[k]);
                 fputc('\n', f);
         }
-        r = fclose(f) == 0 ? write_file_atomic(state_dir, path, buf, len, 0644) : -ENOMEM;
+        r = fclose(f) == 0 ? atomicfile_write(state_dir, path, buf, len, 0644) : -ENOMEM;
         if (r < 0 && ret_error)
                 *ret_error = str_printf("cannot write '%s': %s", path, strerror(-r));
         free(buf);

@@ -121,7 +121,7 @@ static int compact(const char *dir, const char *path, const char *old, size_t ol
         memcpy(buf, HEADER, HEADER_LEN);
         memcpy(buf + HEADER_LEN, body + from, keep);
         memcpy(buf + HEADER_LEN + keep, add, add_len);
-        int r = write_file_atomic(dir, path, buf, len, 0644);
+        int r = atomicfile_write(dir, path, buf, len, 0644);
         free(buf);
         return r;
 }
@@ -136,16 +136,16 @@ static int append_or_compact(const char *dir, const char *path, int fd, const ch
         int r = cut_torn_tail(fd, st.st_size, &size);
         if (r < 0)
                 return r;
-        if (size == 0 && (r = fd_write_all(fd, HEADER, HEADER_LEN)) < 0)
+        if (size == 0 && (r = fdio_write_all(fd, HEADER, HEADER_LEN)) < 0)
                 return r;
         size = size ? size : (off_t)HEADER_LEN;
         if ((size_t)size + add_len <= max_bytes)
-                return fd_write_all(fd, add, add_len);
+                return fdio_write_all(fd, add, add_len);
         uint8_t *old = NULL;
         size_t old_len = 0;
         if (lseek(fd, 0, SEEK_SET) < 0)
                 return -errno;
-        r = fd_read_all(fd, (size_t)size + TAIL_CHUNK, &old, &old_len);
+        r = fdio_read_all(fd, (size_t)size + TAIL_CHUNK, &old, &old_len);
         if (r >= 0)
                 r = compact(dir, path, (const char *)old, old_len, add, add_len, max_bytes);
         free(old);

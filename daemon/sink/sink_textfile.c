@@ -54,7 +54,7 @@ struct textfile_sink {
 static int write_textfile(const char *path, const char *data, size_t len)
 {
         char *d = strdup(path);
-        int r = d ? write_file_atomic(dirname(d), path, data, len, 0644) : -ENOMEM;
+        int r = d ? atomicfile_write(dirname(d), path, data, len, 0644) : -ENOMEM;
 
         free(d);
         return r;

@@ -50,7 +50,7 @@ static bool digits(const char *name)
         return true;
 }
 
-/* write_file_atomic()'s temporary file of a spool file. */
+/* atomicfile_write()'s temporary file of a spool file. */
 static bool is_temp(const char *name)
 {
         return strlen(name) > SEQ_DIGITS + strlen(SUFFIX ".tmp-") && digits(name) &&
@@ -251,9 +251,9 @@ static int write_entry(struct spool *s, uint64_t seq, const void *data, size_t l
 
         if (!path)
                 return -ENOMEM;
-        r = write_file_atomic(s->dir, path, data, len, 0600);
+        r = atomicfile_write(s->dir, path, data, len, 0600);
         if (reserve_make_room(s->reserve_dir, r))
-                r = write_file_atomic(s->dir, path, data, len, 0600);
+                r = atomicfile_write(s->dir, path, data, len, 0600);
         free(path);
         return r;
 }
@@ -336,7 +336,7 @@ int spool_peek(struct spool *s, uint8_t **ret, size_t *ret_len)
         free(path);
         if (fd < 0)
                 return -errno;
-        r = fd_read_all(fd, ENTRY_MAX, ret, ret_len);
+        r = fdio_read_all(fd, ENTRY_MAX, ret, ret_len);
         close(fd);
         return r;
 }

@@ -1,5 +1,5 @@
 /* statefile.c — see statefile.h.  The writer builds the whole file in
- * memory and hands it to write_file_atomic(); the reader takes exactly the
+ * memory and hands it to atomicfile_write(); the reader takes exactly the
  * lines it knows and refuses a file without the header. */
 #include "sink/statefile.h"
 
@@ -64,7 +64,7 @@ int statefile_write(const char *state_dir, struct statefile *sf, char **ret_erro
         }
         int r = fclose(f) == 0 ? 0 : -ENOMEM;
         if (r >= 0)
-                r = write_file_atomic(state_dir, path, buf, len, 0644);
+                r = atomicfile_write(state_dir, path, buf, len, 0644);
         if (r < 0 && ret_error)
                 *ret_error = str_printf("cannot write '%s': %s", path, strerror(-r));
         free(buf);

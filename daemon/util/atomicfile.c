@@ -14,7 +14,7 @@
 #include "util/fdio.h"
 #include "util/strutil.h"
 
-int fsync_directory(const char *dir)
+int atomicfile_fsync_dir(const char *dir)
 {
         int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
@@ -26,8 +26,8 @@ int fsync_directory(const char *dir)
 
 #define TEMP_SUFFIX ".tmp-XXXXXX"
 
-int write_file_atomic(const char *dir, const char *path, const void *data, size_t len,
-                      mode_t mode)
+int atomicfile_write(const char *dir, const char *path, const void *data, size_t len,
+                     mode_t mode)
 {
         char *tmp = str_printf("%s" TEMP_SUFFIX, path);
         if (!tmp)
@@ -35,7 +35,7 @@ int write_file_atomic(const char *dir, const char *path, const void *data, size_
         int fd = mkostemp(tmp, O_CLOEXEC);
         int r = fd < 0 ? -errno : 0;
         if (r >= 0)
-                r = fd_write_all(fd, data, len);
+                r = fdio_write_all(fd, data, len);
         if (r >= 0 && fchmod(fd, mode) < 0)
                 r = -errno;
         if (r >= 0 && fsync(fd) < 0)
@@ -47,7 +47,7 @@ int write_file_atomic(const char *dir, const char *path, const void *data, size_
         if (r < 0 && fd >= 0)
                 unlink(tmp);
         if (r >= 0)
-                r = fsync_directory(dir);
+                r = atomicfile_fsync_dir(dir);
         free(tmp);
         return r;
 }
@@ -59,7 +59,7 @@ static bool is_atomic_temp(const char *name)
         return n > k && !strncmp(name + n - k, TEMP_SUFFIX, k - 6);
 }
 
-int remove_atomic_temps(const char *dir)
+int atomicfile_remove_temps(const char *dir)
 {
         DIR *d = opendir(dir);
         if (!d)

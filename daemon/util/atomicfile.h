@@ -10,17 +10,17 @@
 
 /* Replace `path` (in directory `dir`) with data[0..len), mode `mode`.
  * 0 or -errno; no temporary file is left behind on failure. */
-int write_file_atomic(const char *dir, const char *path, const void *data, size_t len,
-                      mode_t mode);
+int atomicfile_write(const char *dir, const char *path, const void *data, size_t len,
+                     mode_t mode);
 
-/* Remove the temporary files write_file_atomic() left in dir when its
+/* Remove the temporary files atomicfile_write() left in dir when its
  * writer was killed before the rename (regular files NAME.tmp-XXXXXX): for
  * a directory only benchwatch writes, when nothing else writes in it.
  * How many were removed, or -errno (the first error; the others are still
  * tried). */
-int remove_atomic_temps(const char *dir);
+int atomicfile_remove_temps(const char *dir);
 
 /* fsync(2) of a directory, so that a rename or unlink in it is durable. */
-int fsync_directory(const char *dir);
+int atomicfile_fsync_dir(const char *dir);
 
 #endif

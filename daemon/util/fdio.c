@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-int fd_write_all(int fd, const void *buf, size_t size)
+int fdio_write_all(int fd, const void *buf, size_t size)
 {
         const uint8_t *p = buf;
         while (size) {
@@ -23,7 +23,7 @@ int fd_write_all(int fd, const void *buf, size_t size)
         return 0;
 }
 
-int fd_read_all(int fd, size_t max, uint8_t **ret, size_t *ret_size)
+int fdio_read_all(int fd, size_t max, uint8_t **ret, size_t *ret_size)
 {
         size_t size = 0, cap = 4096;
         uint8_t *buf = malloc(cap);
@@ -57,7 +57,7 @@ int fd_read_all(int fd, size_t max, uint8_t **ret, size_t *ret_size)
         return 0;
 }
 
-int read_full_file(const char *path, size_t max, char **ret, size_t *ret_len,
+int fdio_read_file(const char *path, size_t max, char **ret, size_t *ret_len,
                    struct stat *ret_st)
 {
         struct stat st;
@@ -99,7 +99,7 @@ int read_full_file(const char *path, size_t max, char **ret, size_t *ret_len,
         return 0;
 }
 
-int read_small_file(const char *path, char *buf, size_t size)
+int fdio_read_small(const char *path, char *buf, size_t size)
 {
         int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
@@ -123,13 +123,13 @@ int read_small_file(const char *path, char *buf, size_t size)
         return 0;
 }
 
-int read_sysfs_attr(const char *dir, const char *name, char *buf, size_t size)
+int fdio_read_sysfs(const char *dir, const char *name, char *buf, size_t size)
 {
         char path[4096];
 
         if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path))
                 return -ENAMETOOLONG;
-        int r = read_small_file(path, buf, size);
+        int r = fdio_read_small(path, buf, size);
         if (r < 0)
                 return r;
         size_t len = strlen(buf);

@@ -44,7 +44,7 @@ static int read_first_line(const char *path, char **ret, bool *ret_world)
         struct stat st;
         int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
         int r = fd < 0 || fstat(fd, &st) < 0 ? -errno
-                                             : fd_read_all(fd, SECRET_MAX, &data, &len);
+                                             : fdio_read_all(fd, SECRET_MAX, &data, &len);
         char *s;
 
         if (fd >= 0)

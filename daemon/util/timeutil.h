@@ -41,6 +41,13 @@ static inline void sleep_until_ns(uint64_t ns)
                 ;
 }
 
-double now_wall(void);
+/* CLOCK_REALTIME as UNIX time in seconds: for timestamps people and
+ * Prometheus read, never for measuring an interval. */
+static inline double now_wall(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 #endif

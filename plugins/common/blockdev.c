@@ -48,8 +48,8 @@ static void to_whole_disk(char *dir)
 static void attr_or(const char *dir, const char *a, const char *b, char *buf,
                     size_t size)
 {
-        if (read_sysfs_attr(dir, a, buf, size) < 0 &&
-            (!b || read_sysfs_attr(dir, b, buf, size) < 0))
+        if (fdio_read_sysfs(dir, a, buf, size) < 0 &&
+            (!b || fdio_read_sysfs(dir, b, buf, size) < 0))
                 buf[0] = 0;
 }
 
@@ -131,7 +131,7 @@ static void walk_dir(const char *sys, const char *dir, int depth,
         if (depth > MAX_DEPTH)
                 return unresolved(info, "%s: devices stacked more than %d deep",
                                   name, MAX_DEPTH);
-        if (read_sysfs_attr(dir, "loop/backing_file", backing, sizeof(backing)) == 0) {
+        if (fdio_read_sysfs(dir, "loop/backing_file", backing, sizeof(backing)) == 0) {
                 if (stat(backing, &st) < 0)
                         return unresolved(info, "%s: backing file '%s': %s", name,
                                           backing, strerror(errno));

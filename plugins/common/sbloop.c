@@ -44,7 +44,7 @@ struct sbhist {
 struct sbloop {
         const struct sbloop_spec *spec;
         const struct bw_host *h;
-        struct sbgate gate;
+        struct sbloop_gate gate;
         bool stop;          /* atomic: wind down now */
         bool stopped;       /* atomic: because the host asked */
         uint64_t end_ns;    /* written before the gate opens */
@@ -119,20 +119,20 @@ static double sbhist_pct(const struct sbhist *sh, double pct)
         return exp((double)n / sh->mult + sh->deduct) / 1e3;
 }
 
-void sbgate_init(struct sbgate *g)
+void sbloop_gate_init(struct sbloop_gate *g)
 {
         pthread_mutex_init(&g->lock, NULL);
         pthread_cond_init(&g->cond, NULL);
         g->open = g->aborted = false;
 }
 
-void sbgate_destroy(struct sbgate *g)
+void sbloop_gate_destroy(struct sbloop_gate *g)
 {
         pthread_cond_destroy(&g->cond);
         pthread_mutex_destroy(&g->lock);
 }
 
-bool sbgate_wait(struct sbgate *g)
+bool sbloop_gate_wait(struct sbloop_gate *g)
 {
         bool go;
 
@@ -144,7 +144,7 @@ bool sbgate_wait(struct sbgate *g)
         return go;
 }
 
-void sbgate_open(struct sbgate *g, bool abort_run)
+void sbloop_gate_open(struct sbloop_gate *g, bool abort_run)
 {
         pthread_mutex_lock(&g->lock);
         g->aborted = abort_run;
@@ -184,7 +184,7 @@ static void *loop_worker(void *arg)
         const struct sbloop_spec *s = l->spec;
         uint64_t reported = 0, last;
 
-        if (!sbgate_wait(&l->gate))
+        if (!sbloop_gate_wait(&l->gate))
                 return NULL;
         uint64_t cpu0 = thread_cpu_ns();
         last = now_ns();
@@ -286,12 +286,12 @@ int sbloop_run(const struct sbloop_spec *spec, const struct bw_host *h,
                 free(w);
                 return -ENOMEM;
         }
-        sbgate_init(&l.gate);
+        sbloop_gate_init(&l.gate);
 
         r = loop_start(&l, w, &started);
         t0 = now_ns();
         l.end_ns = loop_end(spec, h, t0);
-        sbgate_open(&l.gate, r < 0);
+        sbloop_gate_open(&l.gate, r < 0);
         for (unsigned i = 0; i < started; i++)
                 pthread_join(w[i].thread, NULL);
         t1 = now_ns();
@@ -305,7 +305,7 @@ int sbloop_run(const struct sbloop_spec *spec, const struct bw_host *h,
                 ret->stopped = __atomic_load_n(&l.stopped, __ATOMIC_RELAXED);
                 ret->sysbench_p95 = sbhist_pct(&l.sbh, 95);
         }
-        sbgate_destroy(&l.gate);
+        sbloop_gate_destroy(&l.gate);
         free(l.sbh.slots);
         free(w);
         return r;

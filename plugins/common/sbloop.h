@@ -61,18 +61,18 @@ struct sbloop_result {
 /* A start line for worker threads: they wait until it opens, and learn
  * whether the run was called off meanwhile (a later thread could not be
  * created), so no thread is ever left waiting on a barrier. */
-struct sbgate {
+struct sbloop_gate {
         pthread_mutex_t lock;
         pthread_cond_t cond;
         bool open;
         bool aborted;
 };
 
-void sbgate_init(struct sbgate *g);
-void sbgate_destroy(struct sbgate *g);
-/* Waits for sbgate_open(); true to go on, false if the run was aborted. */
-bool sbgate_wait(struct sbgate *g);
-void sbgate_open(struct sbgate *g, bool abort_run);
+void sbloop_gate_init(struct sbloop_gate *g);
+void sbloop_gate_destroy(struct sbloop_gate *g);
+/* Waits for sbloop_gate_open(); true to go on, false if the run was aborted. */
+bool sbloop_gate_wait(struct sbloop_gate *g);
+void sbloop_gate_open(struct sbloop_gate *g, bool abort_run);
 
 /* Runs the loop. Returns 0 (also when stopped: see ret->stopped), the
  * first -errno of an event, or -errno when threads cannot be started. */

@@ -40,8 +40,9 @@ static void freep(void *p)
 }
 #define _cleanup_free_ __attribute__((cleanup(freep)))
 
-int testfile_path(const struct bw_run *run, const char *prefix,
-                  const char *path, char **ret)
+/* `path` if non-empty, else "<cache_dir>/<prefix>-<probe>.dat". */
+static int testfile_path(const struct bw_run *run, const char *prefix,
+                         const char *path, char **ret)
 {
         char *p = path && *path ? strdup(path)
                 : str_printf("%s/%s-%s.dat", run->cache_dir, prefix, run->probe);
@@ -51,7 +52,8 @@ int testfile_path(const struct bw_run *run, const char *prefix,
         return 0;
 }
 
-void testfile_fs_name(int fd, char *buf, unsigned size)
+/* Name of the filesystem holding fd ("ext4", "tmpfs", or its magic). */
+static void testfile_fs_name(int fd, char *buf, unsigned size)
 {
         static const struct { long magic; const char *name; } fs[] = {
                 { EXT4_SUPER_MAGIC, "ext4" }, { XFS_SUPER_MAGIC, "xfs" },
@@ -372,9 +374,13 @@ static int use_file(const struct bw_host *h, const char *path, uint64_t size,
         return r < 0 ? r : 1;
 }
 
-int testfile_prepare(const struct bw_host *h, const char *path,
-                     uint64_t size, bool size_given, double deadline,
-                     struct testfile *ret)
+/* Make sure `path` is a complete test file of `size` bytes (creating or
+ * recreating it), or a block device (then `size` only caps the usable
+ * region when size_given). Fails through h->fail with a message that names
+ * the path and why. */
+static int testfile_prepare(const struct bw_host *h, const char *path,
+                            uint64_t size, bool size_given, double deadline,
+                            struct testfile *ret)
 {
         struct testfile tf = { .size = size };
         struct stat st;
@@ -401,7 +407,7 @@ int testfile_prepare(const struct bw_host *h, const char *path,
         return 0;
 }
 
-void testfile_done(struct testfile *tf)
+static void testfile_done(struct testfile *tf)
 {
         free(tf->path);
         tf->path = NULL;
@@ -427,7 +433,9 @@ static int remove_marked(const struct bw_host *h, const char *path)
         return 1;
 }
 
-int testfile_remove(const struct bw_host *h, const char *path)
+/* Remove a test file if it carries our mark (and a stale temporary one);
+ * anything else is left alone. */
+static int testfile_remove(const struct bw_host *h, const char *path)
 {
         _cleanup_free_ char *tmp = tmp_name(path);
         if (!tmp)
@@ -441,7 +449,10 @@ int testfile_remove(const struct bw_host *h, const char *path)
         return r < 0 ? r : 0;
 }
 
-int testfile_dio_align(int fd, bool is_device, unsigned *ret_align)
+/* O_DIRECT alignment of offsets and lengths for fd (files: statx
+ * STATX_DIOALIGN, falling back to st_blksize; devices: BLKSSZGET).
+ * -EOPNOTSUPP when the file system says it has no direct I/O. */
+static int testfile_dio_align(int fd, bool is_device, unsigned *ret_align)
 {
         int lbs = 0;
         if (is_device) {
@@ -484,7 +495,11 @@ static int resident_pages(int fd, uint64_t off, unsigned len)
         return r;
 }
 
-int testfile_direct_honoured(int dfd, uint64_t off, unsigned len)
+/* Whether O_DIRECT reads on dfd (opened with O_DIRECT) really bypass the
+ * page cache: drop a block from the cache, read it with O_DIRECT and look
+ * (mincore) whether it came back into the cache.  1 honoured, 0 not, or
+ * -errno when the check could not be made. */
+static int testfile_direct_honoured(int dfd, uint64_t off, unsigned len)
 {
         char proc[64];
         void *buf;

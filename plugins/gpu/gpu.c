@@ -169,12 +169,12 @@ static unsigned take_turn(const struct bw_run *run, const struct bw_host *h, uns
         char *path = next_path(run), buf[32];
         struct stat st;
         int64_t next = 0;
-        if (!path || read_small_file(path, buf, sizeof(buf)) < 0 ||
+        if (!path || fdio_read_small(path, buf, sizeof(buf)) < 0 ||
             (buf[strcspn(buf, "\n")] = '\0', parse_int64(buf, &next)) < 0 || next < 0 ||
             next >= count)
                 next = 0;
         char *text = str_printf("%u\n", (unsigned)((next + 1) % count));
-        int r = path && text ? write_file_atomic(run->state_dir, path, text, strlen(text), 0644)
+        int r = path && text ? atomicfile_write(run->state_dir, path, text, strlen(text), 0644)
                              : -ENOMEM;
         /* a one-off `run` before any daemon made the state directory */
         if (r < 0 && stat(run->state_dir, &st) < 0 && errno == ENOENT)

@@ -99,7 +99,7 @@ static int save_kept(const struct gpu_session *s, const char *path, const struct
                 if (k->name[i])
                         at += (size_t)snprintf(text + at, sizeof(text) - at, "%s %llu\n",
                                                k->name[i], k->v[i]);
-        return write_file_atomic(s->run->state_dir, path, text, at, 0644);
+        return atomicfile_write(s->run->state_dir, path, text, at, 0644);
 }
 
 double gpu_health_reason_ratio(const struct gpu_session *s, const struct gpu_health *hl,
@@ -260,7 +260,7 @@ void gpu_health_report(struct gpu_session *s, const struct gpu_health *hl)
         emit_clock_power(s, hl, why, sizeof(why));
         emit_counts(s, hl);
         kept_of(&hl->after, &now);
-        if (path && read_full_file(path, 4096, &old, &len, NULL) < 0)
+        if (path && fdio_read_file(path, 4096, &old, &len, NULL) < 0)
                 old = NULL;
         emit_since(s, hl, &now, old, why, sizeof(why));
         if (hl->after.has_remapped && hl->after.remapped_pending)

@@ -120,16 +120,16 @@ static bool read_cache_index(const char *cache_dir, int k, struct cache_info *ci
         char dir[400], buf[128];
 
         snprintf(dir, sizeof(dir), "%s/index%d", cache_dir, k);
-        if (read_sysfs_attr(dir, "type", buf, sizeof(buf)) < 0 ||
+        if (fdio_read_sysfs(dir, "type", buf, sizeof(buf)) < 0 ||
             !strncmp(buf, "Instruction", 11))
                 return false;
-        if (read_sysfs_attr(dir, "level", buf, sizeof(buf)) < 0)
+        if (fdio_read_sysfs(dir, "level", buf, sizeof(buf)) < 0)
                 return false;
         ci->level = (int)strtol(buf, NULL, 10);
-        if (read_sysfs_attr(dir, "size", buf, sizeof(buf)) < 0 ||
+        if (fdio_read_sysfs(dir, "size", buf, sizeof(buf)) < 0 ||
             memory_parse_cache_size(buf, &ci->size) < 0)
                 return false;
-        if (read_sysfs_attr(dir, "shared_cpu_list", buf, sizeof(buf)) < 0 ||
+        if (fdio_read_sysfs(dir, "shared_cpu_list", buf, sizeof(buf)) < 0 ||
             memory_count_cpu_list(buf, &ci->sharing) < 0)
                 ci->sharing = 1;
         return true;
@@ -284,7 +284,7 @@ struct dram_job {
         size_t n, bytes;   /* elements and bytes of one array */
         unsigned threads;
         const struct bw_host *h;
-        struct sbgate gate;
+        struct sbloop_gate gate;
         pthread_barrier_t bar;
         uint64_t start_ns, end_ns, hard_end_ns;
         bool go, stopped;  /* written by worker 0 between barriers */
@@ -360,7 +360,7 @@ static void *dram_worker_main(void *arg)
         struct dram_job *j = w->job;
         size_t lo, hi;
 
-        if (!sbgate_wait(&j->gate))
+        if (!sbloop_gate_wait(&j->gate))
                 return NULL;
         dram_slice(j, w->tid, &lo, &hi);
         for (size_t i = lo; i < hi; i++) { /* first touch: NUMA-local pages */
@@ -430,7 +430,7 @@ static int dram_threads(struct dram_job *j, struct dram_worker *w)
                 if (r < 0)
                         break;
         }
-        sbgate_open(&j->gate, r < 0);
+        sbloop_gate_open(&j->gate, r < 0);
         for (unsigned i = 0; i < started; i++) {
                 pthread_join(w[i].thread, NULL);
                 j->cpu[0] += (double)w[i].cpu_ns[0] / 1e9;
@@ -446,7 +446,7 @@ static int dram_measure(struct dram_job *j, double duration, double deadline)
 
         if (!w)
                 return -ENOMEM;
-        sbgate_init(&j->gate);
+        sbloop_gate_init(&j->gate);
         r = -pthread_barrier_init(&j->bar, NULL, j->threads);
         if (r >= 0) {
                 j->start_ns = now_ns();
@@ -457,7 +457,7 @@ static int dram_measure(struct dram_job *j, double duration, double deadline)
                 r = dram_threads(j, w);
                 pthread_barrier_destroy(&j->bar);
         }
-        sbgate_destroy(&j->gate);
+        sbloop_gate_destroy(&j->gate);
         free(w);
         return r;
 }

@@ -338,7 +338,7 @@ static bool logged(const char *log, const char *call)
 {
         char *text = NULL;
         size_t len;
-        bool found = read_full_file(log, 1 << 24, &text, &len, NULL) == 0 &&
+        bool found = fdio_read_file(log, 1 << 24, &text, &len, NULL) == 0 &&
                      strstr(text, call) != NULL;
         free(text);
         return found;
@@ -419,7 +419,7 @@ static void test_rotation(void)
         }
         char *text = NULL, *path = str_printf("%s/gpu-gpu.next", fh.cache_dir);
         size_t len;
-        CHECK(path && read_full_file(path, 64, &text, &len, NULL) == 0 && !strcmp(text, "1\n"));
+        CHECK(path && fdio_read_file(path, 64, &text, &len, NULL) == 0 && !strcmp(text, "1\n"));
         free(text);
         free(path);
         /* a fixed GPU stays, and one that is not there fails */
@@ -511,7 +511,7 @@ static void test_read_only(void)
                         continue;
                 char *path = str_printf("%s/plugins/gpu/%s", TOP_SRCDIR, e->d_name), *text;
                 size_t len;
-                CHECK(path && read_full_file(path, 1 << 22, &text, &len, NULL) == 0);
+                CHECK(path && fdio_read_file(path, 1 << 22, &text, &len, NULL) == 0);
                 for (size_t i = 0; banned[i]; i++)
                         if (strstr(text, banned[i])) {
                                 fprintf(stderr, "%s names %s\n", path, banned[i]);

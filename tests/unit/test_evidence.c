@@ -46,7 +46,7 @@ static int copy_one(const char *path, const struct stat *st, int type, struct FT
         if (type == FTW_D) {
                 CHECK(mkdir(to, 0755) == 0 || errno == EEXIST);
         } else {
-                CHECK(read_full_file(path, 1 << 20, &text, &len, NULL) == 0);
+                CHECK(fdio_read_file(path, 1 << 20, &text, &len, NULL) == 0);
                 FILE *out = fopen(to, "we");
                 CHECK(out && fwrite(text, 1, len, out) == len && fclose(out) == 0);
         }

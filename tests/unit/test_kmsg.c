@@ -130,7 +130,7 @@ static void test_feed_cuts(void)
         char *path = fixture("metal/dev/kmsg"), *text = NULL;
         size_t len = 0;
         struct kmsg_counts c;
-        CHECK(read_full_file(path, 1 << 20, &text, &len, NULL) == 0);
+        CHECK(fdio_read_file(path, 1 << 20, &text, &len, NULL) == 0);
         size_t cuts[] = { 1, 2, 7, 64, 4096 };
         for (size_t i = 0; i < sizeof(cuts) / sizeof(*cuts); i++) {
                 struct kmsg_reader *k = NULL;

@@ -22,7 +22,7 @@ static int page(const char *name, struct nvme_health *ret)
         char *path = str_printf("%s/tests/data/evidence/nvme/%s", top ? top : TOP_SRCDIR, name);
         char *bytes = NULL;
         size_t len = 0;
-        CHECK(path && read_full_file(path, 4096, &bytes, &len, NULL) == 0);
+        CHECK(path && fdio_read_file(path, 4096, &bytes, &len, NULL) == 0);
         int r = nvme_health_parse((const uint8_t *)bytes, len, ret);
         free(bytes);
         free(path);
