@@ -2,11 +2,11 @@
 # journal.sh — the [journal] sink's entries, read back with journalctl.
 #
 # In the system journal or a private journald's (journald.sh).  The syslog
-# fallback is covered by tests/unit/test_sinks.
+# fallback is covered by tests/unit/test_sink.
 set -u
 
 builddir=${top_builddir:-.}
-DRIVER=$(cd "$builddir" && pwd)/tests/unit/test_sinks
+DRIVER=$(cd "$builddir" && pwd)/tests/unit/test_sink
 [ -x "$DRIVER" ] || { echo "SKIP: $DRIVER is not built"; exit 77; }
 . "${top_srcdir:-.}/tests/integration/lib/journald.sh"
 

@@ -3,7 +3,7 @@
 # prometheus-pushgateway on 127.0.0.1:19091.
 #
 # Hand-built results are published through the real sinks by the test
-# driver (tests/unit/test_sinks drive ...), which also dumps what it
+# driver (tests/unit/test_sink drive ...), which also dumps what it
 # published; the gateway's /metrics and /api/v1/metrics must then hold
 # exactly those series and values.  Checked: a 400 answer (a conflicting
 # metric type pushed by someone else) is reported with the gateway's words
@@ -19,7 +19,7 @@ PORT=19091
 GW=http://127.0.0.1:$PORT
 builddir=${top_builddir:-.}
 srcdir=${top_srcdir:-.}
-DRIVER=$builddir/tests/unit/test_sinks
+DRIVER=$builddir/tests/unit/test_sink
 COMPARE=$srcdir/tests/integration/lib/pushgateway-compare.py
 
 for tool in prometheus-pushgateway promtool curl python3; do

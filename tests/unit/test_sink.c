@@ -1,9 +1,9 @@
-/* test_sinks.c — the sinks against real files and sockets, and (with
- * `drive`) a small program that feeds hand-built results to the configured
- * sinks for tests/integration/pushgateway.sh.
+/* test_sink.c — the sink set and each sink against real files and
+ * sockets, and (with `drive`) a small program that feeds hand-built
+ * results to the configured sinks for tests/integration/pushgateway.sh.
  *
- *   test_sinks                      unit tests (textfile, syslog, fields, URLs)
- *   test_sinks drive SECTION.KEY=VALUE ...
+ *   test_sink                       unit tests (textfile, syslog, fields, URLs)
+ *   test_sink drive SECTION.KEY=VALUE ...
  *        then on stdin:  publish PROBE VALUE [fail] | dump FILE | sleep S |
  *                        delete PROBE | quit
  *   `dump` writes the text exposition of every probe's latest published
@@ -420,7 +420,7 @@ static int drive(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-        char tmp[] = "/tmp/test_sinks.XXXXXX";
+        char tmp[] = "/tmp/test_sink.XXXXXX";
 
         if (argc > 1 && !strcmp(argv[1], "drive"))
                 return drive(argc - 2, argv + 2);
