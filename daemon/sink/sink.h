@@ -9,9 +9,9 @@
  * may decline (*ret = NULL), e.g. [pushgateway] without a url.
  *
  * publish() never blocks on the network or the disk: the Pushgateway and
- * textfile sinks keep the latest result of every probe (sink_latest.h) and hand it to their
- * own worker thread, so a slow or failing sink never holds up another sink
- * or the scheduler.  Sinks log their own failures (rate-limited). */
+ * textfile sinks keep the latest result of every probe in a mailbox
+ * (mailbox.h) for their own worker thread, so a slow or failing sink
+ * never holds up another sink or the scheduler.  Sinks log their own failures (rate-limited). */
 #ifndef BENCHWATCH_SINK_H
 #define BENCHWATCH_SINK_H
 

@@ -2,7 +2,7 @@
  *
  * The gateway may be down, slow or refuse a push for hours; the daemon must
  * neither stall nor lose a probe's figures meanwhile.  So publish() only
- * stores the result as the probe's latest (sink_latest), and one worker
+ * stores the result as the probe's latest (mailbox.h), and one worker
  * thread PUTs what is pending: each probe has its own exponential backoff,
  * its failure is logged once (again only when the error changes or after
  * ten minutes), and the first successful push makes every probe that failed
@@ -21,7 +21,7 @@
 #include "encode/prom_proto.h"
 #include "encode/prom_text.h"
 #include "sink/httpc.h"
-#include "sink/sink_latest.h"
+#include "sink/mailbox.h"
 #include "sink/sinkconf.h"
 #include "sink/statefile.h"
 #include "util/secret.h"
@@ -225,7 +225,7 @@ struct pg_slot {              /* worker-only state of one probe */
 struct pg_sink {
         struct sink base;
         struct pg_config cfg;
-        struct sink_latest latest;
+        struct mailbox latest;
         struct pg_slot *slots;
         size_t n_slots, rr;
         bool down;            /* the last attempt got no answer */
@@ -260,7 +260,7 @@ static int ensure_slots(struct pg_sink *p)
  * stopping, only probes that did not fail get their last chance. */
 static int choose(struct pg_sink *p, double now, double *next_at)
 {
-        struct sink_latest *l = &p->latest;
+        struct mailbox *l = &p->latest;
 
         *next_at = 0;
         for (size_t k = 0; k < p->n_slots; k++) {
@@ -377,7 +377,7 @@ static int push_one(struct pg_sink *p, size_t i, const char *probe,
 static void *pg_worker(void *arg)
 {
         struct pg_sink *p = arg;
-        struct sink_latest *l = &p->latest;
+        struct mailbox *l = &p->latest;
 
         pthread_mutex_lock(&l->lock);
         for (;;) {
@@ -389,11 +389,11 @@ static void *pg_worker(void *arg)
                 if (i < 0) {
                         if (l->stopping)
                                 break;
-                        sink_latest_wait_once(l, next_at);
+                        mailbox_wait_once(l, next_at);
                         continue;
                 }
                 if (take(p, (size_t)i, &probe, &body, &len) < 0) {
-                        sink_latest_wait_once(l, now_mono() + 1); /* ENOMEM */
+                        mailbox_wait_once(l, now_mono() + 1); /* ENOMEM */
                         continue;
                 }
                 pthread_mutex_unlock(&l->lock);
@@ -413,7 +413,7 @@ static void *pg_worker(void *arg)
 
 static int pg_publish(struct sink *s, const struct result *r)
 {
-        return sink_latest_put(&((struct pg_sink *)s)->latest, r);
+        return mailbox_put(&((struct pg_sink *)s)->latest, r);
 }
 
 static void pg_free(struct sink *s)
@@ -423,7 +423,7 @@ static void pg_free(struct sink *s)
         if (!p)
                 return;
         if (p->thread_started)
-                sink_latest_finish(&p->latest, p->thread);
+                mailbox_finish(&p->latest, p->thread);
         httpc_close(p->curl);
         free(p->slots);
         pg_config_done(&p->cfg);
@@ -450,7 +450,7 @@ static int pg_create(const struct param_set *opts,
         if (r >= 0)
                 r = (p->curl = httpc_open(ret_error)) ? 0 : -ELIBACC;
         if (r >= 0)
-                r = sink_latest_start(&p->latest, &p->thread, pg_worker, p);
+                r = mailbox_start(&p->latest, &p->thread, pg_worker, p);
         if (r < 0) {
                 pg_free(&p->base);
                 return r;

@@ -23,7 +23,7 @@
 #include "encode/prom_remote_write.h"
 #include "sink/httpc.h"
 #include "sink/selfstats.h"
-#include "sink/sink_latest.h"
+#include "sink/mailbox.h"
 #include "sink/sinkconf.h"
 #include "sink/spool.h"
 #include "sink/statefile.h"
@@ -100,7 +100,7 @@ struct rw_sink {
         struct sink base;
         struct rw_config cfg;
         struct prom_remote_write_target target;
-        struct sink_latest sync;   /* its lock, condition and stopping only */
+        struct mailbox sync;   /* its lock, condition and stopping only */
         struct result **queue;     /* runs not yet spooled, oldest first */
         size_t n_queue;
         struct result *host;       /* the host's info metrics (probe "") */
@@ -469,7 +469,7 @@ static struct result *dequeue(struct rw_sink *p)
 static void *rw_worker(void *arg)
 {
         struct rw_sink *p = arg;
-        struct sink_latest *l = &p->sync;
+        struct mailbox *l = &p->sync;
 
         if (!take_spool(p))
                 return NULL; /* freed before it got the spool: a failed reload */
@@ -486,7 +486,7 @@ static void *rw_worker(void *arg)
                 if (l->stopping)
                         break;
                 if (spool_count(p->spool) == 0 || p->retry_at > now_mono()) {
-                        sink_latest_wait_once(l, spool_count(p->spool) ? p->retry_at : 0);
+                        mailbox_wait_once(l, spool_count(p->spool) ? p->retry_at : 0);
                         continue;
                 }
                 pthread_mutex_unlock(&l->lock);
@@ -569,7 +569,7 @@ static void rw_free(struct sink *s)
                 p->quit = true;
                 pthread_cond_broadcast(&owner_cond);
                 pthread_mutex_unlock(&owner_lock);
-                sink_latest_finish(&p->sync, p->thread);
+                mailbox_finish(&p->sync, p->thread);
         }
         for (size_t i = 0; i < p->n_queue; i++)
                 result_free(p->queue[i]);
@@ -606,7 +606,7 @@ static int rw_start(struct rw_sink *p, const struct param_set *opts,
                 *ret_error = sinkconf_errorf("cannot use spool_dir '%s': %s",
                                              p->cfg.spool_dir, strerror(-r));
         if (r >= 0)
-                r = sink_latest_start(&p->sync, &p->thread, rw_worker, p);
+                r = mailbox_start(&p->sync, &p->thread, rw_worker, p);
         p->thread_started = r >= 0;
         return r;
 }

@@ -16,7 +16,7 @@
 #include "core/log.h"
 #include "encode/prom_text.h"
 #include "sink/selfstats.h"
-#include "sink/sink_latest.h"
+#include "sink/mailbox.h"
 #include "sink/sinkconf.h"
 #include "sink/statefile.h"
 #include "util/atomicfile.h"
@@ -41,7 +41,7 @@ static const struct bw_param_def textfile_options[] = {
 struct textfile_sink {
         struct sink base;
         char *path;
-        struct sink_latest latest;
+        struct mailbox latest;
         pthread_t thread;
         bool thread_started;
         struct log_ratelimit rl;
@@ -64,7 +64,7 @@ static int write_textfile(const char *path, const char *data, size_t len)
  * and the daemon's own figures; clears every dirty flag. */
 static int render_locked(struct textfile_sink *t, char **ret, size_t *ret_len)
 {
-        struct sink_latest *l = &t->latest;
+        struct mailbox *l = &t->latest;
         struct result *self = selfstats_snapshot();
         const struct result **all = calloc(l->n + 1, sizeof(*all));
         size_t n = 0;
@@ -116,13 +116,13 @@ static void report(struct textfile_sink *t, int r, const char *what)
 static void *textfile_worker(void *arg)
 {
         struct textfile_sink *t = arg;
-        struct sink_latest *l = &t->latest;
+        struct mailbox *l = &t->latest;
         double backoff = 0;
 
         pthread_mutex_lock(&l->lock);
         for (;;) {
-                sink_latest_wait(l, 0);
-                if (sink_latest_next_dirty(l) < 0)
+                mailbox_wait(l, 0);
+                if (mailbox_next_dirty(l) < 0)
                         break; /* stopping, nothing left to write */
                 char *text = NULL;
                 size_t len = 0;
@@ -144,7 +144,7 @@ static void *textfile_worker(void *arg)
                 if (l->stopping)
                         break;
                 backoff = backoff ? (backoff * 2 > 60 ? 60 : backoff * 2) : 1;
-                sink_latest_sleep(l, now_mono() + backoff);
+                mailbox_sleep(l, now_mono() + backoff);
         }
         pthread_mutex_unlock(&l->lock);
         return NULL;
@@ -154,7 +154,7 @@ static int textfile_publish(struct sink *s, const struct result *r)
 {
         struct textfile_sink *t = (struct textfile_sink *)s;
 
-        return sink_latest_put(&t->latest, r);
+        return mailbox_put(&t->latest, r);
 }
 
 static void textfile_free(struct sink *s)
@@ -164,7 +164,7 @@ static void textfile_free(struct sink *s)
         if (!t)
                 return;
         if (t->thread_started)
-                sink_latest_finish(&t->latest, t->thread);
+                mailbox_finish(&t->latest, t->thread);
         free(t->path);
         free(t);
 }
@@ -209,7 +209,7 @@ static int textfile_create(const struct param_set *opts,
         t->base.free = textfile_free;
         t->base.seed = textfile_publish;
         t->rl.interval = 600;
-        r = sink_latest_start(&t->latest, &t->thread, textfile_worker, t);
+        r = mailbox_start(&t->latest, &t->thread, textfile_worker, t);
         if (r < 0) {
                 textfile_free(&t->base);
                 return r;

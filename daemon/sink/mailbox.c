@@ -1,6 +1,6 @@
-/* sink_latest.c — the latest result of every probe, for the sinks that
- * deliver from a worker thread of their own (see sink_latest.h). */
-#include "sink/sink_latest.h"
+/* mailbox.c — the latest result of every probe, for the sinks that
+ * deliver from a worker thread of their own (see mailbox.h). */
+#include "sink/mailbox.h"
 
 #include <errno.h>
 #include <math.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-static int latest_init(struct sink_latest *l)
+static int box_init(struct mailbox *l)
 {
         pthread_condattr_t attr;
         int r;
@@ -31,7 +31,7 @@ static int latest_init(struct sink_latest *l)
         return 0;
 }
 
-static void latest_done(struct sink_latest *l)
+static void box_done(struct mailbox *l)
 {
         for (size_t i = 0; i < l->n; i++)
                 result_free(l->results[i]);
@@ -42,7 +42,7 @@ static void latest_done(struct sink_latest *l)
 }
 
 /* With the lock held: the slot of `probe`, appended when new. */
-static int slot_of(struct sink_latest *l, const char *probe)
+static int slot_of(struct mailbox *l, const char *probe)
 {
         for (size_t i = 0; i < l->n; i++)
                 if (l->results[i] && !strcmp(l->results[i]->probe, probe))
@@ -60,7 +60,7 @@ static int slot_of(struct sink_latest *l, const char *probe)
         return (int)l->n++;
 }
 
-int sink_latest_put(struct sink_latest *l, const struct result *r)
+int mailbox_put(struct mailbox *l, const struct result *r)
 {
         struct result *copy = result_copy(r);
         struct result *old = NULL;
@@ -81,7 +81,7 @@ int sink_latest_put(struct sink_latest *l, const struct result *r)
         return i < 0 ? i : 0;
 }
 
-int sink_latest_next_dirty(const struct sink_latest *l)
+int mailbox_next_dirty(const struct mailbox *l)
 {
         for (size_t i = 0; i < l->n; i++)
                 if (l->dirty[i])
@@ -89,7 +89,7 @@ int sink_latest_next_dirty(const struct sink_latest *l)
         return -1;
 }
 
-void sink_latest_wait(struct sink_latest *l, double until)
+void mailbox_wait(struct mailbox *l, double until)
 {
         struct timespec ts;
 
@@ -97,7 +97,7 @@ void sink_latest_wait(struct sink_latest *l, double until)
                 ts.tv_sec = (time_t)until;
                 ts.tv_nsec = (long)((until - floor(until)) * 1e9);
         }
-        while (!l->stopping && sink_latest_next_dirty(l) < 0) {
+        while (!l->stopping && mailbox_next_dirty(l) < 0) {
                 if (until <= 0)
                         pthread_cond_wait(&l->cond, &l->lock);
                 else if (pthread_cond_timedwait(&l->cond, &l->lock, &ts) == ETIMEDOUT)
@@ -105,7 +105,7 @@ void sink_latest_wait(struct sink_latest *l, double until)
         }
 }
 
-void sink_latest_sleep(struct sink_latest *l, double until)
+void mailbox_sleep(struct mailbox *l, double until)
 {
         struct timespec ts = { .tv_sec = (time_t)until,
                                .tv_nsec = (long)((until - floor(until)) * 1e9) };
@@ -115,7 +115,7 @@ void sink_latest_sleep(struct sink_latest *l, double until)
                         return;
 }
 
-void sink_latest_wait_once(struct sink_latest *l, double until)
+void mailbox_wait_once(struct mailbox *l, double until)
 {
         struct timespec ts = { .tv_sec = (time_t)until,
                                .tv_nsec = (long)((until - floor(until)) * 1e9) };
@@ -129,7 +129,7 @@ void sink_latest_wait_once(struct sink_latest *l, double until)
 }
 
 /* Tell the worker to finish. */
-static void latest_stop(struct sink_latest *l)
+static void box_stop(struct mailbox *l)
 {
         pthread_mutex_lock(&l->lock);
         l->stopping = true;
@@ -137,21 +137,21 @@ static void latest_stop(struct sink_latest *l)
         pthread_mutex_unlock(&l->lock);
 }
 
-int sink_latest_start(struct sink_latest *l, pthread_t *ret_thread,
+int mailbox_start(struct mailbox *l, pthread_t *ret_thread,
                       void *(*worker)(void *), void *arg)
 {
-        int r = latest_init(l);
+        int r = box_init(l);
         if (r < 0)
                 return r;
         r = -pthread_create(ret_thread, NULL, worker, arg);
         if (r < 0)
-                latest_done(l);
+                box_done(l);
         return r;
 }
 
-void sink_latest_finish(struct sink_latest *l, pthread_t thread)
+void mailbox_finish(struct mailbox *l, pthread_t thread)
 {
-        latest_stop(l);
+        box_stop(l);
         pthread_join(thread, NULL);
-        latest_done(l);
+        box_done(l);
 }

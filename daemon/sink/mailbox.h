@@ -1,11 +1,12 @@
-/* sink_latest.h — the latest result of every probe, handed from the
- * fan-out to a sink's own worker thread (Pushgateway, textfile; the
- * remote-write sink uses its lock and condition only), so that publish()
- * never waits for the network or the disk.  A mutex, a condition variable
+/* mailbox.h — a mailbox between the fan-out and a sink's own worker
+ * thread: it holds the latest result of every probe, put there by
+ * publish() for the worker (Pushgateway, textfile; the remote-write sink
+ * uses its lock and condition only), so that publish() never waits for
+ * the network or the disk.  A mutex, a condition variable
  * on CLOCK_MONOTONIC and one slot per probe (a private copy of its latest
  * result and a "not yet delivered" flag). */
-#ifndef BENCHWATCH_SINK_LATEST_H
-#define BENCHWATCH_SINK_LATEST_H
+#ifndef BENCHWATCH_MAILBOX_H
+#define BENCHWATCH_MAILBOX_H
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -13,7 +14,7 @@
 
 #include "core/result.h"
 
-struct sink_latest {
+struct mailbox {
         pthread_mutex_t lock;
         pthread_cond_t cond;
         struct result **results;
@@ -23,22 +24,22 @@ struct sink_latest {
 };
 
 /* Copy r into its probe's slot, mark it dirty, wake the worker. */
-int sink_latest_put(struct sink_latest *l, const struct result *r);
+int mailbox_put(struct mailbox *l, const struct result *r);
 /* With the lock held: wait until a slot is dirty, stopping is set or the
  * CLOCK_MONOTONIC time `until` (seconds; 0 = no limit) has passed. */
-void sink_latest_wait(struct sink_latest *l, double until);
+void mailbox_wait(struct mailbox *l, double until);
 /* With the lock held: wait until stopping is set or `until` has passed,
  * whatever else happens (a retry backoff). */
-void sink_latest_sleep(struct sink_latest *l, double until);
+void mailbox_sleep(struct mailbox *l, double until);
 /* With the lock held: one wait for a put()/stop or `until` (0 = none). */
-void sink_latest_wait_once(struct sink_latest *l, double until);
+void mailbox_wait_once(struct mailbox *l, double until);
 /* With the lock held: the first dirty slot, or -1. */
-int sink_latest_next_dirty(const struct sink_latest *l);
+int mailbox_next_dirty(const struct mailbox *l);
 /* How every sink with a worker opens and closes: init, then the worker
  * thread (on failure nothing is left to undo; 0 or -errno); and stop,
  * join the worker, done. */
-int sink_latest_start(struct sink_latest *l, pthread_t *ret_thread,
+int mailbox_start(struct mailbox *l, pthread_t *ret_thread,
                       void *(*worker)(void *), void *arg);
-void sink_latest_finish(struct sink_latest *l, pthread_t thread);
+void mailbox_finish(struct mailbox *l, pthread_t thread);
 
 #endif
