@@ -49,7 +49,8 @@ struct daemon {
         bool state_failing;
 };
 
-static int make_sinks(const struct config *cfg, struct sink_set **ret, char **ret_error)
+static int make_sinks(const struct config *cfg, const struct sink_set *prev,
+                      struct sink_set **ret, char **ret_error)
 {
         size_t n = 0;
         while (sink_types[n])
@@ -61,7 +62,7 @@ static int make_sinks(const struct config *cfg, struct sink_set **ret, char **re
         const struct sink_env env = {
                 .state_dir = cfg->daemon->values[CFG_D_STATE_DIR].s,
         };
-        return sink_set_new(opts, &env, ret, ret_error);
+        return sink_set_new(opts, &env, prev, ret, ret_error);
 }
 
 /* The state and cache directories of cfg (systemd creates them for the
@@ -144,6 +145,20 @@ static int state_probes(struct daemon *d)
         return 0;
 }
 
+/* What the sinks reported of themselves, into the state file. */
+static int take_sink_health(struct daemon *d)
+{
+        struct sink_health_entry *e = NULL;
+        size_t n = 0;
+        int r = sink_health_entries(sink_set_health(d->sinks), &e, &n);
+        if (r < 0)
+                return r;
+        sink_health_entries_free(d->state.sinks, d->state.n_sinks);
+        d->state.sinks = e;
+        d->state.n_sinks = n;
+        return 0;
+}
+
 /* Rewrite <state_dir>/status.txt for `benchwatch status`; a failure is
  * logged once until it works again. */
 static void save_state(struct daemon *d)
@@ -151,7 +166,7 @@ static void save_state(struct daemon *d)
         char *why = NULL;
         int r = state_probes(d);
         if (r >= 0)
-                r = statefile_take_sinks(&d->state);
+                r = take_sink_health(d);
         if (r >= 0)
                 r = statefile_write(app_daemon_option(d->app, "state_dir")->s, &d->state, &why);
         if (r < 0 && !d->state_failing)
@@ -346,7 +361,7 @@ static int reload_config(struct daemon *d, char **ret_why)
         if (r >= 0)
                 r = make_dirs(cfg);
         if (r >= 0)
-                r = make_sinks(cfg, &sinks, ret_why);
+                r = make_sinks(cfg, d->sinks, &sinks, ret_why);
         if (r >= 0) {
                 d->app->cfg = cfg;
                 r = scheduler_reload(d->sched, cfg);
@@ -544,7 +559,7 @@ int cmd_daemon(struct app *app, int argc, char **argv)
                 return EXIT_ENV;
         }
         remove_interrupted_writes(app->cfg);
-        int r = make_sinks(app->cfg, &d.sinks, &why);
+        int r = make_sinks(app->cfg, NULL, &d.sinks, &why);
         if (r < 0) {
                 log_error("%s", why ? why : strerror(-r));
                 free(why);

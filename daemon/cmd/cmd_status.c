@@ -252,7 +252,7 @@ struct sink_status {
         double last_write;        /* textfile: its mtime; 0 none */
         size_t spooled;
         uint64_t spooled_bytes;
-        const struct statefile_sink *health;
+        const struct sink_health_entry *health;
 };
 
 static void spool_usage(const char *dir, size_t *ret_n, uint64_t *ret_bytes)

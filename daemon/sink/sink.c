@@ -34,6 +34,7 @@ const struct sink_type *sink_type_find(const char *section)
 struct sink_set {
         struct sink **sinks;
         size_t n;
+        struct sink_health *health; /* a reference; shared with the set replaced */
 };
 
 static char *section_error(const char *section, const char *why)
@@ -44,8 +45,6 @@ static char *section_error(const char *section, const char *why)
                 return NULL;
         return e;
 }
-
-static const struct sink_env no_env = { .state_dir = NULL };
 
 /* Create the sink of type t, or leave *ret NULL when it is not enabled. */
 static int create_one(const struct sink_type *t, const struct param_set *opts,
@@ -67,7 +66,7 @@ static int create_one(const struct sink_type *t, const struct param_set *opts,
         }
         if (param_index(opts->defs, "enabled") >= 0 && !sinkconf_opt(opts, "enabled")->b)
                 goto out;
-        r = t->create(opts, env ? env : &no_env, ret, &why);
+        r = t->create(opts, env, ret, &why);
 out:
         if (r < 0)
                 *ret_error = section_error(t->section, why);
@@ -83,6 +82,7 @@ void sink_set_free(struct sink_set *set)
         for (size_t i = 0; i < set->n; i++)
                 set->sinks[i]->free(set->sinks[i]);
         free(set->sinks);
+        sink_health_unref(set->health);
         free(set);
 }
 
@@ -109,8 +109,8 @@ static void drop_superseded(struct sink_set *set)
 }
 
 int sink_set_new(const struct param_set *const *opts,
-                 const struct sink_env *env, struct sink_set **ret,
-                 char **ret_error)
+                 const struct sink_env *env, const struct sink_set *prev,
+                 struct sink_set **ret, char **ret_error)
 {
         size_t n_types = 0;
         struct sink_set *set;
@@ -121,13 +121,19 @@ int sink_set_new(const struct param_set *const *opts,
         set = calloc(1, sizeof(*set));
         if (set)
                 set->sinks = calloc(n_types, sizeof(*set->sinks));
-        if (!set || !set->sinks) {
+        if (set && prev)
+                set->health = sink_health_ref(prev->health);
+        else if (set && sink_health_new(&set->health) < 0)
+                set->health = NULL;
+        if (!set || !set->sinks || !set->health) {
                 sink_set_free(set);
                 return -ENOMEM;
         }
+        struct sink_env e = { .state_dir = env ? env->state_dir : NULL,
+                              .health = set->health };
         for (size_t i = 0; i < n_types && r >= 0; i++) {
                 struct sink *s = NULL;
-                r = create_one(sink_types[i], opts ? opts[i] : NULL, env, &s,
+                r = create_one(sink_types[i], opts ? opts[i] : NULL, &e, &s,
                                ret_error);
                 if (s)
                         set->sinks[set->n++] = s;
@@ -168,4 +174,9 @@ int sink_set_publish(struct sink_set *set, const struct result *res)
 size_t sink_set_count(const struct sink_set *set)
 {
         return set ? set->n : 0;
+}
+
+struct sink_health *sink_set_health(const struct sink_set *set)
+{
+        return set ? set->health : NULL;
 }

@@ -20,6 +20,7 @@
 
 #include "core/param.h"
 #include "core/result.h"
+#include "sink/sink_health.h"
 
 struct sink {
         const char *name; /* the section: "pushgateway" */
@@ -37,11 +38,17 @@ struct sink {
          * journald writes to syslog): the fan-out drops it when a sink of
          * a type that supersedes its own is configured too. */
         bool stand_in;
+        /* Where the sink reports its deliveries and its own figures, from
+         * any of its threads (sink_health.h): env->health, which the
+         * constructor keeps here; the set collects the reports. */
+        struct sink_health *health;
 };
 
 /* What a sink may need to know of the daemon beyond its own section. */
 struct sink_env {
         const char *state_dir; /* [daemon] state_dir; NULL: none (a test) */
+        /* the set's health record (the set fills it in; NULL: none) */
+        struct sink_health *health;
 };
 
 struct sink_type {
@@ -67,10 +74,13 @@ struct sink_set;
 
 /* opts[i] belongs to sink_types[i]: the parsed section, or NULL when the
  * config has no such section (default_on types then use their defaults).
+ * prev (may be NULL) is the set the new one replaces (a reload): the new
+ * set takes over its health record, so what the sinks reported before
+ * the reload, and what prev's sinks report while they stop, is kept.
  * On failure *ret_error names the section: "[textfile]: path ...". */
 int sink_set_new(const struct param_set *const *opts,
-                 const struct sink_env *env, struct sink_set **ret,
-                 char **ret_error);
+                 const struct sink_env *env, const struct sink_set *prev,
+                 struct sink_set **ret, char **ret_error);
 /* Hand r to every sink; returns the first error, after trying them all. */
 int sink_set_publish(struct sink_set *set, const struct result *r);
 /* After a reload: hand the new set a probe's latest result (the scheduler
@@ -78,6 +88,9 @@ int sink_set_publish(struct sink_set *set, const struct result *r);
  * before its next run.  The first error, after trying every sink. */
 int sink_set_seed(struct sink_set *set, const struct result *r);
 size_t sink_set_count(const struct sink_set *set);
+/* What the set's sinks reported of themselves (sink_health.h), for the
+ * daemon's status; the set's, valid until sink_set_free. */
+struct sink_health *sink_set_health(const struct sink_set *set);
 void sink_set_free(struct sink_set *set);
 
 #endif

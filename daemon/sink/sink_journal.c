@@ -505,6 +505,7 @@ static int journal_create(const struct param_set *opts,
                 return r;
         j->use_syslog = !journald_running();
         j->base.stand_in = j->use_syslog;
+        j->base.health = env->health;
         if (j->use_syslog)
                 log_debug("journal: journald is not running, results go to syslog");
         *ret = &j->base;
@@ -529,6 +530,7 @@ static int syslog_create(const struct param_set *opts,
         if (r < 0)
                 return r;
         j->use_syslog = true;
+        j->base.health = env->health;
         *ret = &j->base;
         return 0;
 }

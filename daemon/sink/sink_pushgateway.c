@@ -23,7 +23,6 @@
 #include "sink/httpc.h"
 #include "sink/mailbox.h"
 #include "sink/sinkconf.h"
-#include "sink/statefile.h"
 #include "util/secret.h"
 #include "util/timeutil.h"
 
@@ -305,7 +304,7 @@ static void on_success(struct pg_sink *p, size_t i, const char *probe,
 {
         struct pg_slot *s = &p->slots[i];
 
-        statefile_sink_ok("pushgateway");
+        sink_health_ok(p->base.health, "pushgateway");
         if (p->down)
                 log_info("pushgateway: %s answers again; pushing the latest "
                          "result of every probe", p->cfg.url);
@@ -331,8 +330,8 @@ static void on_failure(struct pg_sink *p, size_t i, const char *probe,
         double now = now_mono();
         bool log_it;
 
-        statefile_sink_error("pushgateway", "cannot push probe '%s' to %s: %s", probe, url,
-                             err ? err : strerror(ENOMEM));
+        sink_health_error(p->base.health, "pushgateway", "cannot push probe '%s' to %s: %s",
+                          probe, url, err ? err : strerror(ENOMEM));
         if (status == 0) { /* no answer: one message for the whole gateway */
                 log_it = !p->down || now - p->down_logged_at >= RELOG_INTERVAL;
                 if (log_it)
@@ -446,6 +445,7 @@ static int pg_create(const struct param_set *opts,
         p->base.publish = pg_publish;
         p->base.free = pg_free;
         p->base.seed = pg_publish; /* a reload pushes every probe again */
+        p->base.health = env->health;
         r = pg_config_parse(opts, &p->cfg, ret_error);
         if (r >= 0)
                 r = (p->curl = httpc_open(ret_error)) ? 0 : -ELIBACC;

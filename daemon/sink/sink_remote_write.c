@@ -22,11 +22,9 @@
 #include "core/log.h"
 #include "encode/prom_remote_write.h"
 #include "sink/httpc.h"
-#include "sink/selfstats.h"
 #include "sink/mailbox.h"
 #include "sink/sinkconf.h"
 #include "sink/spool.h"
-#include "sink/statefile.h"
 #include "util/secret.h"
 #include "util/strutil.h"
 #include "util/timeutil.h"
@@ -220,7 +218,7 @@ static int rw_config_parse(const struct param_set *o, const struct sink_env *env
 
 /* ---- the daemon's own figures ---------------------------------------------- */
 
-static void count(const char *name, double n)
+static void count(const struct rw_sink *p, const char *name, double n)
 {
         static const struct { const char *name, *help; } helps[] = {
                 { RW_SENT_TOTAL, "Runs the remote-write receiver accepted." },
@@ -232,15 +230,15 @@ static void count(const char *name, double n)
         };
         for (size_t i = 0; i < sizeof(helps) / sizeof(*helps); i++)
                 if (!strcmp(helps[i].name, name))
-                        (void)selfstats_add(name, helps[i].help, n);
+                        (void)sink_health_count(p->base.health, name, helps[i].help, n);
 }
 
 static void update_spool_gauges(const struct rw_sink *p)
 {
-        (void)selfstats_set(RW_SPOOL_BYTES, "Bytes of runs waiting in the "
-                            "remote-write spool.", (double)spool_bytes(p->spool));
-        (void)selfstats_set(RW_SPOOL_RUNS, "Runs waiting in the remote-write "
-                            "spool.", (double)spool_count(p->spool));
+        (void)sink_health_gauge(p->base.health, RW_SPOOL_BYTES, "Bytes of runs waiting in "
+                                "the remote-write spool.", (double)spool_bytes(p->spool));
+        (void)sink_health_gauge(p->base.health, RW_SPOOL_RUNS, "Runs waiting in the "
+                                "remote-write spool.", (double)spool_count(p->spool));
 }
 
 /* ---- spooling ------------------------------------------------------------ */
@@ -251,7 +249,7 @@ static void note_spool_drops(struct rw_sink *p, size_t dropped)
 
         if (!dropped)
                 return;
-        count(RW_DROPPED_TOTAL, (double)dropped);
+        count(p, RW_DROPPED_TOTAL, (double)dropped);
         if (p->spool_logged_at && now - p->spool_logged_at < RELOG_INTERVAL)
                 return;
         p->spool_logged_at = now;
@@ -273,7 +271,7 @@ static void spool_run(struct rw_sink *p, const struct result *r)
         if (e < 0) {
                 log_warning("remote_write: cannot encode the run of probe '%s': %s",
                             r->probe, strerror(-e));
-                count(RW_DROPPED_TOTAL, 1);
+                count(p, RW_DROPPED_TOTAL, 1);
                 return;
         }
         log_debug("remote_write: probe '%s': %zu series, %zu bytes", r->probe,
@@ -347,22 +345,22 @@ static bool retryable(int r, long status)
 
 static void on_sent(struct rw_sink *p)
 {
-        statefile_sink_ok("remote_write");
+        sink_health_ok(p->base.health, "remote_write");
         if (p->down)
                 log_info("remote_write: %s answers again; sending the %zu "
                          "spooled run(s)", p->cfg.url, spool_count(p->spool));
         p->down = false;
         p->backoff = 0;
         p->retry_at = 0;
-        count(RW_SENT_TOTAL, 1);
+        count(p, RW_SENT_TOTAL, 1);
 }
 
 static void on_retry(struct rw_sink *p, const struct httpc_reply *rep)
 {
         double now = now_mono();
 
-        statefile_sink_error("remote_write", "cannot send to %s: %s", p->cfg.url,
-                             rep->error ? rep->error : strerror(ENOMEM));
+        sink_health_error(p->base.health, "remote_write", "cannot send to %s: %s", p->cfg.url,
+                          rep->error ? rep->error : strerror(ENOMEM));
         if (!p->down || now - p->down_logged_at >= RELOG_INTERVAL) {
                 p->down_logged_at = now;
                 log_warning("remote_write: cannot send to %s: %s (%zu run(s) "
@@ -382,8 +380,8 @@ static void on_refused(struct rw_sink *p, const struct httpc_reply *rep)
 {
         double now = now_mono();
 
-        statefile_sink_error("remote_write", "%s refused a run: %s", p->cfg.url,
-                             rep->error ? rep->error : "?");
+        sink_health_error(p->base.health, "remote_write", "%s refused a run: %s", p->cfg.url,
+                          rep->error ? rep->error : "?");
         if (rep->status != p->refused_code ||
             now - p->refused_logged_at >= RELOG_INTERVAL) {
                 p->refused_logged_at = now;
@@ -396,7 +394,7 @@ static void on_refused(struct rw_sink *p, const struct httpc_reply *rep)
         }
         p->refused_code = rep->status;
         p->down = false;
-        count(RW_DROPPED_TOTAL, 1);
+        count(p, RW_DROPPED_TOTAL, 1);
 }
 
 /* Worker: one attempt at the oldest spooled run. */
@@ -416,7 +414,7 @@ static enum outcome send_oldest(struct rw_sink *p, long timeout_ms)
         if (r < 0 && r != -ENOMEM) {
                 log_warning("remote_write: cannot read the oldest run in spool "
                             "'%s': %s (dropping it)", p->cfg.spool_dir, strerror(-r));
-                count(RW_DROPPED_TOTAL, 1);
+                count(p, RW_DROPPED_TOTAL, 1);
                 out = DROPPED;
         } else {
                 o.timeout_ms = timeout_ms;
@@ -430,7 +428,7 @@ static enum outcome send_oldest(struct rw_sink *p, long timeout_ms)
                 else
                         on_refused(p, &rep);
                 if (r < 0)
-                        count(RW_FAILED_TOTAL, 1);
+                        count(p, RW_FAILED_TOTAL, 1);
                 out = r >= 0 ? SENT : retryable(r, rep.status) ? RETRY : DROPPED;
         }
         free(body);
@@ -581,11 +579,11 @@ static void rw_free(struct sink *s)
         free(p);
 }
 
-static void init_counters(void)
+static void init_counters(const struct rw_sink *p)
 {
-        count(RW_SENT_TOTAL, 0);
-        count(RW_FAILED_TOTAL, 0);
-        count(RW_DROPPED_TOTAL, 0);
+        count(p, RW_SENT_TOTAL, 0);
+        count(p, RW_FAILED_TOTAL, 0);
+        count(p, RW_DROPPED_TOTAL, 0);
 }
 
 static int rw_start(struct rw_sink *p, const struct param_set *opts,
@@ -626,7 +624,8 @@ static int rw_create(const struct param_set *opts, const struct sink_env *env,
         p->base.publish = rw_publish;
         p->base.seed = rw_seed;
         p->base.free = rw_free;
-        init_counters();
+        p->base.health = env->health;
+        init_counters(p);
         r = rw_start(p, opts, env, ret_error);
         if (r < 0) {
                 rw_free(&p->base);

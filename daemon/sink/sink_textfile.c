@@ -15,10 +15,8 @@
 
 #include "core/log.h"
 #include "encode/prom_text.h"
-#include "sink/selfstats.h"
 #include "sink/mailbox.h"
 #include "sink/sinkconf.h"
-#include "sink/statefile.h"
 #include "util/atomicfile.h"
 #include "util/strutil.h"
 #include "util/timeutil.h"
@@ -65,7 +63,7 @@ static int write_textfile(const char *path, const char *data, size_t len)
 static int render_locked(struct textfile_sink *t, char **ret, size_t *ret_len)
 {
         struct mailbox *l = &t->latest;
-        struct result *self = selfstats_snapshot();
+        struct result *self = sink_health_figures(t->base.health);
         const struct result **all = calloc(l->n + 1, sizeof(*all));
         size_t n = 0;
         int r;
@@ -89,7 +87,7 @@ static int render_locked(struct textfile_sink *t, char **ret, size_t *ret_len)
 static void report(struct textfile_sink *t, int r, const char *what)
 {
         if (r >= 0) {
-                statefile_sink_ok("textfile");
+                sink_health_ok(t->base.health, "textfile");
                 if (t->failing)
                         log_info("textfile: '%s' written again", t->path);
                 t->failing = false;
@@ -103,8 +101,8 @@ static void report(struct textfile_sink *t, int r, const char *what)
                          : r == -EROFS ? " (read-only for this service: a directory that "
                                          "appeared after it started needs a restart)"
                          : "";
-        statefile_sink_error("textfile", "cannot %s '%s': %s%s", what, t->path,
-                             strerror(-r), hint);
+        sink_health_error(t->base.health, "textfile", "cannot %s '%s': %s%s", what, t->path,
+                          strerror(-r), hint);
         if (!t->failing || log_ratelimit_ok(&t->rl))
                 log_warning("textfile: cannot %s '%s': %s%s (will retry)", what,
                             t->path, strerror(-r), hint);
@@ -208,6 +206,7 @@ static int textfile_create(const struct param_set *opts,
         t->base.publish = textfile_publish;
         t->base.free = textfile_free;
         t->base.seed = textfile_publish;
+        t->base.health = env->health;
         t->rl.interval = 600;
         r = mailbox_start(&t->latest, &t->thread, textfile_worker, t);
         if (r < 0) {

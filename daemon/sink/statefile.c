@@ -4,8 +4,6 @@
 #include "sink/statefile.h"
 
 #include <errno.h>
-#include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,7 +55,7 @@ int statefile_write(const char *state_dir, struct statefile *sf, char **ret_erro
         for (size_t i = 0; i < sf->n_probes; i++)
                 put_probe(f, &sf->probes[i]);
         for (size_t i = 0; i < sf->n_sinks; i++) {
-                const struct statefile_sink *s = &sf->sinks[i];
+                const struct sink_health_entry *s = &sf->sinks[i];
                 fprintf(f, "sink %s %.17g %.17g ", s->name, s->last_ok, s->last_error);
                 put_text(f, s->error);
                 fputc('\n', f);
@@ -146,7 +144,7 @@ static int read_probe(struct statefile *sf, char *rest)
 
 static int read_sink(struct statefile *sf, char *rest)
 {
-        struct statefile_sink s = { 0 }, *grown;
+        struct sink_health_entry s = { 0 }, *grown;
         const char *name = word(&rest);
         int r = name ? word_double(&rest, &s.last_ok) : -EBADMSG;
         if (r >= 0)
@@ -267,15 +265,6 @@ int statefile_read(const char *state_dir, struct statefile **ret, char **ret_err
         return r;
 }
 
-static void sinks_free(struct statefile_sink *s, size_t n)
-{
-        for (size_t i = 0; i < n; i++) {
-                free(s[i].name);
-                free(s[i].error);
-        }
-        free(s);
-}
-
 void statefile_clear(struct statefile *sf)
 {
         for (size_t i = 0; i < sf->n_probes; i++) {
@@ -285,7 +274,7 @@ void statefile_clear(struct statefile *sf)
                 free(sf->probes[i].wait_reason);
         }
         free(sf->probes);
-        sinks_free(sf->sinks, sf->n_sinks);
+        sink_health_entries_free(sf->sinks, sf->n_sinks);
         *sf = (struct statefile){ 0 };
 }
 
@@ -305,81 +294,10 @@ const struct statefile_probe *statefile_find(const struct statefile *sf, const c
         return NULL;
 }
 
-const struct statefile_sink *statefile_find_sink(const struct statefile *sf, const char *sink)
+const struct sink_health_entry *statefile_find_sink(const struct statefile *sf, const char *sink)
 {
         for (size_t i = 0; sf && i < sf->n_sinks; i++)
                 if (!strcmp(sf->sinks[i].name, sink))
                         return &sf->sinks[i];
         return NULL;
-}
-
-/* ---- the sinks' health ----------------------------------------------------------- */
-
-static pthread_mutex_t health_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct statefile_sink *health;
-static size_t n_health;
-
-/* With the lock held: the entry of `sink`, created; NULL when out of memory. */
-static struct statefile_sink *health_of(const char *sink)
-{
-        for (size_t i = 0; i < n_health; i++)
-                if (!strcmp(health[i].name, sink))
-                        return &health[i];
-        struct statefile_sink *grown = realloc(health, (n_health + 1) * sizeof(*grown));
-        if (!grown)
-                return NULL;
-        health = grown;
-        health[n_health] = (struct statefile_sink){ .name = strdup(sink) };
-        return health[n_health].name ? &health[n_health++] : NULL;
-}
-
-void statefile_sink_ok(const char *sink)
-{
-        pthread_mutex_lock(&health_lock);
-        struct statefile_sink *s = health_of(sink);
-        if (s)
-                s->last_ok = now_wall();
-        pthread_mutex_unlock(&health_lock);
-}
-
-void statefile_sink_error(const char *sink, const char *fmt, ...)
-{
-        va_list ap;
-        va_start(ap, fmt);
-        char *text = str_vprintf(fmt, ap);
-        va_end(ap);
-        pthread_mutex_lock(&health_lock);
-        struct statefile_sink *s = health_of(sink);
-        if (s) {
-                s->last_error = now_wall();
-                free(s->error);
-                s->error = text;
-                text = NULL;
-        }
-        pthread_mutex_unlock(&health_lock);
-        free(text);
-}
-
-int statefile_take_sinks(struct statefile *sf)
-{
-        int r = 0;
-        pthread_mutex_lock(&health_lock);
-        struct statefile_sink *copy = calloc(n_health + 1, sizeof(*copy));
-        for (size_t i = 0; copy && i < n_health && r >= 0; i++) {
-                copy[i] = health[i];
-                copy[i].name = strdup(health[i].name);
-                copy[i].error = health[i].error ? strdup(health[i].error) : NULL;
-                if (!copy[i].name || (health[i].error && !copy[i].error))
-                        r = -ENOMEM;
-        }
-        size_t n = n_health;
-        pthread_mutex_unlock(&health_lock);
-        if (!copy || r < 0) {
-                sinks_free(copy, copy ? n : 0);
-                return -ENOMEM;
-        }
-        sinks_free(sf->sinks, sf->n_sinks);
-        sf->sinks = copy;
-        sf->n_sinks = n;
-        return 0;
 }

@@ -21,14 +21,15 @@
  *   sink <name> <last success> <last error> <text of the last error, may be empty>
  *
  * Times are UNIX times (0: never / unknown).  Text is the rest of its line
- * with newlines turned into spaces.  The sinks record their health from
- * their own threads in a process-wide table here (statefile_sink_*).
- * Nothing here logs. */
+ * with newlines turned into spaces.  The sinks' lines are what the sink
+ * set collected of their health (sink_health.h).  Nothing here logs. */
 #ifndef BENCHWATCH_STATEFILE_H
 #define BENCHWATCH_STATEFILE_H
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "sink/sink_health.h"
 
 #define STATEFILE_FORMAT_VERSION 1
 #define STATEFILE_NAME "status.txt"
@@ -48,18 +49,12 @@ struct statefile_probe {
         char *wait_reason;        /* why the last try did not count; "none" */
 };
 
-struct statefile_sink {
-        char *name;               /* the section: "pushgateway" */
-        double last_ok, last_error; /* UNIX times; 0 never */
-        char *error;              /* the last error; NULL when none */
-};
-
 struct statefile {
         long pid;
         double started, written;
         struct statefile_probe *probes;
         size_t n_probes;
-        struct statefile_sink *sinks;
+        struct sink_health_entry *sinks;
         size_t n_sinks;
 };
 
@@ -73,15 +68,6 @@ void statefile_free(struct statefile *sf);
 /* Free what sf holds and zero it (for one not from statefile_read). */
 void statefile_clear(struct statefile *sf);
 const struct statefile_probe *statefile_find(const struct statefile *sf, const char *probe);
-const struct statefile_sink *statefile_find_sink(const struct statefile *sf, const char *sink);
-
-/* The sinks' health, process-wide, from any thread: a delivery that
- * worked, or one that failed and why. */
-void statefile_sink_ok(const char *sink);
-void statefile_sink_error(const char *sink, const char *fmt, ...)
-        __attribute__((format(printf, 2, 3)));
-/* A copy of the table into sf->sinks (replacing what was there).
- * 0 or -ENOMEM. */
-int statefile_take_sinks(struct statefile *sf);
+const struct sink_health_entry *statefile_find_sink(const struct statefile *sf, const char *sink);
 
 #endif

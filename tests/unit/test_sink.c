@@ -203,7 +203,7 @@ static void test_textfile(const char *tmp)
         for (size_t i = 0; sink_types[i]; i++)
                 if (!strcmp(sink_types[i]->section, "textfile"))
                         opts[i] = ps;
-        assert(sink_set_new(opts, NULL, &set, &err) == 0);
+        assert(sink_set_new(opts, NULL, NULL, &set, &err) == 0);
         EXPECT(sink_set_count(set) == 2); /* textfile + journal (default on) */
 
         /* The directory does not exist yet: the write fails, is retried. */
@@ -227,6 +227,14 @@ static void test_textfile(const char *tmp)
         struct stat st;
         EXPECT(stat(path, &st) == 0 && (st.st_mode & 07777) == 0644);
         EXPECT(count_entries(dir) == 1); /* no temporary file left */
+        /* what the textfile reported of itself, as the set collected it */
+        struct sink_health_entry *e = NULL;
+        size_t n = 0;
+        EXPECT(sink_health_entries(sink_set_health(set), &e, &n) == 0 && n == 1);
+        EXPECT(n == 1 && !strcmp(e[0].name, "textfile") && e[0].last_error > 0 &&
+               e[0].last_ok >= e[0].last_error && e[0].error &&
+               strstr(e[0].error, "cannot write '") && strstr(e[0].error, "its directory"));
+        sink_health_entries_free(e, n);
         sink_set_free(set);
         param_set_free(ps);
         free(text);
@@ -255,7 +263,7 @@ static void test_syslog_socket(const char *tmp)
         for (size_t i = 0; sink_types[i]; i++)
                 if (!strcmp(sink_types[i]->section, "syslog"))
                         opts[i] = ps;
-        assert(sink_set_new(opts, NULL, &set, &err) == 0);
+        assert(sink_set_new(opts, NULL, NULL, &set, &err) == 0);
         /* without journald, [journal] would log to syslog too: dropped */
         if (access("/run/systemd/journal/socket", F_OK) < 0)
                 EXPECT(sink_set_count(set) == 1);
@@ -309,13 +317,15 @@ static void test_reload_seed(const char *tmp)
                 if (!strcmp(sink_types[i]->section, "journal"))
                         opts[i] = j;
         }
-        assert(sink_set_new(opts, NULL, &old, &err) == 0);
+        assert(sink_set_new(opts, NULL, NULL, &old, &err) == 0);
         EXPECT(sink_set_count(old) == 1); /* journal: enabled = no */
         struct result *a = make_result("a", 1, false), *b = make_result("b", 2, false);
         struct result *c = make_result("c", 3, false);
         EXPECT(sink_set_publish(old, a) == 0);
         EXPECT(sink_set_publish(old, b) == 0);
-        assert(sink_set_new(opts, NULL, &new, &err) == 0);
+        assert(sink_set_new(opts, NULL, old, &new, &err) == 0);
+        /* the new set takes over what the old one's sinks reported */
+        EXPECT(sink_set_health(new) && sink_set_health(new) == sink_set_health(old));
         EXPECT(sink_set_seed(new, a) == 0);
         EXPECT(sink_set_seed(new, b) == 0);
         sink_set_free(old);
@@ -362,7 +372,7 @@ static int drive(int argc, char **argv)
                         return 2;
                 }
         }
-        if (sink_set_new((const struct param_set *const *)ps, NULL, &set, &err) < 0) {
+        if (sink_set_new((const struct param_set *const *)ps, NULL, NULL, &set, &err) < 0) {
                 fprintf(stderr, "drive: %s\n", err);
                 return 2;
         }
