@@ -22,13 +22,13 @@
 
 #include "cmd/cli.h"
 #include "cmd/cmd.h"
+#include "cmd/status_file.h"
 #include "core/log.h"
 #include "core/scheduler.h"
 #include "detect/context.h"
 #include "detect/tracker.h"
 #include "encode/report_format.h"
 #include "sink/sink.h"
-#include "sink/statefile.h"
 #include "util/atomicfile.h"
 #include "util/reserve.h"
 #include "util/timeutil.h"
@@ -45,7 +45,7 @@ struct daemon {
         bool stalled;
         bool print;
         bool first_pass;         /* --first-pass */
-        struct statefile state;  /* what status.txt says (statefile.h) */
+        struct status_file state;  /* what status.txt says (status_file.h) */
         bool state_failing;
 };
 
@@ -110,19 +110,19 @@ static void notify_status(struct daemon *d)
 static int state_probes(struct daemon *d)
 {
         size_t n = scheduler_count(d->sched);
-        struct statefile_probe *probes = calloc(n + 1, sizeof(*probes));
+        struct status_file_probe *probes = calloc(n + 1, sizeof(*probes));
         if (!probes)
                 return -ENOMEM;
         for (size_t i = 0; i < n; i++) {
                 struct scheduler_probe_info info;
                 scheduler_probe_info(d->sched, i, &info);
-                struct statefile_probe *old = (struct statefile_probe *)
-                        statefile_find(&d->state, info.name);
+                struct status_file_probe *old = (struct status_file_probe *)
+                        status_file_find(&d->state, info.name);
                 const struct probe_cfg *pc = conf_find_probe(d->app->cfg, info.name);
-                struct statefile_probe *p = &probes[i];
+                struct status_file_probe *p = &probes[i];
                 if (old) {
                         *p = *old;
-                        *old = (struct statefile_probe){ 0 };
+                        *old = (struct status_file_probe){ 0 };
                 } else {
                         p->name = strdup(info.name);
                         p->waiting_since = d->state.started > 0 ? d->state.started
@@ -135,10 +135,10 @@ static int state_probes(struct daemon *d)
                 p->deferred_day = info.deferred_day;
                 p->yielded_day = info.yielded_day;
         }
-        struct statefile old = { .probes = d->state.probes, .n_probes = d->state.n_probes };
+        struct status_file old = { .probes = d->state.probes, .n_probes = d->state.n_probes };
         d->state.probes = probes;
         d->state.n_probes = n;
-        statefile_clear(&old);
+        status_file_clear(&old);
         for (size_t i = 0; i < n; i++)
                 if (!probes[i].name || !probes[i].plugin)
                         return -ENOMEM;
@@ -168,7 +168,7 @@ static void save_state(struct daemon *d)
         if (r >= 0)
                 r = take_sink_health(d);
         if (r >= 0)
-                r = statefile_write(app_daemon_option(d->app, "state_dir")->s, &d->state, &why);
+                r = status_file_write(app_daemon_option(d->app, "state_dir")->s, &d->state, &why);
         if (r < 0 && !d->state_failing)
                 log_warning("status: %s (benchwatch status will show less)",
                             why ? why : strerror(-r));
@@ -176,16 +176,17 @@ static void save_state(struct daemon *d)
         free(why);
 }
 
-static struct statefile_probe *state_probe(struct daemon *d, const char *probe)
+static struct status_file_probe *state_probe(struct daemon *d, const char *probe)
 {
-        struct statefile_probe *p = (struct statefile_probe *)statefile_find(&d->state, probe);
+        struct status_file_probe *p =
+                (struct status_file_probe *)status_file_find(&d->state, probe);
         if (!p && state_probes(d) >= 0)
-                p = (struct statefile_probe *)statefile_find(&d->state, probe);
+                p = (struct status_file_probe *)status_file_find(&d->state, probe);
         return p;
 }
 
 /* The last try of the probe and, unless it was a counted run, why not. */
-static void note_try(struct statefile_probe *p, double when, const char *reason)
+static void note_try(struct status_file_probe *p, double when, const char *reason)
 {
         char *r = strdup(reason ? reason : "none");
         if (!r)
@@ -201,7 +202,7 @@ static void note_try(struct statefile_probe *p, double when, const char *reason)
 static void note_run(struct daemon *d, const struct result *res, bool counted,
                      const char *reason, const char *why)
 {
-        struct statefile_probe *p = state_probe(d, res->probe);
+        struct status_file_probe *p = state_probe(d, res->probe);
         if (!p)
                 return;
         p->last = res->started + res->duration;
@@ -219,7 +220,7 @@ static void note_run(struct daemon *d, const struct result *res, bool counted,
  * gone" by them. */
 static void add_wait_figures(struct daemon *d, struct result *res)
 {
-        const struct statefile_probe *p = statefile_find(&d->state, res->probe);
+        const struct status_file_probe *p = status_file_find(&d->state, res->probe);
         if (!p || !p->wait_reason)
                 return;
         const char *lv[] = { "reason", p->wait_reason, NULL };
@@ -276,7 +277,7 @@ static void on_deferred(const struct result *refresh, const char *reason, const 
                         void *userdata)
 {
         struct daemon *d = userdata;
-        struct statefile_probe *p = state_probe(d, refresh->probe);
+        struct status_file_probe *p = state_probe(d, refresh->probe);
         struct result *shown = result_copy(refresh);
         if (p)
                 note_try(p, now_wall(), reason);
@@ -570,7 +571,7 @@ int cmd_daemon(struct app *app, int argc, char **argv)
         if (ex == EXIT_OK)
                 ex = run(&d);
         tracker_free(d.tracker);
-        statefile_clear(&d.state);
+        status_file_clear(&d.state);
         context_clear(&d.host);
         sd_event_source_disable_unref(d.watchdog);
         scheduler_free(d.sched);

@@ -7,7 +7,7 @@
  *
  * Everything comes from files, so it works beside a running daemon and
  * after it stopped: the baselines (references, verdicts), the daemon's
- * status.txt (statefile.h: last runs, next runs, deferrals, the sinks'
+ * status.txt (status_file.h: last runs, next runs, deferrals, the sinks'
  * last errors), the textfile's modification time and the remote-write
  * spool's files. */
 #include <dirent.h>
@@ -25,6 +25,7 @@
 
 #include "cmd/cli.h"
 #include "cmd/cmd.h"
+#include "cmd/status_file.h"
 #include "core/log.h"
 #include "detect/baseline_store.h"
 #include "detect/evidence_store.h"
@@ -32,7 +33,6 @@
 #include "encode/report_format.h"
 #include "sink/sink.h"
 #include "sink/sinkconf.h"
-#include "sink/statefile.h"
 #include "util/format.h"
 #include "util/strutil.h"
 #include "util/timeutil.h"
@@ -40,7 +40,7 @@
 /* One probe's summary over its series. */
 struct probe_status {
         const struct probe_cfg *pc;
-        const struct statefile_probe *sp;     /* NULL: no daemon wrote of it */
+        const struct status_file_probe *sp;     /* NULL: no daemon wrote of it */
         unsigned held;            /* reference runs held (fewest of its series) */
         bool pinned;              /* every series pinned */
         double pinned_at;         /* earliest pinning */
@@ -57,7 +57,7 @@ struct status_ctx {
         const struct app *app;
         struct tracker_settings ts;
         const char *state_dir;
-        struct statefile *sf;
+        struct status_file *sf;
         bool daemon_running;
         double now;
         bool json;
@@ -102,7 +102,7 @@ static int summarise(const struct status_ctx *c, const struct probe_cfg *pc,
 {
         struct baseline *b = NULL;
         char *why = NULL;
-        *ret = (struct probe_status){ .pc = pc, .sp = statefile_find(c->sf, pc->name),
+        *ret = (struct probe_status){ .pc = pc, .sp = status_file_find(c->sf, pc->name),
                                       .first_due = NAN, .pinned = true };
         int r = baseline_store_load(c->state_dir, pc->name, &b, &why);
         if (r < 0) {
@@ -289,7 +289,7 @@ static size_t sinks_of(const struct status_ctx *c, struct sink_status *ret)
                         *path == '/' ? strdup(path) : str_printf("%s/%s", c->state_dir, path);
                 if (ret[n].where && stat(ret[n].where, &st) == 0)
                         ret[n].last_write = (double)st.st_mtim.tv_sec + st.st_mtim.tv_nsec / 1e9;
-                ret[n].health = statefile_find_sink(c->sf, "textfile");
+                ret[n].health = status_file_find_sink(c->sf, "textfile");
                 n++;
         }
         if (rw && sinkconf_opt(rw, "enabled")->b) {
@@ -298,12 +298,12 @@ static size_t sinks_of(const struct status_ctx *c, struct sink_status *ret)
                 ret[n].where = *dir ? strdup(dir) : str_printf("%s/remote-write", c->state_dir);
                 if (ret[n].where)
                         spool_usage(ret[n].where, &ret[n].spooled, &ret[n].spooled_bytes);
-                ret[n].health = statefile_find_sink(c->sf, "remote_write");
+                ret[n].health = status_file_find_sink(c->sf, "remote_write");
                 n++;
         }
         if (pg && sinkconf_opt(pg, "enabled")->b && *sinkconf_opt(pg, "url")->s) {
                 ret[n] = (struct sink_status){ .name = "pushgateway" };
-                ret[n].health = statefile_find_sink(c->sf, "pushgateway");
+                ret[n].health = status_file_find_sink(c->sf, "pushgateway");
                 n++;
         }
         return n;
@@ -358,7 +358,7 @@ static void json_str(const char *name, const char *v, bool comma)
 
 static void json_probe(const struct status_ctx *c, const struct probe_status *p)
 {
-        const struct statefile_probe *sp = p->sp;
+        const struct status_file_probe *sp = p->sp;
         bool ran = sp && sp->last > 0;
         printf("{");
         json_str("name", p->pc->name, true);
@@ -562,7 +562,7 @@ int cmd_status(struct app *app, int argc, char **argv)
         char *why = NULL;
         c.state_dir = app_daemon_option(app, "state_dir")->s;
         tracker_settings(app->cfg, &c.ts);
-        int r = statefile_read(c.state_dir, &c.sf, &why);
+        int r = status_file_read(c.state_dir, &c.sf, &why);
         if (r < 0 && r != -ENOENT) {
                 log_error("status: %s", why ? why : strerror(-r));
                 free(why);
@@ -572,7 +572,7 @@ int cmd_status(struct app *app, int argc, char **argv)
         c.now = now_wall();
         c.daemon_running = c.sf && pid_alive(c.sf->pid);
         ex = status_print(&c);
-        statefile_free(c.sf);
+        status_file_free(c.sf);
         app_done(app);
         return ex;
 }

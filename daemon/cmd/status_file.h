@@ -1,4 +1,4 @@
-/* statefile.h — what the running daemon knows that no other file of the
+/* status_file.h — what the running daemon knows that no other file of the
  * state directory says, for `benchwatch status` to read while it runs.
  *
  * The baselines (baseline_store.h) and histories (history.h) hold the
@@ -23,18 +23,18 @@
  * Times are UNIX times (0: never / unknown).  Text is the rest of its line
  * with newlines turned into spaces.  The sinks' lines are what the sink
  * set collected of their health (sink_health.h).  Nothing here logs. */
-#ifndef BENCHWATCH_STATEFILE_H
-#define BENCHWATCH_STATEFILE_H
+#ifndef BENCHWATCH_STATUS_FILE_H
+#define BENCHWATCH_STATUS_FILE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "sink/sink_health.h"
 
-#define STATEFILE_FORMAT_VERSION 1
-#define STATEFILE_NAME "status.txt"
+#define STATUS_FILE_FORMAT_VERSION 1
+#define STATUS_FILE_NAME "status.txt"
 
-struct statefile_probe {
+struct status_file_probe {
         char *name, *plugin;
         double interval;
         double next;              /* UNIX time of the next run; 0 unknown */
@@ -49,10 +49,10 @@ struct statefile_probe {
         char *wait_reason;        /* why the last try did not count; "none" */
 };
 
-struct statefile {
+struct status_file {
         long pid;
         double started, written;
-        struct statefile_probe *probes;
+        struct status_file_probe *probes;
         size_t n_probes;
         struct sink_health_entry *sinks;
         size_t n_sinks;
@@ -60,14 +60,15 @@ struct statefile {
 
 /* Replace <state_dir>/status.txt with sf (sf->written is set to now).
  * -errno with *ret_error naming the file. */
-int statefile_write(const char *state_dir, struct statefile *sf, char **ret_error);
+int status_file_write(const char *state_dir, struct status_file *sf, char **ret_error);
 /* Read it.  -ENOENT when there is none (no daemon ran here), -EBADMSG
  * when it is not one; -errno and *ret_error naming the file. */
-int statefile_read(const char *state_dir, struct statefile **ret, char **ret_error);
-void statefile_free(struct statefile *sf);
-/* Free what sf holds and zero it (for one not from statefile_read). */
-void statefile_clear(struct statefile *sf);
-const struct statefile_probe *statefile_find(const struct statefile *sf, const char *probe);
-const struct sink_health_entry *statefile_find_sink(const struct statefile *sf, const char *sink);
+int status_file_read(const char *state_dir, struct status_file **ret, char **ret_error);
+void status_file_free(struct status_file *sf);
+/* Free what sf holds and zero it (for one not from status_file_read). */
+void status_file_clear(struct status_file *sf);
+const struct status_file_probe *status_file_find(const struct status_file *sf, const char *probe);
+const struct sink_health_entry *status_file_find_sink(const struct status_file *sf,
+                                                      const char *sink);
 
 #endif

@@ -1,7 +1,7 @@
-/* statefile.c — see statefile.h.  The writer builds the whole file in
+/* status_file.c — see status_file.h.  The writer builds the whole file in
  * memory and hands it to atomicfile_write(); the reader takes exactly the
  * lines it knows and refuses a file without the header. */
-#include "sink/statefile.h"
+#include "cmd/status_file.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -15,7 +15,7 @@
 
 static char *path_of(const char *state_dir)
 {
-        return str_printf("%s/%s", state_dir, STATEFILE_NAME);
+        return str_printf("%s/%s", state_dir, STATUS_FILE_NAME);
 }
 
 /* Text on one line: newlines become spaces. */
@@ -25,7 +25,7 @@ static void put_text(FILE *f, const char *s)
                 fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
 }
 
-static void put_probe(FILE *f, const struct statefile_probe *p)
+static void put_probe(FILE *f, const struct status_file_probe *p)
 {
         fprintf(f, "probe %s %s %.17g %.17g %.17g %d %d %u %u\n", p->name, p->plugin,
                 p->interval, p->next, p->last, p->ok, p->counted, p->deferred_day,
@@ -40,7 +40,7 @@ static void put_probe(FILE *f, const struct statefile_probe *p)
                         p->wait_reason);
 }
 
-int statefile_write(const char *state_dir, struct statefile *sf, char **ret_error)
+int status_file_write(const char *state_dir, struct status_file *sf, char **ret_error)
 {
         char *buf = NULL, *path = path_of(state_dir);
         size_t len = 0;
@@ -50,7 +50,7 @@ int statefile_write(const char *state_dir, struct statefile *sf, char **ret_erro
                 return -ENOMEM;
         }
         sf->written = now_wall();
-        fprintf(f, "benchwatch-status %d\ndaemon %ld %.17g %.17g\n", STATEFILE_FORMAT_VERSION,
+        fprintf(f, "benchwatch-status %d\ndaemon %ld %.17g %.17g\n", STATUS_FILE_FORMAT_VERSION,
                 sf->pid, sf->started, sf->written);
         for (size_t i = 0; i < sf->n_probes; i++)
                 put_probe(f, &sf->probes[i]);
@@ -108,9 +108,9 @@ static int word_uint(char **s, unsigned *ret)
         return r;
 }
 
-static int read_probe(struct statefile *sf, char *rest)
+static int read_probe(struct status_file *sf, char *rest)
 {
-        struct statefile_probe p = { 0 }, *grown;
+        struct status_file_probe p = { 0 }, *grown;
         const char *name = word(&rest), *plugin = word(&rest);
         unsigned ok = 0, counted = 0;
         int r = name && plugin ? 0 : -EBADMSG;
@@ -142,7 +142,7 @@ static int read_probe(struct statefile *sf, char *rest)
         return p.name && p.plugin ? 0 : -ENOMEM;
 }
 
-static int read_sink(struct statefile *sf, char *rest)
+static int read_sink(struct status_file *sf, char *rest)
 {
         struct sink_health_entry s = { 0 }, *grown;
         const char *name = word(&rest);
@@ -161,11 +161,11 @@ static int read_sink(struct statefile *sf, char *rest)
         return s.name && (s.error || !*rest) ? 0 : -ENOMEM;
 }
 
-static int read_wait(struct statefile *sf, char *rest)
+static int read_wait(struct status_file *sf, char *rest)
 {
         const char *name = word(&rest);
-        struct statefile_probe *p = name ? (struct statefile_probe *)
-                                           statefile_find(sf, name) : NULL;
+        struct status_file_probe *p = name ? (struct status_file_probe *)
+                                           status_file_find(sf, name) : NULL;
         double since = 0, last_try = 0;
         int r = p ? word_double(&rest, &since) : -EBADMSG;
         if (r >= 0)
@@ -179,7 +179,7 @@ static int read_wait(struct statefile *sf, char *rest)
         return (p->wait_reason = strdup(reason)) ? 0 : -ENOMEM;
 }
 
-static int read_line(struct statefile *sf, char *line)
+static int read_line(struct status_file *sf, char *line)
 {
         char *rest = line;
         const char *kind = word(&rest);
@@ -203,8 +203,8 @@ static int read_line(struct statefile *sf, char *line)
                 return read_wait(sf, rest);
         if (!strcmp(kind, "why")) {
                 const char *name = word(&rest);
-                struct statefile_probe *p = name ? (struct statefile_probe *)
-                                                   statefile_find(sf, name) : NULL;
+                struct status_file_probe *p = name ? (struct status_file_probe *)
+                                                   status_file_find(sf, name) : NULL;
                 if (!p)
                         return -EBADMSG;
                 free(p->why);
@@ -213,7 +213,7 @@ static int read_line(struct statefile *sf, char *line)
         return 0; /* a later version's line: ignored */
 }
 
-static int read_all(FILE *f, struct statefile *sf)
+static int read_all(FILE *f, struct status_file *sf)
 {
         char *line = NULL;
         size_t size = 0;
@@ -229,7 +229,7 @@ static int read_all(FILE *f, struct statefile *sf)
                 if (!header) {
                         char want[32];
                         snprintf(want, sizeof(want), "benchwatch-status %d",
-                                 STATEFILE_FORMAT_VERSION);
+                                 STATUS_FILE_FORMAT_VERSION);
                         r = strcmp(line, want) ? -EBADMSG : 0;
                         header = true;
                 } else {
@@ -240,10 +240,10 @@ static int read_all(FILE *f, struct statefile *sf)
         return r < 0 ? r : header ? 0 : -EBADMSG;
 }
 
-int statefile_read(const char *state_dir, struct statefile **ret, char **ret_error)
+int status_file_read(const char *state_dir, struct status_file **ret, char **ret_error)
 {
         char *path = path_of(state_dir);
-        struct statefile *sf = calloc(1, sizeof(*sf));
+        struct status_file *sf = calloc(1, sizeof(*sf));
         FILE *f = NULL;
         int r = path && sf ? 0 : -ENOMEM;
         if (r >= 0 && !(f = fopen(path, "re")))
@@ -257,7 +257,7 @@ int statefile_read(const char *state_dir, struct statefile **ret, char **ret_err
                         *ret_error = str_printf(r == -EBADMSG ? "'%s' is not a status file"
                                                               : "cannot read '%s': %s",
                                                 path, strerror(-r));
-                statefile_free(sf);
+                status_file_free(sf);
         } else {
                 *ret = sf;
         }
@@ -265,7 +265,7 @@ int statefile_read(const char *state_dir, struct statefile **ret, char **ret_err
         return r;
 }
 
-void statefile_clear(struct statefile *sf)
+void status_file_clear(struct status_file *sf)
 {
         for (size_t i = 0; i < sf->n_probes; i++) {
                 free(sf->probes[i].name);
@@ -275,18 +275,18 @@ void statefile_clear(struct statefile *sf)
         }
         free(sf->probes);
         sink_health_entries_free(sf->sinks, sf->n_sinks);
-        *sf = (struct statefile){ 0 };
+        *sf = (struct status_file){ 0 };
 }
 
-void statefile_free(struct statefile *sf)
+void status_file_free(struct status_file *sf)
 {
         if (!sf)
                 return;
-        statefile_clear(sf);
+        status_file_clear(sf);
         free(sf);
 }
 
-const struct statefile_probe *statefile_find(const struct statefile *sf, const char *probe)
+const struct status_file_probe *status_file_find(const struct status_file *sf, const char *probe)
 {
         for (size_t i = 0; sf && i < sf->n_probes; i++)
                 if (sf->probes[i].name && !strcmp(sf->probes[i].name, probe))
@@ -294,7 +294,8 @@ const struct statefile_probe *statefile_find(const struct statefile *sf, const c
         return NULL;
 }
 
-const struct sink_health_entry *statefile_find_sink(const struct statefile *sf, const char *sink)
+const struct sink_health_entry *status_file_find_sink(const struct status_file *sf,
+                                                      const char *sink)
 {
         for (size_t i = 0; sf && i < sf->n_sinks; i++)
                 if (!strcmp(sf->sinks[i].name, sink))
