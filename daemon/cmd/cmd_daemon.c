@@ -198,20 +198,19 @@ static void note_try(struct status_file_probe *p, double when, const char *reaso
         p->wait_reason = r;
 }
 
-/* What status.txt says of a probe's last run. */
-static void note_run(struct daemon *d, const struct result *res, bool counted,
-                     const char *reason, const char *why)
+/* What status.txt says of a probe's last run, as the tracker judged it. */
+static void note_run(struct daemon *d, const struct result *res,
+                     const struct tracker_outcome *o)
 {
         struct status_file_probe *p = state_probe(d, res->probe);
         if (!p)
                 return;
         p->last = res->started + res->duration;
         p->ok = res->success;
-        p->counted = res->success && counted;
+        p->counted = o->counted;
         free(p->why);
-        p->why = !res->success ? strdup(res->error ? res->error : "failed")
-                 : !counted ? strdup(why ? why : "host busy") : NULL;
-        note_try(p, p->last, !res->success ? "failed" : !counted ? reason : NULL);
+        p->why = o->why ? strdup(o->why) : NULL;
+        note_try(p, p->last, o->reason);
 }
 
 /* Beside a probe's figures, how long it has waited for a counted run and
@@ -244,19 +243,11 @@ static void on_result(struct result *res, void *userdata)
         }
         else if (!res->success)
                 log_warning("%s probe '%s' failed: %s", res->plugin, res->probe, res->error);
-        /* deferred runs never get here; a run whose threads did not get
-         * their CPU is judged but not counted */
-        struct tracker_settings ts;
-        char *why = NULL;
-        const char *reason = NULL;
-        tracker_settings(d->app->cfg, &ts);
-        bool counted = !res->success || tracker_run_counts(&ts, res, &reason, &why);
-        if (!counted)
-                log_notice("%s probe '%s': run judged but not counted in the reference: %s",
-                           res->plugin, res->probe, why ? why : "host busy");
-        note_run(d, res, counted, reason, why);
-        free(why);
-        tracker_observe(d->tracker, d->app->cfg, res, counted);
+        /* deferred runs never get here */
+        struct tracker_outcome o;
+        tracker_observe(d->tracker, res, &o);
+        note_run(d, res, &o);
+        tracker_outcome_clear(&o);
         add_wait_figures(d, res);
         sink_set_publish(d->sinks, res);
         notify_status(d);
@@ -367,6 +358,8 @@ static int reload_config(struct daemon *d, char **ret_why)
                 d->app->cfg = cfg;
                 r = scheduler_reload(d->sched, cfg);
         }
+        if (r >= 0)
+                tracker_reload(d->tracker, cfg);
         if (r < 0) {
                 d->app->cfg = old;
                 sink_set_free(sinks);
@@ -452,7 +445,8 @@ static int setup_loop(struct daemon *d)
 static int prepare_tracker(struct daemon *d)
 {
         if (context_read_this_host(&d->host) < 0 ||
-            tracker_new(app_daemon_option(d->app, "state_dir")->s, &d->host, &d->tracker) < 0)
+            tracker_new(app_daemon_option(d->app, "state_dir")->s, &d->host, d->app->cfg,
+                        &d->tracker) < 0)
                 return EXIT_ENV;
         return EXIT_OK;
 }

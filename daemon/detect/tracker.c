@@ -295,12 +295,20 @@ bool tracker_judged_on_own_time(const struct tracker_settings *ts, const struct 
 struct tracker {
         char *state_dir;
         struct context host;
+        const struct config *cfg;         /* the caller's; NULL: defaults */
+        struct tracker_settings ts;       /* cfg's [regression] */
         struct log_ratelimit errors;
         struct tracker_cause_peers peers;  /* the probes in regression */
 };
 
+void tracker_reload(struct tracker *t, const struct config *cfg)
+{
+        t->cfg = cfg;
+        tracker_settings(cfg, &t->ts);
+}
+
 int tracker_new(const char *state_dir, const struct context *host,
-                struct tracker **ret)
+                const struct config *cfg, struct tracker **ret)
 {
         struct tracker *t = calloc(1, sizeof(*t));
         if (!t || !(t->state_dir = strdup(state_dir)) ||
@@ -311,6 +319,7 @@ int tracker_new(const char *state_dir, const struct context *host,
                 return -ENOMEM;
         }
         t->errors.interval = 3600;
+        tracker_reload(t, cfg);
         *ret = t;
         return 0;
 }
@@ -357,9 +366,10 @@ static void log_transitions(const struct baseline *b)
 
 /* The run's tracked figures, with their reference and state, appended to
  * the probe's history. */
-static void record_history(struct tracker *t, const struct config *cfg,
-                           const struct baseline *b, const struct result *res, bool counted)
+static void record_history(struct tracker *t, const struct baseline *b,
+                           const struct result *res, bool counted)
 {
+        const struct config *cfg = t->cfg;
         struct history_entry e[b->n_series ? b->n_series : 1];
         size_t n = 0;
         char *why = NULL;
@@ -469,9 +479,11 @@ static int learning_runs(const struct baseline *b)
  * and when verdicts start (at notice level when they do and on the first
  * run, at info level between), and the textfile when the first verdict is
  * due at the probe's interval (benchwatch_baseline_first_verdict_timestamp_seconds). */
-static int note_learning(const struct config *cfg, const struct tracker_settings *ts,
-                         const struct baseline *b, struct result *res, bool counted)
+static int note_learning(const struct tracker *t, const struct baseline *b,
+                         struct result *res, bool counted)
 {
+        const struct config *cfg = t->cfg;
+        const struct tracker_settings *ts = &t->ts;
         int held = learning_runs(b);
         unsigned min = ts->det.min_runs < ts->det.reference_runs ? ts->det.min_runs :
                        ts->det.reference_runs;
@@ -516,12 +528,12 @@ static double peer_window(const struct config *cfg)
 
 /* The cause of the probe's regression, named on the run and, when it is
  * entered or changes, in the journal with its evidence. */
-static void name_cause(struct tracker *t, const struct config *cfg, const struct baseline *b,
-                       struct result *res, bool counted)
+static void name_cause(struct tracker *t, const struct baseline *b, struct result *res,
+                       bool counted)
 {
         struct tracker_cause_out out;
         int r = tracker_cause_note(t->state_dir, &t->peers, b, res, counted,
-                                   learning_runs(b) >= 0, peer_window(cfg), &out);
+                                   learning_runs(b) >= 0, peer_window(t->cfg), &out);
         if ((r < 0 || out.error) && log_ratelimit_ok(&t->errors))
                 log_error("probe '%s': %s", res->probe,
                           out.error ? out.error : strerror(-r));
@@ -537,32 +549,54 @@ static void name_cause(struct tracker *t, const struct config *cfg, const struct
         tracker_cause_out_clear(&out);
 }
 
-void tracker_observe(struct tracker *t, const struct config *cfg,
-                     struct result *res, bool counted)
+/* Update the probe's baseline with a successful run and append the
+ * verdict metrics to res. */
+static void judge(struct tracker *t, struct result *res, bool counted)
 {
-        struct tracker_settings ts;
         char *why = NULL;
-        if (!res->success)
-                return;
-        tracker_settings(cfg, &ts);
         struct baseline *b = load(t, res->probe);
         if (!b)
                 return;
         bool context_changed = note_context(t, b, res);
-        int r = baseline_update(b, res, &ts.det, counted);
+        int r = baseline_update(b, res, &t->ts.det, counted);
         if (r >= 0)
                 log_transitions(b);
         if (r >= 0)
                 r = baseline_add_metrics(b, res, counted);
         if (r >= 0)
-                r = note_learning(cfg, &ts, b, res, counted);
+                r = note_learning(t, b, res, counted);
         if (r >= 0)
-                name_cause(t, cfg, b, res, counted);
+                name_cause(t, b, res, counted);
         if (r >= 0 && (counted || context_changed) &&
             baseline_store_save(b, t->state_dir, &why) < 0 && log_ratelimit_ok(&t->errors))
                 log_error("%s", why ? why : "cannot save the baseline");
         if (r >= 0)
-                record_history(t, cfg, b, res, counted);
+                record_history(t, b, res, counted);
         free(why);
         baseline_free(b);
+}
+
+void tracker_observe(struct tracker *t, struct result *res, struct tracker_outcome *ret)
+{
+        *ret = (struct tracker_outcome){ .counted = res->success };
+        if (!res->success) {
+                ret->reason = "failed";
+                ret->why = strdup(res->error ? res->error : "failed");
+                return;
+        }
+        /* a run whose threads did not get their CPU is judged, not counted */
+        if (!tracker_run_counts(&t->ts, res, &ret->reason, &ret->why)) {
+                ret->counted = false;
+                if (!ret->why)
+                        ret->why = strdup("host busy");
+                log_notice("%s probe '%s': run judged but not counted in the reference: %s",
+                           res->plugin, res->probe, ret->why ? ret->why : "host busy");
+        }
+        judge(t, res, ret->counted);
+}
+
+void tracker_outcome_clear(struct tracker_outcome *o)
+{
+        free(o->why);
+        *o = (struct tracker_outcome){ 0 };
 }

@@ -1,7 +1,10 @@
-/* tracker.h — the daemon's memory of each probe's references.
+/* tracker.h — the daemon's memory of each probe's references, and its one
+ * door into detect/.
  *
- * After every run the daemon hands the result here: the probe's baseline is
- * loaded (read around every run, so a `baseline reset` or `accept` made
+ * After every run the daemon hands the result here (tracker_observe), and
+ * the tracker decides what the run is worth: whether it counts towards
+ * the references (tracker_run_counts) and the verdict.  The probe's
+ * baseline is loaded (read around every run, so a `baseline reset` or `accept` made
  * meanwhile by another process is never overwritten), updated with the
  * run's figures, saved atomically, and the verdict metrics
  * (benchwatch_baseline, benchwatch_regression, _ratio, _change_ratio,
@@ -11,7 +14,8 @@
  * run's context has that the reference's had not; a change of context
  * between two runs is a journal event of its own (BENCHWATCH_EVENT=
  * context-change, with the items before and after as fields).  The [regression]
- * section tunes the detector and verify. */
+ * section tunes the detector and verify; the tracker reads it once per
+ * configuration (tracker_new, tracker_reload), not per run. */
 #ifndef BENCHWATCH_TRACKER_H
 #define BENCHWATCH_TRACKER_H
 
@@ -76,13 +80,31 @@ bool tracker_judged_on_own_time(const struct tracker_settings *ts, const struct 
 
 struct tracker;
 /* host: the host's context (context.h), copied; each run's context is it
- * plus the run's device. */
+ * plus the run's device.  cfg: the configuration the daemon runs (its
+ * [regression] settings, probe intervals and history size), the caller's;
+ * it outlives the tracker or the next tracker_reload (NULL: defaults). */
 int tracker_new(const char *state_dir, const struct context *host,
-                struct tracker **ret);
-/* Update the probe's baseline with res (counted: see tracker_run_counts)
- * and append the verdict metrics to res.  Logs its own problems. */
-void tracker_observe(struct tracker *t, const struct config *cfg,
-                     struct result *res, bool counted);
+                const struct config *cfg, struct tracker **ret);
+/* A new configuration (a reload): its settings from the next run on. */
+void tracker_reload(struct tracker *t, const struct config *cfg);
+
+/* What the tracker made of a run, for the daemon's status file. */
+struct tracker_outcome {
+        bool counted;       /* towards the references (a failed run: no) */
+        const char *reason; /* NULL when counted; else "failed", "cpu_wait"
+                               or "steal" (static) */
+        char *why;          /* NULL when counted; else why not, for people
+                               (malloc'd) */
+};
+
+/* A run, into detect/: a failed one is only said not to count; a
+ * successful one counts unless tracker_run_counts says otherwise (logged
+ * at notice level: judged but not counted), then updates the probe's
+ * baseline, history and cause and gets the verdict metrics appended.
+ * *ret says what was decided (tracker_outcome_clear frees it).  Logs its
+ * own problems. */
+void tracker_observe(struct tracker *t, struct result *res, struct tracker_outcome *ret);
+void tracker_outcome_clear(struct tracker_outcome *o);
 void tracker_free(struct tracker *t);
 
 #endif

@@ -14,8 +14,10 @@
  *     wait a CPU quota on the daemon holds them runnable for;
  *   - of events_per_second and events_per_cpu_second one series is kept,
  *     the wall-clock one unless judge = cpu_time. */
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "detect/baseline.h"
 #include "detect/tracker.h"
@@ -230,11 +232,74 @@ static void test_one_of_a_pair(void)
         baseline_free(b);
 }
 
+static double baseline_runs(const struct result *r)
+{
+        const struct sample *s = result_find_sample(r, "benchwatch_baseline_runs", NULL);
+        return s ? s->value : -1;
+}
+
+/* The one door: tracker_observe decides whether a run counts and says so,
+ * and judges every successful run. */
+static void test_observe(void)
+{
+        char dir[] = "/tmp/test_tracker.XXXXXX";
+        struct context host = { 0 };
+        struct tracker *t = NULL;
+        struct tracker_outcome o;
+        CHECK(mkdtemp(dir) && tracker_new(dir, &host, NULL, &t) == 0);
+
+        struct result *r = result_new("cpu", "cpu");
+        CHECK(r && result_set_error(r, "cannot start: boom") == 0);
+        tracker_observe(t, r, &o);
+        EXPECT(!o.counted && o.reason && !strcmp(o.reason, "failed"));
+        EXPECT(o.why && !strcmp(o.why, "cannot start: boom"));
+        EXPECT(baseline_runs(r) == -1); /* a failed run is not judged */
+        tracker_outcome_clear(&o);
+        result_free(r);
+
+        r = cpu_run(false, &(struct run_figures){ 0, 0.01, 0.3 });
+        tracker_observe(t, r, &o);
+        EXPECT(!o.counted && o.reason && !strcmp(o.reason, "cpu_wait"));
+        CHECK_STR_CONTAINS(o.why, "waited for a CPU 30.0% of the time they wanted one");
+        EXPECT(baseline_runs(r) == 0); /* judged, not counted */
+        tracker_outcome_clear(&o);
+        EXPECT(!o.why && !o.reason);
+        result_free(r);
+
+        r = cpu_run(false, &(struct run_figures){ 0, 0.01, 0.01 });
+        tracker_observe(t, r, &o);
+        EXPECT(o.counted && !o.reason && !o.why);
+        EXPECT(baseline_runs(r) == 1);
+        tracker_outcome_clear(&o);
+        result_free(r);
+
+        /* a reload's settings from the next run on: none given, defaults */
+        tracker_reload(t, NULL);
+        r = cpu_run(false, &(struct run_figures){ 0, 0.01, 0.01 });
+        tracker_observe(t, r, &o);
+        EXPECT(o.counted && baseline_runs(r) == 2);
+        tracker_outcome_clear(&o);
+        result_free(r);
+        tracker_free(t);
+
+        DIR *d = opendir(dir);
+        for (struct dirent *e; d && (e = readdir(d));) {
+                char path[256];
+                if (e->d_name[0] != '.' && snprintf(path, sizeof(path), "%s/%s", dir,
+                                                    e->d_name) < (int)sizeof(path))
+                        unlink(path);
+        }
+        if (d)
+                closedir(d);
+        EXPECT(rmdir(dir) == 0);
+}
+
 int main(void)
 {
         test_steal_by_resource();
         test_cpu_wait();
         test_quota_wait();
         test_one_of_a_pair();
+        test_observe();
         return test_failures != 0;
 }
