@@ -263,18 +263,18 @@ static void on_result(struct result *res, void *userdata)
 
 /* A deferral: the sinks show the probe's deferral count and how long it
  * has waited at once, so a host that is always busy is visible even
- * though its probes never run. */
-static void on_deferred(const struct result *refresh, const char *reason, const char *why,
+ * though its probes never run.  Not a run: shown, not published. */
+static void on_deferred(const struct result *state, const char *reason, const char *why,
                         void *userdata)
 {
         struct daemon *d = userdata;
-        struct status_file_probe *p = state_probe(d, refresh->probe);
-        struct result *shown = result_copy(refresh);
+        struct status_file_probe *p = state_probe(d, state->probe);
+        struct result *shown = result_copy(state);
         if (p)
                 note_try(p, now_wall(), reason);
         if (shown)
                 add_wait_figures(d, shown);
-        sink_set_publish(d->sinks, shown ? shown : refresh);
+        sink_set_show(d->sinks, shown ? shown : state);
         result_free(shown);
         save_state(d);
 }
@@ -325,11 +325,11 @@ static void seed_sinks(struct daemon *d, struct sink_set *sinks)
 {
         struct result *info = context_info_result(&d->host);
         if (info)
-                sink_set_seed(sinks, info);
+                sink_set_show(sinks, info);
         result_free(info);
         for (size_t i = 0; i < scheduler_count(d->sched); i++)
                 if (scheduler_latest(d->sched, i))
-                        sink_set_seed(sinks, scheduler_latest(d->sched, i));
+                        sink_set_show(sinks, scheduler_latest(d->sched, i));
 }
 
 /* The probes the configuration keeps but this host cannot run (no GPU
@@ -452,12 +452,12 @@ static int prepare_tracker(struct daemon *d)
 }
 
 /* benchwatch_build_info and _host_info: the sinks keep them beside the
- * probes' results (a reload seeds them again: seed_sinks). */
-static void publish_host_info(struct daemon *d)
+ * probes' results (a reload shows them again: seed_sinks). */
+static void show_host_info(struct daemon *d)
 {
         struct result *info = context_info_result(&d->host);
         if (info)
-                sink_set_publish(d->sinks, info);
+                sink_set_show(d->sinks, info);
         result_free(info);
 }
 
@@ -496,7 +496,7 @@ static int run(struct daemon *d)
                  sink_set_count(d->sinks));
         app_warn_obsolete(d->app);
         log_absent(d->app->cfg);
-        publish_host_info(d);
+        show_host_info(d);
         d->state.pid = (long)getpid();
         d->state.started = now_wall();
         save_state(d);

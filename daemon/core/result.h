@@ -45,10 +45,6 @@ struct result {
         char *error;          /* why it failed; NULL on success */
         double started;       /* wall clock, seconds since the epoch */
         double duration;      /* seconds */
-        /* A re-send of the latest figures (e.g. to show a deferral count),
-         * not a new run: event sinks such as the journal skip it. Not sent
-         * over the runner's wire. */
-        bool refresh;
         /* Set when the run was stopped to make way for other work (yield.h):
          * the resource ("cpu", "io", "memory"; static), or when the plugin
          * made way for other work on its own device (plugin.h's -EBUSY:

@@ -182,25 +182,13 @@ static int set_deferred(struct result *res, const struct slot *slot)
         return r;
 }
 
-/* What the sinks get on a deferral: the latest result with the count
- * brought up to date, or one holding only the count. */
-static struct result *refresh_of(const struct slot *slot, const char *plugin,
-                                 const char *why)
+/* The probe's state after a deferral: its latest result with the count
+ * brought up to date, or, before its first run, the count alone.  Not a
+ * run: the daemon shows it (sink_set_show), it publishes no result. */
+static struct result *state_of(const struct slot *slot, const char *plugin)
 {
-        struct result *res = NULL;
-        if (slot->last) {
-                res = result_copy(slot->last);
-        } else {
-                res = result_new(slot->name, plugin);
-                char *err = res ? str_printf("not run yet: deferred, host busy (%s)", why) : NULL;
-                if (!err || result_set_error(res, err) < 0) {
-                        result_free(res);
-                        res = NULL;
-                }
-                free(err);
-        }
-        if (res)
-                res->refresh = true;
+        struct result *res = slot->last ? result_copy(slot->last)
+                                        : result_new(slot->name, plugin);
         if (res && set_deferred(res, slot) < 0) {
                 result_free(res);
                 res = NULL;
@@ -247,12 +235,12 @@ static void defer(struct scheduler *s, struct slot *slot, const char *plugin,
         log_msg(slot->streak == 1 ? LOG_NOTICE : LOG_DEBUG,
                 "%s probe '%s' deferred, host busy: %s; next try in %s", plugin,
                 slot->name, why, format_duration(delay, buf, sizeof(buf)));
-        struct result *refresh = s->cb.deferred ? refresh_of(slot, plugin, why) : NULL;
-        if (refresh) {
-                s->cb.deferred(refresh, reason_name(reason), why, s->userdata);
+        struct result *state = s->cb.deferred ? state_of(slot, plugin) : NULL;
+        if (state) {
+                s->cb.deferred(state, reason_name(reason), why, s->userdata);
                 /* what the sinks show now, and what a reload hands them */
                 result_free(slot->last);
-                slot->last = refresh;
+                slot->last = state;
         }
 }
 

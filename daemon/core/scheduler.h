@@ -34,13 +34,13 @@ struct scheduler_callbacks {
          * callee may add to it (verdicts) but does not free it: the
          * scheduler keeps it as the probe's latest result. */
         void (*result)(struct result *res, void *userdata);
-        /* A due run was deferred (host busy, no room) or yielded. refresh is
-         * the probe's latest result with the counter brought up to date (or,
-         * before its first run, a result holding only the counter), for the
-         * sinks to show; it is the scheduler's and only valid during the
-         * call.  reason: the counter's label ("cpu", "io", "memory", "load",
-         * "room"; static).  Optional. */
-        void (*deferred)(const struct result *refresh, const char *reason, const char *why,
+        /* A due run was deferred (host busy, no room) or yielded. state is
+         * the probe's state, not a run: its latest result with the counter
+         * brought up to date (or, before its first run, the counter alone),
+         * for the sinks to show; it is the scheduler's and only valid
+         * during the call.  reason: the counter's label ("cpu", "io",
+         * "memory", "load", "room"; static).  Optional. */
+        void (*deferred)(const struct result *state, const char *reason, const char *why,
                          void *userdata);
         /* The scheduler's state changed (a run started...): a chance to
          * update STATUS=. Optional. */

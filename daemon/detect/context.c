@@ -309,7 +309,6 @@ struct result *context_info_result(const struct context *host)
                 return NULL;
         }
         r->success = true;
-        r->refresh = true;
         r->started = now_wall();
         return r;
 }

@@ -49,9 +49,9 @@ bool context_equal(const struct context *a, const struct context *b);
  * out of memory; else malloc'd. */
 char *context_diff(const struct context *before, const struct context *after);
 
-/* A result of probe "" with benchwatch_build_info and benchwatch_host_info
- * (a refresh: event sinks do not treat it as a run).  NULL when out of
- * memory. */
+/* A result of probe "" with benchwatch_build_info and benchwatch_host_info:
+ * not a run, the host's state, which the daemon shows the sinks beside the
+ * probes' (sink_set_show).  NULL when out of memory. */
 struct result *context_info_result(const struct context *host);
 
 #endif

@@ -147,12 +147,12 @@ int sink_set_new(const struct param_set *const *opts,
         return 0;
 }
 
-int sink_set_seed(struct sink_set *set, const struct result *r)
+int sink_set_show(struct sink_set *set, const struct result *r)
 {
         int first = 0;
 
         for (size_t i = 0; set && i < set->n; i++) {
-                int e = set->sinks[i]->seed ? set->sinks[i]->seed(set->sinks[i], r) : 0;
+                int e = set->sinks[i]->show ? set->sinks[i]->show(set->sinks[i], r) : 0;
                 if (e < 0 && first == 0)
                         first = e;
         }

@@ -30,10 +30,15 @@ struct sink {
         int (*publish)(struct sink *s, const struct result *r);
         /* Stops the sink's worker after a last attempt and frees it. */
         void (*free)(struct sink *s);
-        /* Optional: take r as a probe's current state without treating it
-         * as a new run (a reload hands over the previous set's results:
-         * the textfile keeps every probe, the journal logs nothing). */
-        int (*seed)(struct sink *s, const struct result *r);
+        /* Optional: show r as a probe's current state, not as a new run:
+         * the host's info (probe ""), a deferral's (the probe's latest
+         * result with its deferral counts and wait brought up to date, or
+         * those figures alone before its first run), a reload's hand-over
+         * of each probe's latest.  The sinks that keep every probe's state
+         * (textfile, Pushgateway) show it as they show a run; one that
+         * sends or logs runs (remote write, the journal) keeps what it
+         * needs of it or has none. */
+        int (*show)(struct sink *s, const struct result *r);
         /* Writes where another type's sink would (a [journal] without
          * journald writes to syslog): the fan-out drops it when a sink of
          * a type that supersedes its own is configured too. */
@@ -81,12 +86,15 @@ struct sink_set;
 int sink_set_new(const struct param_set *const *opts,
                  const struct sink_env *env, const struct sink_set *prev,
                  struct sink_set **ret, char **ret_error);
-/* Hand r to every sink; returns the first error, after trying them all. */
+/* Hand a run's result r to every sink; returns the first error, after
+ * trying them all. */
 int sink_set_publish(struct sink_set *set, const struct result *r);
-/* After a reload: hand the new set a probe's latest result (the scheduler
+/* Show r, a probe's current state that is not a new run (struct sink:
+ * show), to every sink that has the callback: the host's info, a
+ * deferral, and after a reload each probe's latest result (the scheduler
  * keeps them), so that what the sinks show keeps every configured probe
  * before its next run.  The first error, after trying every sink. */
-int sink_set_seed(struct sink_set *set, const struct result *r);
+int sink_set_show(struct sink_set *set, const struct result *r);
 size_t sink_set_count(const struct sink_set *set);
 /* What the set's sinks reported of themselves (sink_health.h), for the
  * daemon's status; the set's, valid until sink_set_free. */

@@ -432,8 +432,6 @@ static int publish_journal(struct journal_sink *j, const struct result *res)
 
 static int journal_publish(struct sink *s, const struct result *res)
 {
-        if (res->refresh)
-                return 0; /* one entry per run, not per re-send */
         struct journal_sink *j = (struct journal_sink *)s;
 
         return j->use_syslog ? publish_syslog(j, res) : publish_journal(j, res);

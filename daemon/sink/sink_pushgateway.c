@@ -444,7 +444,8 @@ static int pg_create(const struct param_set *opts,
         p->base.name = "pushgateway";
         p->base.publish = pg_publish;
         p->base.free = pg_free;
-        p->base.seed = pg_publish; /* a reload pushes every probe again */
+        /* a reload pushes every probe again, a deferral its new counts */
+        p->base.show = pg_publish;
         p->base.health = env->health;
         r = pg_config_parse(opts, &p->cfg, ret_error);
         if (r >= 0)

@@ -536,10 +536,6 @@ static int rw_publish(struct sink *s, const struct result *r)
         struct result *copy;
         int ret;
 
-        if (!*r->probe)
-                return keep_host(p, r);
-        if (r->refresh)
-                return 0; /* not a run: the receiver has these figures */
         copy = result_copy(r);
         if (!copy)
                 return -ENOMEM;
@@ -549,9 +545,10 @@ static int rw_publish(struct sink *s, const struct result *r)
         return ret;
 }
 
-/* A reload hands over the latest results: only the host's are news here
- * (the runs were sent by the sink they were published to). */
-static int rw_seed(struct sink *s, const struct result *r)
+/* A probe's state between its runs (a deferral, a reload's hand-over) is
+ * no sample of a run: only the host's figures are news here, kept for the
+ * runs this sink sends. */
+static int rw_show(struct sink *s, const struct result *r)
 {
         return *r->probe ? 0 : keep_host((struct rw_sink *)s, r);
 }
@@ -622,7 +619,7 @@ static int rw_create(const struct param_set *opts, const struct sink_env *env,
                 return -ENOMEM;
         p->base.name = "remote_write";
         p->base.publish = rw_publish;
-        p->base.seed = rw_seed;
+        p->base.show = rw_show;
         p->base.free = rw_free;
         p->base.health = env->health;
         init_counters(p);

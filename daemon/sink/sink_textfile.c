@@ -205,7 +205,7 @@ static int textfile_create(const struct param_set *opts,
         t->base.name = "textfile";
         t->base.publish = textfile_publish;
         t->base.free = textfile_free;
-        t->base.seed = textfile_publish;
+        t->base.show = textfile_publish;
         t->base.health = env->health;
         t->rl.interval = 600;
         r = mailbox_start(&t->latest, &t->thread, textfile_worker, t);

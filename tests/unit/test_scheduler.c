@@ -2,7 +2,7 @@
  * processes (the misbehave test plugin): probes run when due and one at a
  * time; a reload leaves unchanged probes alone, runs changed and added ones
  * at once and drops removed ones; a busy host defers a run with a backoff
- * of 1 s, 2 s, then the interval, counting each deferral (in the refresh
+ * of 1 s, 2 s, then the interval, counting each deferral (in the state
  * handed to the sinks and in the next result); a stop discards the run it
  * cuts short; a first pass runs every probe back to back. */
 #include <errno.h>
@@ -20,7 +20,7 @@
 
 struct event {
         char probe[32];
-        bool refresh;
+        bool deferral;
         double value, deferred, t;
         char why[128];
 };
@@ -39,12 +39,12 @@ static double family_value(const struct result *res, const char *name)
         return s ? s->value : -1;
 }
 
-static void record(const struct result *res, bool refresh, const char *why)
+static void record(const struct result *res, bool deferral, const char *why)
 {
         CHECK(n_events < sizeof(events) / sizeof(events[0]));
         struct event *e = &events[n_events++];
         snprintf(e->probe, sizeof(e->probe), "%s", res->probe);
-        e->refresh = refresh;
+        e->deferral = deferral;
         e->value = family_value(res, "benchwatch_misbehave_value");
         e->deferred = family_value(res, "benchwatch_probe_deferred_total");
         e->t = now_mono();
@@ -56,10 +56,10 @@ static void on_result(struct result *res, void *userdata)
         record(res, false, NULL);
 }
 
-static void on_deferred(const struct result *refresh, const char *reason, const char *why,
+static void on_deferred(const struct result *state, const char *reason, const char *why,
                         void *userdata)
 {
-        record(refresh, true, why);
+        record(state, true, why);
 }
 
 static void on_idle(void *userdata)
@@ -67,11 +67,11 @@ static void on_idle(void *userdata)
         idle_called = true;
 }
 
-static size_t count(const char *probe, bool refresh)
+static size_t count(const char *probe, bool deferral)
 {
         size_t n = 0;
         for (size_t i = 0; i < n_events; i++)
-                n += !strcmp(events[i].probe, probe) && events[i].refresh == refresh;
+                n += !strcmp(events[i].probe, probe) && events[i].deferral == deferral;
         return n;
 }
 
@@ -167,7 +167,7 @@ static void test_defer(struct scheduler *s)
         CHECK(!scheduler_stalled(s));
         set_psi("0.00");
         run_loop(10, 4); /* the retry is due within 2 s; slack for ASan on a busy host */
-        CHECK(n_events == 4 && !events[3].refresh && events[3].value == 9);
+        CHECK(n_events == 4 && !events[3].deferral && events[3].value == 9);
         CHECK(events[3].deferred == 3); /* the run's result carries the count */
 }
 

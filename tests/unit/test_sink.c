@@ -269,6 +269,9 @@ static void test_syslog_socket(const char *tmp)
                 EXPECT(sink_set_count(set) == 1);
         struct result *ok = make_result("cpu", 1234.5, false);
         struct result *bad = make_result("cpu", 1, true);
+        /* a probe's state that is not a run (a deferral): nothing logged */
+        EXPECT(sink_set_show(set, ok) == 0);
+        EXPECT(recv(fd, buf, sizeof(buf) - 1, MSG_DONTWAIT) < 0 && errno == EAGAIN);
         EXPECT(sink_set_publish(set, ok) == 0);
         EXPECT(sink_set_publish(set, bad) == 0);
         ssize_t n = recv(fd, buf, sizeof(buf) - 1, MSG_DONTWAIT);
@@ -326,8 +329,8 @@ static void test_reload_seed(const char *tmp)
         assert(sink_set_new(opts, NULL, old, &new, &err) == 0);
         /* the new set takes over what the old one's sinks reported */
         EXPECT(sink_set_health(new) && sink_set_health(new) == sink_set_health(old));
-        EXPECT(sink_set_seed(new, a) == 0);
-        EXPECT(sink_set_seed(new, b) == 0);
+        EXPECT(sink_set_show(new, a) == 0);
+        EXPECT(sink_set_show(new, b) == 0);
         sink_set_free(old);
         EXPECT(sink_set_publish(new, c) == 0);
         sink_set_free(new);
