@@ -59,7 +59,7 @@ phase() {
         rm -rf "$d"
         mkdir -p "$d"
         # the built-in configuration (conf_builtin_default and
-        # conf_builtin_disk in daemon/core/conf.c) at 1-second intervals
+        # conf_builtin_disk in daemon/core/conf_builtin.c) at 1-second intervals
         cat > "$d/benchwatch.conf" <<CONF
 [daemon]
 state_dir = $d/state

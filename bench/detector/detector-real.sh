@@ -380,7 +380,7 @@ scenario_clean() {
         DIR=$WORK/$RUNID/clean; PHASE=clean
         mkdir -p "$DIR"
         # the built-in configuration (conf_builtin_default and
-        # conf_builtin_disk in daemon/core/conf.c) with 1-second intervals
+        # conf_builtin_disk in daemon/core/conf_builtin.c) with 1-second intervals
         local probes="cpu threads memory memory-latency disk" budget runs=0 p
         {
                 daemon_section "$DIR"

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "core/conf_daemon.h"
 #include "core/param.h"
 #include "core/plugin.h"
 
@@ -68,44 +69,6 @@ struct config {
         struct cfg_section *sections; /* sink sections present, same order */
         size_t n_sections;
 };
-
-/* Indices into conf_daemon_options and config->daemon->values. */
-enum {
-        CFG_D_INTERVAL,
-        CFG_D_TIMEOUT,
-        CFG_D_SPLAY,
-        CFG_D_NICE,
-        CFG_D_IOPRIO_CLASS,   /* .i: 0 best-effort, 1 idle */
-        CFG_D_IOPRIO_LEVEL,
-        CFG_D_CACHE_DIR,
-        CFG_D_STATE_DIR,
-        CFG_D_PLUGIN_DIR,
-        CFG_D_MAX_LOAD,
-        CFG_D_MAX_PSI_CPU,
-        CFG_D_MAX_PSI_IO,
-        CFG_D_MAX_PSI_MEMORY,
-        CFG_D_DUTY_CYCLE,
-        CFG_D_HISTORY_SIZE,   /* .i: bytes */
-        CFG_D_YIELD,          /* .b */
-        CFG_D_YIELD_CPU,      /* obsolete, ignored */
-        CFG_D_YIELD_IO,       /* .i: bytes per second */
-        CFG_D_YIELD_MEMORY,
-        CFG_D_FIRST_SPLAY,    /* .d: seconds */
-        CFG_D_CPU_POLICY,     /* .i: PRIO_CPU_* (priority.h) */
-        CFG_D_ROOM,           /* .d: x the CPUs a probe needs */
-        CFG_D_YIELD_CPU_WAIT, /* .d: percentage points */
-        CFG_D_COUNT
-};
-
-extern const struct bw_param_def conf_daemon_options[];
-
-/* The configuration used when none is given: cpu, threads, memory
- * bandwidth and memory latency probes (no server needed) with 1- and
- * 2-second runs every 10 to 30 minutes, under 0.25% of a 2-core host, and a
- * disk probe added by conf_load_builtin() when the disk plugin is
- * available. */
-extern const char conf_builtin_default[];
-extern const char conf_builtin_disk[];
 
 /* Load path, then <dir of path>/conf.d/NAME.conf in name order. A later file
  * overrides keys of [daemon] and sink sections and extends or overrides a

@@ -2,7 +2,10 @@
  * file and its conf.d drop-ins are text an operator (or a careless config
  * management run) writes, read by a daemon running as root.
  *
- * The input is split at lines "#--dropin--" into a main file and drop-ins.
+ * The whole input first goes through the lexer alone (conf_lexer.h), whose
+ * blocks must hold what it promises: sections with their runs of blanks
+ * collapsed, entries and errors on lines of the text, in order.  Then it
+ * is split at lines "#--dropin--" into a main file and drop-ins.
  * The main text goes through conf_load_string(), and the whole set is
  * written to a private directory and loaded with conf_load_file(), so
  * both entry points, NUL bytes, overrides across files and the sink
@@ -19,6 +22,7 @@
 #include <unistd.h>
 
 #include "core/conf.h"
+#include "core/conf_lexer.h"
 #include "sink/sink.h"
 
 #include "fuzz.h"
@@ -161,8 +165,51 @@ static void remove_dropins(unsigned n)
         }
 }
 
+struct lexed {
+        unsigned lines, last_error;
+};
+
+static void on_error(void *userdata, unsigned line, const char *section, const char *msg)
+{
+        struct lexed *x = userdata;
+        if (line < 1 || line > x->lines || line < x->last_error || !msg || !*msg)
+                abort(); /* a line of the text, in order, with a reason */
+        if (section && (!*section || strchr(section, '\n')))
+                abort();
+        x->last_error = line;
+}
+
+static void check_lexer(const uint8_t *data, size_t size)
+{
+        struct lexed x = { .lines = 1 };
+        struct conf_block *b = NULL;
+        size_t n = 0;
+        for (size_t i = 0; i < size; i++)
+                x.lines += data[i] == '\n';
+        if (conf_lexer_run((const char *)data, size, on_error, &x, &b, &n) < 0)
+                return;
+        unsigned line = 0;
+        for (size_t i = 0; i < n; i++) {
+                const char *s = b[i].section;
+                size_t len = strlen(s);
+                if (!len || s[0] == ' ' || s[len - 1] == ' ' || strstr(s, "  ") ||
+                    b[i].line <= line || b[i].line > x.lines)
+                        abort();
+                line = b[i].line;
+                for (size_t k = 0; k < b[i].n; k++) {
+                        if (b[i].v[k].line <= line || b[i].v[k].line > x.lines ||
+                            !*b[i].v[k].key)
+                                abort();
+                        line = b[i].v[k].line;
+                }
+        }
+        conf_lexer_free(b, n);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+        check_lexer(data, size);
+
         struct cfg_env env = { .lookup = lookup, .plugin_name = plugin_name,
                                .sections = sections };
         struct config *cfg = NULL;
