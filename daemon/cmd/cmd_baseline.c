@@ -15,6 +15,7 @@
 #include "cmd/cmd.h"
 #include "core/log.h"
 #include "detect/baseline.h"
+#include "detect/baseline_report.h"
 #include "detect/baseline_store.h"
 #include "detect/evidence_store.h"
 #include "detect/series_file.h"
@@ -47,7 +48,7 @@ static void show_series(const struct baseline *b, const struct baseline_series *
                 snprintf(change, sizeof(change), "%+.1f%%", v.change * 100);
         char ref[32] = "-", noise[16] = "-";
         if (v.valid && isfinite(v.reference))
-                baseline_format_figure(s, v.reference, ref, sizeof(ref));
+                baseline_report_figure(s, v.reference, ref, sizeof(ref));
         if (v.valid && isfinite(v.noise))
                 snprintf(noise, sizeof(noise), "%.1f%%", v.noise * 100);
         /* the key last: as long as its labels make it, the columns stay put */
@@ -121,7 +122,7 @@ static int baseline_show(const char *state_dir, char **probes, int n,
                         show_series(b, &b->series[k], ts);
                 if (!b->n_series)
                         printf("%-14s (no baseline)\n", probes[i]);
-                char *ctx = baseline_context_change(b);
+                char *ctx = baseline_report_context_change(b);
                 if (ctx)
                         printf("%-14s the last run was measured on another context than the "
                                "reference: %s\n", probes[i], ctx);
@@ -237,11 +238,11 @@ static int accept_one(const char *state_dir, const char *probe,
                                 continue;
                         /* as in show: the key last, the figures aligned */
                         printf(" ");
-                        report_format_cell(stdout, baseline_format_figure(&b->series[i],
+                        report_format_cell(stdout, baseline_report_figure(&b->series[i],
                                                                           before[i], was,
                                                                           sizeof(was)), 10);
                         printf(" ->");
-                        report_format_cell(stdout, baseline_format_figure(&b->series[i], after, now,
+                        report_format_cell(stdout, baseline_report_figure(&b->series[i], after, now,
                                                                           sizeof(now)), -10);
                         printf(" (%+.1f%%)  %s\n", (after / before[i] - 1) * 100, b->series[i].key);
                 }
@@ -322,7 +323,7 @@ static int import_one(const char *state_dir, const char *probe, const char *metr
                 char lvl[32];
                 printf("%s: reference of %s pinned on the last %u of %zu run(s) in %s: "
                        "%s, noise %.1f%% a run\n", probe, key, s->det.n_ref, n, file,
-                       baseline_format_figure(s, exp(s->det.rs.log_level), lvl, sizeof(lvl)),
+                       baseline_report_figure(s, exp(s->det.rs.log_level), lvl, sizeof(lvl)),
                        s->det.rs.sigma * 100);
         }
         free(v);

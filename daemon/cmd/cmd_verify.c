@@ -23,6 +23,7 @@
 #include "core/log.h"
 #include "core/runwatch.h"
 #include "detect/baseline.h"
+#include "detect/baseline_report.h"
 #include "detect/baseline_store.h"
 #include "detect/cause.h"
 #include "detect/context.h"
@@ -82,9 +83,9 @@ static void print_table_row(const struct baseline *b, const struct baseline_seri
                 snprintf(ci, sizeof(ci), "%+.1f..%+.1f%%", c->change_lo * 100, c->change_hi * 100);
                 snprintf(mde, sizeof(mde), "%.1f%%", c->detectable * 100);
                 snprintf(runs, sizeof(runs), "%u", c->runs);
-                baseline_format_figure(s, v->reference, ref, sizeof(ref));
+                baseline_report_figure(s, v->reference, ref, sizeof(ref));
         }
-        baseline_format_figure(s, v->value, now, sizeof(now));
+        baseline_report_figure(s, v->value, now, sizeof(now));
         /* the key last: as long as its labels make it, the columns stay put */
         printf("%-14s", b->probe);
         report_format_cell(stdout, ref, 10);
@@ -153,8 +154,8 @@ static void print_stop(const struct probe_cfg *pc, const struct baseline *b, int
         const struct baseline_series *f = first_failure(b);
         bool bound = runs >= ts->verify_max_runs;
         if (f) {
-                char *t = baseline_change_text(f, f->check.change, f->check.change_lo,
-                                               f->check.change_hi);
+                char *t = baseline_report_change(f, f->check.change, f->check.change_lo,
+                                                 f->check.change_hi);
                 char *ctx = context_change(b, last);
                 fprintf(stderr, "%s: FAIL after %zu run(s)%s%s: %s %s\n", pc->name, runs,
                         bound ? " (the bound)" : "", learning_note(b, ts), f->key, t ? t : "");

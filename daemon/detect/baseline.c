@@ -1,6 +1,7 @@
-/* baseline.c — see baseline.h.  Series keys (built from results, parsed
- * back for the store), the series of a probe, the verdicts and the
- * families they become.  The file is baseline_store.c's business. */
+/* baseline.c — see baseline.h.  Which figures of a run are followed and
+ * in which direction, the series of a probe, their updates and verdicts.
+ * The keys are baseline_key.c's, the file baseline_store.c's, the words
+ * and gauges baseline_report.c's. */
 #include "detect/baseline.h"
 
 #include <ctype.h>
@@ -9,10 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "util/format.h"
-#include "util/strutil.h"
+#include "detect/baseline_key.h"
 
 #define PROBE_NAME_MAX 200
 
@@ -29,18 +28,6 @@ bool baseline_probe_name_ok(const char *probe)
                 if (probe[i] == '/' || iscntrl((unsigned char)probe[i]))
                         return false;
         return true;
-}
-
-int baseline_probe_file(const char *state_dir, const char *what, const char *probe,
-                        char **ret_path)
-{
-        if (!state_dir || !baseline_probe_name_ok(probe))
-                return -EINVAL;
-        char *p = str_printf("%s/%s-%s.txt", state_dir, what, probe);
-        if (!p)
-                return -ENOMEM;
-        *ret_path = p;
-        return 0;
 }
 
 struct baseline *baseline_new(const char *probe)
@@ -80,67 +67,6 @@ void baseline_free(struct baseline *b)
         context_clear(&b->seen);
         free(b->probe);
         free(b);
-}
-
-/* ---- series keys ------------------------------------------------------- */
-
-static void put_escaped(FILE *f, const char *v)
-{
-        for (; *v; v++) {
-                if (*v == '\\' || *v == '"')
-                        fputc('\\', f);
-                if (*v == '\n')
-                        fputs("\\n", f);
-                else
-                        fputc(*v, f);
-        }
-}
-
-/* metric{a="x",b="y"} from labels already sorted by name. */
-static int build_key(const char *metric, const struct label *l, size_t n,
-                     char **ret)
-{
-        char *buf = NULL;
-        size_t len = 0;
-        FILE *f = open_memstream(&buf, &len);
-        if (!f)
-                return -ENOMEM;
-        fputs(metric, f);
-        for (size_t i = 0; i < n; i++) {
-                fprintf(f, "%s%s=\"", i ? "," : "{", l[i].name);
-                put_escaped(f, l[i].value);
-                fputc('"', f);
-        }
-        if (n)
-                fputc('}', f);
-        bool bad = ferror(f);
-        if (fclose(f) != 0 || bad) {
-                free(buf);
-                return -ENOMEM;
-        }
-        *ret = buf;
-        return 0;
-}
-
-static int cmp_label(const void *a, const void *b)
-{
-        return strcmp(((const struct label *)a)->name,
-                      ((const struct label *)b)->name);
-}
-
-static int push_label(struct label **l, size_t *n, const char *name,
-                      size_t name_len, char *value)
-{
-        struct label *nl = realloc(*l, (*n + 1) * sizeof(**l));
-        if (!nl)
-                return -ENOMEM;
-        *l = nl;
-        nl[*n].name = strndup(name, name_len);
-        if (!nl[*n].name)
-                return -ENOMEM;
-        nl[*n].value = value;
-        (*n)++;
-        return 0;
 }
 
 /* ---- which figures, which direction ------------------------------------ */
@@ -241,8 +167,8 @@ static int emit_figure(const struct family *f, const struct sample *s,
         if (quantile)
                 l[n++] = (struct label){ .name = (char *)"quantile",
                                          .value = (char *)quantile };
-        qsort(l, n, sizeof(*l), cmp_label);
-        int r = build_key(f->name, l, n, &key);
+        baseline_key_sort(l, n);
+        int r = baseline_key_build(f->name, l, n, &key);
         if (r >= 0) {
                 fig.labels = l;
                 fig.n_labels = n;
@@ -302,12 +228,6 @@ const struct baseline_series *baseline_find(const struct baseline *b,
         return i < 0 ? NULL : &b->series[i];
 }
 
-const char *baseline_format_figure(const struct baseline_series *s, double v, char *buf,
-                                   unsigned size)
-{
-        return format_quantity(v, has_suffix(s->metric, "_seconds"), buf, size);
-}
-
 /* Index of the figure's series, appended (empty history) when new.  Takes
  * the figure's current direction: the rules may change with an upgrade. */
 static ssize_t find_or_add(struct baseline *b, const struct figure *fig)
@@ -330,8 +250,9 @@ static ssize_t find_or_add(struct baseline *b, const struct figure *fig)
         int r = s->key && s->metric ? 0 : -ENOMEM;
         for (size_t k = 0; k < fig->n_labels && r >= 0; k++) {
                 char *v = strdup(fig->labels[k].value);
-                r = v ? push_label(&s->labels, &s->n_labels, fig->labels[k].name,
-                                   strlen(fig->labels[k].name), v) : -ENOMEM;
+                r = v ? baseline_key_push_label(&s->labels, &s->n_labels, fig->labels[k].name,
+                                            strlen(fig->labels[k].name), v)
+                      : -ENOMEM;
                 if (r < 0)
                         free(v);
         }
@@ -350,80 +271,12 @@ static void unsee_all(struct baseline *b)
         }
 }
 
-/* ---- keys read back (for the store) ------------------------------------ */
-
-#define NAME_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:"
-#define LABEL_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
-
-/* A quoted label value with \\, \" and \n escapes; *p is past the opening
- * quote and ends past the closing one. */
-static int parse_label_value(const char **p, char **ret)
+/* s's key, metric and labels from key (what the store reads back). */
+static int series_of_key(const char *key, struct baseline_series *s)
 {
-        const char *s = *p;
-        char *v = malloc(strlen(s) + 1), *o = v;
-        if (!v)
+        if (!(s->key = strdup(key)))
                 return -ENOMEM;
-        for (; *s && *s != '"'; s++) {
-                if (*s == '\\') {
-                        s++;
-                        if (*s != '\\' && *s != '"' && *s != 'n')
-                                break;
-                        *o++ = *s == 'n' ? '\n' : *s;
-                } else
-                        *o++ = *s;
-        }
-        if (*s != '"') {
-                free(v);
-                return -EINVAL;
-        }
-        *o = '\0';
-        *p = s + 1;
-        *ret = v;
-        return 0;
-}
-
-/* Splits a key into metric and labels, and insists it is canonical (labels
- * sorted, each once; rebuilding it gives the same text, so the escaping was
- * ours), as every key built from a result is. */
-static int parse_key(const char *key, struct baseline_series *s)
-{
-        const char *p = key;
-        size_t n = strspn(p, NAME_CHARS);
-        char *again = NULL;
-        int r = n ? 0 : -EINVAL;
-
-        if (r >= 0 && !(s->metric = strndup(p, n)))
-                r = -ENOMEM;
-        p += n;
-        if (r >= 0 && *p == '{') {
-                do {
-                        p++;
-                        n = strspn(p, LABEL_CHARS);
-                        const char *name = p;
-                        char *v = NULL;
-                        if (!n || p[n] != '=' || p[n + 1] != '"') {
-                                r = -EINVAL;
-                                break;
-                        }
-                        p += n + 2;
-                        r = parse_label_value(&p, &v);
-                        if (r >= 0 && (r = push_label(&s->labels, &s->n_labels, name, n, v)) < 0)
-                                free(v);
-                } while (r >= 0 && *p == ',');
-                if (r >= 0 && *p++ != '}')
-                        r = -EINVAL;
-        }
-        if (r >= 0 && *p)
-                r = -EINVAL;
-        for (size_t i = 1; i < s->n_labels && r >= 0; i++)
-                if (strcmp(s->labels[i - 1].name, s->labels[i].name) >= 0)
-                        r = -EINVAL; /* unsorted or repeated */
-        if (r >= 0)
-                r = build_key(s->metric, s->labels, s->n_labels, &again);
-        if (r >= 0 && strcmp(again, key))
-                r = -EINVAL;
-        free(again);
-        return r;
+        return baseline_key_parse(key, &s->metric, &s->labels, &s->n_labels);
 }
 
 static int append_series(struct baseline *b, struct baseline_series *s)
@@ -444,7 +297,7 @@ int baseline_add_series(struct baseline *b, const char *key,
                 return -EINVAL;
         if (find_index(b, key) >= 0)
                 return -EEXIST;
-        int r = (s.key = strdup(key)) ? parse_key(key, &s) : -ENOMEM;
+        int r = series_of_key(key, &s);
         if (r >= 0) {
                 s.det = *det;
                 r = detector_refresh(&s.det);
@@ -594,7 +447,7 @@ int baseline_import(struct baseline *b, const char *key, const double *v, size_t
         ssize_t i = find_index(b, key);
         int r = 0;
         if (i < 0) {
-                r = (s.key = strdup(key)) ? parse_key(key, &s) : -ENOMEM;
+                r = series_of_key(key, &s);
                 bool quantile = false;
                 for (size_t k = 0; r >= 0 && k < s.n_labels; k++)
                         quantile |= !strcmp(s.labels[k].name, "quantile");
@@ -612,107 +465,6 @@ int baseline_import(struct baseline *b, const char *key, const double *v, size_t
                 i = (ssize_t)b->n_series - 1;
         }
         return detector_import(&b->series[i].det, v, n, t);
-}
-
-/* Label list of a series' gauges: metric="<family>" then its labels. */
-static const char **series_labels(const struct baseline_series *s)
-{
-        const char **lv = malloc((2 * s->n_labels + 3) * sizeof(*lv));
-        if (!lv)
-                return NULL;
-        lv[0] = "metric";
-        lv[1] = s->metric;
-        for (size_t i = 0; i < s->n_labels; i++) {
-                /* "metric" is ours here (Prometheus' way out of a clash),
-                 * and "quantile" is reserved to summaries: these are gauges */
-                const char *n = s->labels[i].name;
-                lv[2 + 2 * i] = !strcmp(n, "metric")     ? "exported_metric"
-                                : !strcmp(n, "quantile") ? "metric_quantile"
-                                                         : n;
-                lv[3 + 2 * i] = s->labels[i].value;
-        }
-        lv[2 + 2 * s->n_labels] = NULL;
-        return lv;
-}
-
-static const struct {
-        const char *name, *help;
-} series_families[] = {
-        { "benchwatch_regression", "1 while the figure named by `metric` is in a regression "
-                                   "against its reference, else 0" },
-        { "benchwatch_baseline_runs", "Counted runs the reference of the figure named by `metric` "
-                                      "holds: verdicts from [regression] min_runs, pinned at "
-                                      "reference_runs" },
-        { "benchwatch_baseline", "Reference of the figure named by `metric` (learnt over the "
-                                 "commissioning window, pinned at its end), in its unit" },
-        { "benchwatch_baseline_timestamp_seconds", "When the reference of the figure named by "
-                                                   "`metric` was pinned or last accepted, UNIX "
-                                                   "time" },
-        { "benchwatch_baseline_noise_ratio", "Relative per-run noise of the figure named by "
-                                             "`metric` in its reference window (robust sd of the "
-                                             "log)" },
-        { "benchwatch_regression_ratio", "This run's figure divided by its reference" },
-        { "benchwatch_regression_change_ratio", "Recent level of the figure against its reference, "
-                                                "minus 1 (-0.14 is 14% lower): the median of the "
-                                                "runs since the evidence began to accumulate, else "
-                                                "of the last recent_runs counted runs" },
-        { "benchwatch_regression_change_low_ratio", "Lower end of the 95% confidence interval of "
-                                                    "the change ratio" },
-        { "benchwatch_regression_change_high_ratio", "Upper end of the 95% confidence interval of "
-                                                     "the change ratio" },
-        { "benchwatch_regression_evidence", "Accumulated evidence that the figure got worse (CUSUM "
-                                            "over the alarm level): 1 or more is enough" },
-};
-
-static int add_series_metrics(const struct baseline_series *s, struct result *res)
-{
-        const struct detector_verdict *v = &s->verdict;
-        const double values[] = {
-                v->regression ? 1 : 0, v->learnt, v->reference,
-                v->pinned ? v->reference_time : NAN, v->noise, v->ratio,
-                v->change, v->change_lo, v->change_hi, v->evidence,
-        };
-        const char **lv = series_labels(s);
-        int r = lv ? 0 : -ENOMEM;
-        for (size_t i = 0; i < sizeof(values) / sizeof(values[0]) && r >= 0; i++) {
-                /* state and runs always; the figures once verdicts are given */
-                if (i > 1 && (!v->valid || !isfinite(values[i])))
-                        continue;
-                r = result_add(res, series_families[i].name, series_families[i].help,
-                               METRIC_GAUGE, lv, values[i], NULL);
-        }
-        free(lv);
-        return r;
-}
-
-int baseline_add_metrics(const struct baseline *b, struct result *res, bool counted)
-{
-        int r = result_add(res, "benchwatch_probe_counted",
-                           "1 when the run counted towards the references, 0 when it was "
-                           "judged only (taken while the host was busy)", METRIC_GAUGE, NULL,
-                           counted ? 1 : 0, NULL);
-        for (size_t i = 0; i < b->n_series && r >= 0; i++)
-                if (b->series[i].seen)
-                        r = add_series_metrics(&b->series[i], res);
-        return r;
-}
-
-/* "2026-11-30", UTC, of a UNIX time; "?" when it has none. */
-static void format_day(double t, char *buf, size_t size)
-{
-        time_t tt = (time_t)t;
-        struct tm tm;
-        if (!(t > 0) || !gmtime_r(&tt, &tm) || !strftime(buf, size, "%Y-%m-%d", &tm))
-                snprintf(buf, size, "?");
-}
-
-char *baseline_change_text(const struct baseline_series *s, double change, double lo,
-                           double hi)
-{
-        char day[32];
-        format_day(s->verdict.reference_time, day, sizeof(day));
-        return str_printf("%+.1f%% vs the reference of %s (95%% CI %+.0f..%+.0f%%)",
-                          change * 100, day, lo * 100, hi * 100);
 }
 
 static bool any_pinned(const struct baseline *b)
@@ -735,34 +487,4 @@ int baseline_note_context(struct baseline *b, const struct context *now,
                 *ret_change = NULL;
         }
         return r;
-}
-
-char *baseline_context_change(const struct baseline *b)
-{
-        return context_diff(&b->context, &b->seen);
-}
-
-char *baseline_transition_message(const struct baseline *b,
-                                  const struct baseline_series *s)
-{
-        const struct detector_verdict *v = &s->verdict;
-        if (!s->seen || v->transition == DETECTOR_STEADY)
-                return NULL;
-        char *change = baseline_change_text(s, v->change, v->change_lo, v->change_hi);
-        char *ctx = v->transition == DETECTOR_ENTERED ? baseline_context_change(b) : NULL;
-        char *m =
-                change ? str_printf("probe '%s': %s %s: %s; this run %.6g, reference %.6g "
-                                    "(noise %.1f%% a run, %s is worse)%s%s",
-                                    b->probe, s->key,
-                                    v->transition == DETECTOR_ENTERED ? "entered a regression"
-                                                                      : "recovered from its "
-                                                                        "regression",
-                                    change, v->value, v->reference, v->noise * 100,
-                                    s->direction == DETECTOR_HIGHER_IS_BETTER ? "lower" : "higher",
-                                    ctx ? "; measured on another context than the reference: " : "",
-                                    ctx ? ctx : "")
-                       : NULL;
-        free(ctx);
-        free(change);
-        return m;
 }

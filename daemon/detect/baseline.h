@@ -29,7 +29,9 @@
  * durations, timestamps), and figures of 0 (no rate, no latency: nothing
  * to compare in logs).
  *
- * The series survive restarts through baseline_store.h.
+ * The keys are baseline_key.h's; the series survive restarts through
+ * baseline_store.h; what their verdicts say to people and to Prometheus is
+ * baseline_report.h's.
  *
  * Nothing here logs or touches a file: errors come back as -errno. */
 #ifndef BENCHWATCH_BASELINE_H
@@ -70,11 +72,6 @@ struct baseline {
 /* A probe name usable in a file name: not empty, at most 200 bytes, not
  * starting with '.', no '/' and no control characters. */
 bool baseline_probe_name_ok(const char *probe);
-
-/* "<state_dir>/<what>-<probe>.txt" (the probe's baseline, its history),
- * malloc'd.  -EINVAL for a bad probe name, -ENOMEM. */
-int baseline_probe_file(const char *state_dir, const char *what, const char *probe,
-                        char **ret_path);
 
 /* An empty baseline; NULL when out of memory or !baseline_probe_name_ok(). */
 struct baseline *baseline_new(const char *probe);
@@ -125,25 +122,8 @@ int baseline_accept(struct baseline *b, const struct detector_config *c, double 
 int baseline_import(struct baseline *b, const char *key, const double *v, size_t n,
                     double t);
 
-/* Append to res benchwatch_probe_counted (1 or 0) and, for every series
- * seen by the last update:
- *   benchwatch_regression{metric="<family>",<series labels>} 0 or 1,
- * and once the reference is pinned
- *   benchwatch_baseline{...}                 the pinned reference, figure's unit
- *   benchwatch_baseline_timestamp_seconds    when it was pinned or accepted
- *   benchwatch_baseline_noise_ratio          its relative noise per run
- *   benchwatch_regression_ratio{...}         this run's figure / reference
- *   benchwatch_regression_change_ratio       recent level / reference - 1
- *   benchwatch_regression_change_{low,high}_ratio  its 95% interval
- *   benchwatch_regression_evidence           CUSUM / alarm level
- * The probe label is added by the encoders, as for every family; a series
- * label that is itself called "metric" becomes "exported_metric". */
-int baseline_add_metrics(const struct baseline *b, struct result *res, bool counted);
 
-/* "-14.2% vs the reference of 2026-11-30 (95% CI -17..-11%)" for series s
- * (its verdict's reference time); malloc'd, NULL when out of memory. */
-char *baseline_change_text(const struct baseline_series *s, double change, double lo,
-                           double hi);
+
 
 /* A run's context (context.h) for b: becomes the context of the last run,
  * and the reference's too while no series of b is pinned yet.  *ret_change
@@ -151,27 +131,8 @@ char *baseline_change_text(const struct baseline_series *s, double change, doubl
  * differs from the last run's.  0 or -ENOMEM. */
 int baseline_note_context(struct baseline *b, const struct context *now,
                           char **ret_change);
-/* What differs between the reference's context and the last run's, or
- * NULL (also when either is unknown); malloc'd. */
-char *baseline_context_change(const struct baseline *b);
-
-/* The journal line for a series whose last verdict entered or left a
- * regression, e.g.
- *   probe 'root': benchwatch_disk_iops{mode="randread",op="read"} entered a
- *   regression: -14.2% vs the reference of 2026-11-30 (95% CI -17..-11%);
- *   this run 812.5, reference 1003 (noise 2.1% a run, lower is worse)
- * and, on entering, what changed since the reference was learnt
- * ("; measured on another context than the reference: kernel A → B").
- * malloc'd; NULL when there was no transition or no memory. */
-char *baseline_transition_message(const struct baseline *b,
-                                  const struct baseline_series *s);
 
 const struct baseline_series *baseline_find(const struct baseline *b,
                                             const char *key);
-
-/* The series' figure for people: "64.5 µs" for a latency, "26.2k" for a
- * rate (format_quantity); buf returned. */
-const char *baseline_format_figure(const struct baseline_series *s, double v, char *buf,
-                                   unsigned size);
 
 #endif

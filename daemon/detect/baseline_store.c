@@ -22,9 +22,21 @@
 /* Far more than any baseline benchwatch writes: a bigger file is not ours. */
 #define FILE_MAX (16u << 20)
 
+int baseline_store_probe_file(const char *state_dir, const char *what, const char *probe,
+                              char **ret_path)
+{
+        if (!state_dir || !baseline_probe_name_ok(probe))
+                return -EINVAL;
+        char *p = str_printf("%s/%s-%s.txt", state_dir, what, probe);
+        if (!p)
+                return -ENOMEM;
+        *ret_path = p;
+        return 0;
+}
+
 int baseline_store_path(const char *state_dir, const char *probe, char **ret_path)
 {
-        return baseline_probe_file(state_dir, "baseline", probe, ret_path);
+        return baseline_store_probe_file(state_dir, "baseline", probe, ret_path);
 }
 
 static uint64_t fnv1a(const char *p, size_t n)

@@ -49,6 +49,12 @@
 
 #define BASELINE_FORMAT_VERSION 3
 
+/* "<state_dir>/<what>-<probe>.txt": the name of each file the state
+ * directory holds per probe (its baseline here, its history, its
+ * evidence), malloc'd.  -EINVAL for a bad probe name
+ * (baseline_probe_name_ok), -ENOMEM. */
+int baseline_store_probe_file(const char *state_dir, const char *what, const char *probe,
+                              char **ret_path);
 /* "<state_dir>/baseline-<probe>.txt", malloc'd.  -EINVAL, -ENOMEM. */
 int baseline_store_path(const char *state_dir, const char *probe, char **ret_path);
 

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "detect/baseline.h"
+#include "detect/baseline_store.h"
 #include "util/atomicfile.h"
 #include "util/fdio.h"
 #include "util/parse.h"
@@ -118,7 +118,7 @@ int evidence_store_parse(const char *text, struct evidence_store *ret)
 
 static int path_of(const char *state_dir, const char *probe, char **ret)
 {
-        return baseline_probe_file(state_dir, "evidence", probe, ret);
+        return baseline_store_probe_file(state_dir, "evidence", probe, ret);
 }
 
 int evidence_store_load(const char *state_dir, const char *probe, struct evidence_store *ret,

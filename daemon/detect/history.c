@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "detect/baseline.h"
+#include "detect/baseline_store.h"
 #include "util/atomicfile.h"
 #include "util/fdio.h"
 #include "util/parse.h"
@@ -26,7 +26,7 @@
 /* "<state_dir>/history-<probe>.txt", malloc'd; -EINVAL for a bad name. */
 static int history_path(const char *state_dir, const char *probe, char **ret_path)
 {
-        return baseline_probe_file(state_dir, "history", probe, ret_path);
+        return baseline_store_probe_file(state_dir, "history", probe, ret_path);
 }
 
 static bool key_ok(const char *key)

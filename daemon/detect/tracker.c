@@ -8,6 +8,7 @@
 
 #include "core/log.h"
 #include "detect/baseline.h"
+#include "detect/baseline_report.h"
 #include "detect/baseline_store.h"
 #include "detect/history.h"
 #include "detect/tracker_cause.h"
@@ -357,7 +358,7 @@ static void log_transitions(const struct baseline *b)
         for (size_t i = 0; i < b->n_series; i++) {
                 if (b->series[i].verdict.transition != DETECTOR_LEFT)
                         continue;
-                char *m = baseline_transition_message(b, &b->series[i]);
+                char *m = baseline_report_transition(b, &b->series[i]);
                 if (m)
                         log_warning("%s", m);
                 free(m);
@@ -562,7 +563,7 @@ static void judge(struct tracker *t, struct result *res, bool counted)
         if (r >= 0)
                 log_transitions(b);
         if (r >= 0)
-                r = baseline_add_metrics(b, res, counted);
+                r = baseline_report_metrics(b, res, counted);
         if (r >= 0)
                 r = note_learning(t, b, res, counted);
         if (r >= 0)

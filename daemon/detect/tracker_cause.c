@@ -1,5 +1,6 @@
 /* tracker_cause.c — see tracker_cause.h. */
 #include "detect/tracker_cause.h"
+#include "detect/baseline_report.h"
 
 #include <errno.h>
 #include <math.h>
@@ -212,7 +213,7 @@ static char *line_of(const struct baseline *b, const struct regressed *g, unsign
                 snprintf(more, sizeof(more), "; %u figures of the probe in regression",
                          n_regressed);
         char *text = verdict_text_line(&vt);
-        char *ctx = baseline_context_change(b);
+        char *ctx = baseline_report_context_change(b);
         char *line = text ? str_printf("probe '%s': %s%s%s%s%s%s%s", b->probe, text, more,
                                        was ? " (the cause named before: " : "", was ? was : "",
                                        was ? ")" : "",

@@ -20,6 +20,7 @@
 
 #include "core/codec.h"
 #include "detect/baseline.h"
+#include "detect/baseline_report.h"
 #include "detect/baseline_store.h"
 #include "encode/prom_proto.h"
 #include "encode/prom_text.h"
@@ -162,7 +163,7 @@ static void baseline_roundtrip(const struct result *r)
                         if (!baseline_find(b2, b->series[i].key))
                                 abort();
                 struct result *m = result_copy(r);
-                if (m && baseline_add_metrics(b, m, true) == 0)
+                if (m && baseline_report_metrics(b, m, true) == 0)
                         sink_all(m);
                 result_free(m);
         }

@@ -17,6 +17,7 @@
 
 #include "test.h"
 #include "detect/baseline.h"
+#include "detect/baseline_report.h"
 #include "detect/baseline_store.h"
 
 
@@ -541,7 +542,7 @@ static void test_metrics(void)
         struct result *r = disk_result(1000, 0.001, "seq");
         r->started = 1764547200;
         baseline_update(b, r, &c, true);
-        EXPECT(baseline_add_metrics(b, r, true) == 0);
+        EXPECT(baseline_report_metrics(b, r, true) == 0);
         EXPECT(result_find(r, "benchwatch_regression") &&
               result_find(r, "benchwatch_regression")->n_samples == 5);
         EXPECT(!result_find(r, "benchwatch_baseline") && !result_find(r, "benchwatch_regression_"
@@ -562,7 +563,7 @@ static void test_metrics(void)
                 baseline_update(b, r, &c, true);
                 const struct baseline_series *rs = baseline_find(b, "benchwatch_disk_iops{mode="
                                                                     "\"seq\",op=\"read\"}");
-                char *m = rs ? baseline_transition_message(b, rs) : NULL;
+                char *m = rs ? baseline_report_transition(b, rs) : NULL;
                 if (m && !msg)
                         msg = m;
                 else
@@ -575,7 +576,7 @@ static void test_metrics(void)
                              "a regression: -50.0% vs the reference of 2025-12-01 (95% CI ", 113));
         EXPECT(strstr(msg, "this run 500, reference 1000.") && strstr(msg, "lower is worse"));
         free(msg);
-        EXPECT(baseline_add_metrics(b, r, false) == 0);
+        EXPECT(baseline_report_metrics(b, r, false) == 0);
         EXPECT(result_find_sample(r, "benchwatch_probe_counted", NULL)->value == 0);
         double ref = sample_value(r, "benchwatch_baseline", "benchwatch_disk_iops", "read", NULL);
         EXPECT(ref > 1000 && ref < 1001);
@@ -649,7 +650,7 @@ static void test_context(void)
                 result_free(r);
         }
         EXPECT(b->series[0].det.pinned && context_equal(&b->context, &a));
-        EXPECT(!baseline_context_change(b));
+        EXPECT(!baseline_report_context_change(b));
         /* pinned: a new kernel and firmware are said, the reference keeps its own */
         EXPECT(baseline_note_context(b, &b2, &change) == 0);
         EXPECT(change && !strcmp(change, "kernel 6.1.0-13-amd64 → 6.1.0-18-amd64; "
@@ -657,7 +658,7 @@ static void test_context(void)
         free(change);
         EXPECT(context_equal(&b->context, &a) && context_equal(&b->seen, &b2));
         EXPECT(baseline_note_context(b, &b2, &change) == 0 && !change); /* once */
-        char *since = baseline_context_change(b);
+        char *since = baseline_report_context_change(b);
         EXPECT(since && strstr(since, "kernel 6.1.0-13-amd64 → 6.1.0-18-amd64"));
         free(since);
         /* kept across a save, escapes and all */
@@ -674,7 +675,7 @@ static void test_context(void)
                 baseline_update(b, r, &c, true);
                 const struct baseline_series *rs = baseline_find(b, "benchwatch_disk_iops{mode="
                                                                     "\"seq\",op=\"read\"}");
-                msg = rs ? baseline_transition_message(b, rs) : NULL;
+                msg = rs ? baseline_report_transition(b, rs) : NULL;
                 result_free(r);
         }
         EXPECT(msg && strstr(msg, "entered a regression") &&
@@ -683,10 +684,10 @@ static void test_context(void)
         free(msg);
         /* accept: the new level and its context become the reference's */
         EXPECT(baseline_accept(b, &c, 1800000000) > 0);
-        EXPECT(context_equal(&b->context, &b2) && !baseline_context_change(b));
+        EXPECT(context_equal(&b->context, &b2) && !baseline_report_context_change(b));
         /* a file without context (format 2) compares with nothing */
         context_clear(&b->context);
-        EXPECT(!baseline_context_change(b));
+        EXPECT(!baseline_report_context_change(b));
         char *path;
         baseline_store_path(dir, "root", &path);
         unlink(path);
