@@ -4,6 +4,7 @@
 #include "cmd/status_file.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,7 +193,9 @@ static int read_line(struct status_file *sf, char *line)
                         r = word_double(&rest, &sf->started);
                 if (r >= 0)
                         r = word_double(&rest, &sf->written);
-                sf->pid = (long)pid;
+                if (r >= 0 && !(fabs(pid) < 9e18))
+                        r = -EBADMSG; /* no pid: and no long could hold it */
+                sf->pid = r >= 0 ? (long)pid : 0;
                 return r < 0 ? -EBADMSG : 0;
         }
         if (!strcmp(kind, "probe"))
@@ -240,27 +243,33 @@ static int read_all(FILE *f, struct status_file *sf)
         return r < 0 ? r : header ? 0 : -EBADMSG;
 }
 
+int status_file_parse(FILE *f, struct status_file **ret)
+{
+        struct status_file *sf = calloc(1, sizeof(*sf));
+        int r = sf ? read_all(f, sf) : -ENOMEM;
+        if (r < 0) {
+                status_file_free(sf);
+                return r;
+        }
+        *ret = sf;
+        return 0;
+}
+
 int status_file_read(const char *state_dir, struct status_file **ret, char **ret_error)
 {
         char *path = path_of(state_dir);
-        struct status_file *sf = calloc(1, sizeof(*sf));
         FILE *f = NULL;
-        int r = path && sf ? 0 : -ENOMEM;
+        int r = path ? 0 : -ENOMEM;
         if (r >= 0 && !(f = fopen(path, "re")))
                 r = -errno;
         if (f) {
-                r = read_all(f, sf);
+                r = status_file_parse(f, ret);
                 fclose(f);
         }
-        if (r < 0) {
-                if (ret_error && r != -ENOMEM)
-                        *ret_error = str_printf(r == -EBADMSG ? "'%s' is not a status file"
-                                                              : "cannot read '%s': %s",
-                                                path, strerror(-r));
-                status_file_free(sf);
-        } else {
-                *ret = sf;
-        }
+        if (r < 0 && ret_error && r != -ENOMEM)
+                *ret_error = str_printf(r == -EBADMSG ? "'%s' is not a status file"
+                                                      : "cannot read '%s': %s",
+                                        path, strerror(-r));
         free(path);
         return r;
 }

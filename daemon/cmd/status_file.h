@@ -28,6 +28,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "sink/sink_health.h"
 
@@ -64,6 +65,9 @@ int status_file_write(const char *state_dir, struct status_file *sf, char **ret_
 /* Read it.  -ENOENT when there is none (no daemon ran here), -EBADMSG
  * when it is not one; -errno and *ret_error naming the file. */
 int status_file_read(const char *state_dir, struct status_file **ret, char **ret_error);
+/* The same from an open file f: what status_file_read does once the
+ * file is open, apart so that a fuzzer feeds it bytes.  -EBADMSG, -ENOMEM. */
+int status_file_parse(FILE *f, struct status_file **ret);
 void status_file_free(struct status_file *sf);
 /* Free what sf holds and zero it (for one not from status_file_read). */
 void status_file_clear(struct status_file *sf);

@@ -504,6 +504,13 @@ static int parse_baseline(struct parser *ps, size_t len, const char *probe,
         return 0;
 }
 
+int baseline_store_parse(char *text, size_t len, const char *probe, double mtime,
+                         struct baseline **ret)
+{
+        struct parser ps = { .text = text, .next = text, .mtime = mtime };
+        return parse_baseline(&ps, len, probe, ret);
+}
+
 /* <path>.corrupt-<UTC time>: kept for a human to look at, never read. */
 static int set_aside(const char *path, char **ret_aside)
 {

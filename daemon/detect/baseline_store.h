@@ -67,6 +67,14 @@ int baseline_store_path(const char *state_dir, const char *probe, char **ret_pat
 int baseline_store_load(const char *state_dir, const char *probe,
                         struct baseline **ret, char **ret_error);
 
+/* The baseline of probe in text[0..len) (a whole file's bytes with a NUL
+ * after them, cut into lines in place), as baseline_store_load reads it:
+ * what it does once the file is read, apart so that a fuzzer feeds it
+ * bytes.  mtime: the file's (a version 1 file's reference was pinned
+ * then).  0, -EBADMSG, -EPROTONOSUPPORT or -ENOMEM. */
+int baseline_store_parse(char *text, size_t len, const char *probe, double mtime,
+                         struct baseline **ret);
+
 /* Replace the stored baseline atomically.  -errno with *ret_error as above. */
 int baseline_store_save(const struct baseline *b, const char *state_dir,
                         char **ret_error);

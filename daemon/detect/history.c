@@ -244,32 +244,18 @@ static int read_lines(FILE *f, double since, struct reader *rd)
         return r;
 }
 
-int history_read(const char *state_dir, const char *probe, double since,
-                 struct history_entry **ret, size_t *ret_n, unsigned *ret_skipped,
-                 unsigned *ret_first_bad, char **ret_error)
+int history_parse(FILE *f, double since, struct history_entry **ret, size_t *ret_n,
+                  unsigned *ret_skipped, unsigned *ret_first_bad)
 {
         struct reader rd = { 0 };
-        char *path = NULL, head[sizeof(HEADER) + 1];
-        int r = history_path(state_dir, probe, &path);
-        FILE *f = r >= 0 ? fopen(path, "re") : NULL;
-        if (r >= 0 && !f && errno != ENOENT)
-                r = -errno;
+        char head[sizeof(HEADER) + 1];
+        int r = 0;
         /* empty, or a header torn by a crash: no entries yet */
-        bool started = f && fgets(head, sizeof(head), f) && strchr(head, '\n');
-        if (started && strcmp(head, HEADER)) {
+        bool started = fgets(head, sizeof(head), f) && strchr(head, '\n');
+        if (started && strcmp(head, HEADER))
                 r = -EBADMSG;
-                if (ret_error)
-                        *ret_error = str_printf("'%s' is not a benchwatch history (its first line "
-                                                "is not \"benchwatch-history 1\")", path);
-        }
         if (started && r >= 0)
                 r = read_lines(f, since, &rd);
-        if (f)
-                fclose(f);
-        if (r < 0 && r != -EBADMSG && ret_error)
-                *ret_error = str_printf("cannot read the history of probe '%s' in '%s': %s",
-                                        probe, path ? path : state_dir, strerror(-r));
-        free(path);
         if (r < 0) {
                 history_entries_free(rd.v, rd.n);
                 return r;
@@ -279,6 +265,34 @@ int history_read(const char *state_dir, const char *probe, double since,
         *ret_skipped = rd.skipped;
         *ret_first_bad = rd.first_bad;
         return 0;
+}
+
+int history_read(const char *state_dir, const char *probe, double since,
+                 struct history_entry **ret, size_t *ret_n, unsigned *ret_skipped,
+                 unsigned *ret_first_bad, char **ret_error)
+{
+        char *path = NULL;
+        int r = history_path(state_dir, probe, &path);
+        FILE *f = r >= 0 ? fopen(path, "re") : NULL;
+        if (r >= 0 && !f && errno != ENOENT)
+                r = -errno;
+        if (r >= 0 && !f) { /* no history yet */
+                *ret = NULL;
+                *ret_n = 0;
+                *ret_skipped = *ret_first_bad = 0;
+        } else if (r >= 0) {
+                r = history_parse(f, since, ret, ret_n, ret_skipped, ret_first_bad);
+        }
+        if (f)
+                fclose(f);
+        if (r == -EBADMSG && ret_error)
+                *ret_error = str_printf("'%s' is not a benchwatch history (its first line "
+                                        "is not \"benchwatch-history 1\")", path);
+        else if (r < 0 && ret_error)
+                *ret_error = str_printf("cannot read the history of probe '%s' in '%s': %s",
+                                        probe, path ? path : state_dir, strerror(-r));
+        free(path);
+        return r;
 }
 
 void history_entries_free(struct history_entry *e, size_t n)

@@ -24,6 +24,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #define HISTORY_FORMAT_VERSION 1
 
@@ -56,6 +57,12 @@ int history_append(const char *state_dir, const char *probe,
 int history_read(const char *state_dir, const char *probe, double since,
                  struct history_entry **ret, size_t *ret_n, unsigned *ret_skipped,
                  unsigned *ret_first_bad, char **ret_error);
+
+/* The same from an open history file f (its header first): what
+ * history_read does once the file is open, apart so that a fuzzer feeds
+ * it bytes.  -EBADMSG when the first line is not the header. */
+int history_parse(FILE *f, double since, struct history_entry **ret, size_t *ret_n,
+                  unsigned *ret_skipped, unsigned *ret_first_bad);
 
 void history_entries_free(struct history_entry *e, size_t n);
 

@@ -30,7 +30,8 @@ CORE = $(filter-out $(NOT_CORE), \
 PROTO = daemon/proto/run.pb-c.c daemon/proto/metrics.pb-c.c \
 	daemon/proto/remote.pb-c.c
 TARGETS = fuzz_config fuzz_param fuzz_codec fuzz_http fuzz_pushgateway fuzz_series_file \
-	fuzz_sysparse fuzz_kmsg fuzz_nvme_health fuzz_evidence_store
+	fuzz_sysparse fuzz_kmsg fuzz_nvme_health fuzz_evidence_store fuzz_baseline \
+	fuzz_history fuzz_status
 
 core_objs = $(CORE:%.c=$(O)/%.o) $(PROTO:%.c=$(O)/%.o)
 
@@ -55,6 +56,10 @@ $(O)/fuzz_http: $(O)/tests/fuzz/fuzz_http.o $(O)/plugins/http/http_parse.o \
 	$(CLANG) $(CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS)
 $(O)/fuzz_pushgateway: $(O)/tests/fuzz/fuzz_pushgateway.o $(O)/libcore-nopg.a
 	$(CLANG) $(CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS)
+# the status file is the daemon's and `status`'s, in cmd/: its module alone
+$(O)/fuzz_status: $(O)/tests/fuzz/fuzz_status.o $(O)/daemon/cmd/status_file.o \
+		$(O)/libcore.a
+	$(CLANG) $(CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS)
 $(O)/fuzz_%: $(O)/tests/fuzz/fuzz_%.o $(O)/libcore.a
 	$(CLANG) $(CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS)
 
@@ -62,7 +67,7 @@ $(O)/fuzz_%: $(O)/tests/fuzz/fuzz_%.o $(O)/libcore.a
 HEADERS = $(wildcard $(S)/daemon/*/*.h $(S)/plugins/*/*.h \
 	$(S)/tests/fuzz/*.h) $(B)/config.h
 $(core_objs) $(PG:%.c=$(O)/%.o) $(O)/plugins/http/http_parse.o \
-	$(TARGETS:%=$(O)/tests/fuzz/%.o): $(HEADERS)
+	$(O)/daemon/cmd/status_file.o $(TARGETS:%=$(O)/tests/fuzz/%.o): $(HEADERS)
 $(O)/tests/fuzz/fuzz_pushgateway.o: $(addprefix $(S)/,$(PG))
 
 .PHONY: all

@@ -13,7 +13,7 @@ set -u
 : "${top_srcdir:?run through make check}" "${top_builddir:?}"
 RUNS=${FUZZ_RUNS:-2000}
 SECONDS_EACH=${FUZZ_SECONDS:-}
-TARGETS=${FUZZ_TARGETS:-config param codec http pushgateway series_file sysparse kmsg nvme_health evidence_store}
+TARGETS=${FUZZ_TARGETS:-config param codec http pushgateway series_file sysparse kmsg nvme_health evidence_store baseline history status}
 
 CLANG=${CLANG:-$(command -v clang || command -v clang-14 || true)}
 if [ -z "$CLANG" ]; then
