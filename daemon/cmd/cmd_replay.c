@@ -22,6 +22,7 @@
 #include "detect/series_file.h"
 #include "detect/tracker.h"
 #include "encode/report_format.h"
+#include "util/format.h"
 
 struct replay_opts {
         enum output_format fmt;
@@ -74,14 +75,16 @@ static void print_run(const struct replay_opts *o, size_t i, const struct series
                 printf(",\"event\":\"%s\"}", event_text(v));
                 return;
         }
-        char when[32], ch[16] = "", ev[16] = "", ref[24] = "";
+        char when[32], value[24], ch[16] = "", ev[16] = "", ref[24] = "";
         time_text(p->t, when, sizeof(when));
+        /* the file's unit is its own: three significant digits, no unit */
+        format_quantity(v->value, false, value, sizeof(value));
         if (v->valid) {
-                snprintf(ref, sizeof(ref), "%.6g", v->reference);
+                format_quantity(v->reference, false, ref, sizeof(ref));
                 snprintf(ch, sizeof(ch), "%+.1f%%", v->change * 100);
                 snprintf(ev, sizeof(ev), "%.2f", v->evidence);
         }
-        printf("%6zu %-20s %12.6g %-10s %12s %8s %8s  %s\n", i + 1, when, v->value,
+        printf("%6zu %-20s %12s %-10s %12s %8s %8s  %s\n", i + 1, when, value,
                state_text(v), ref, ch, ev, event_text(v));
 }
 
@@ -131,9 +134,11 @@ static void print_summary(const struct replay_opts *o, const struct tracker_sett
                        ts->det.reference_runs);
                 return;
         }
-        printf("reference pinned at run %zu (%.6g, noise %.1f%% a run); %u regression(s) "
-               "entered, %u left\n", t->pinned_at, t->at_pin.reference, t->at_pin.noise * 100,
-               t->entered, t->left);
+        char ref[24];
+        format_quantity(t->at_pin.reference, false, ref, sizeof(ref));
+        printf("reference pinned at run %zu (%s, noise %.1f%% a run); %u regression(s) "
+               "entered, %u left\n", t->pinned_at, ref, t->at_pin.noise * 100, t->entered,
+               t->left);
 }
 
 static void replay_usage(FILE *f)

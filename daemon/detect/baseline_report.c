@@ -130,14 +130,17 @@ char *baseline_report_transition(const struct baseline *b, const struct baseline
                 return NULL;
         char *change = baseline_report_change(s, v->change, v->change_lo, v->change_hi);
         char *ctx = v->transition == DETECTOR_ENTERED ? baseline_report_context_change(b) : NULL;
+        char run[32], ref[32];
+        baseline_report_figure(s, v->value, run, sizeof(run));
+        baseline_report_figure(s, v->reference, ref, sizeof(ref));
         char *m =
-                change ? str_printf("probe '%s': %s %s: %s; this run %.6g, reference %.6g "
+                change ? str_printf("probe '%s': %s %s: %s; this run %s, reference %s "
                                     "(noise %.1f%% a run, %s is worse)%s%s",
                                     b->probe, s->key,
                                     v->transition == DETECTOR_ENTERED ? "entered a regression"
                                                                       : "recovered from its "
                                                                         "regression",
-                                    change, v->value, v->reference, v->noise * 100,
+                                    change, run, ref, v->noise * 100,
                                     s->direction == DETECTOR_HIGHER_IS_BETTER ? "lower" : "higher",
                                     ctx ? "; measured on another context than the reference: " : "",
                                     ctx ? ctx : "")

@@ -40,7 +40,7 @@ char *baseline_report_context_change(const struct baseline *b);
  * regression, e.g.
  *   probe 'root': benchwatch_disk_iops{mode="randread",op="read"} entered a
  *   regression: -14.2% vs the reference of 2026-11-30 (95% CI -17..-11%);
- *   this run 812.5, reference 1003 (noise 2.1% a run, lower is worse)
+ *   this run 812, reference 1.00k (noise 2.1% a run, lower is worse)
  * and, on entering, what changed since the reference was learnt
  * ("; measured on another context than the reference: kernel A → B").
  * malloc'd; NULL when there was no transition or no memory. */

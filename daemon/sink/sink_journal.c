@@ -25,6 +25,7 @@
 #include <systemd/sd-journal.h>
 
 #include "core/log.h"
+#include "util/format.h"
 
 #define JOURNAL_SOCKET "/run/systemd/journal/socket"
 #define FIELD_NAME_MAX 64 /* journald ignores longer field names */
@@ -100,8 +101,10 @@ static void describe(const char *what, double v, char *buf, size_t size)
                 snprintf(buf, size, "%.*s %.3g ms", (int)(wl - 8), what, v * 1e3);
         else if (ends_with(what, "_bytes"))
                 snprintf(buf, size, "%.*s %.1f MiB", (int)(wl - 6), what, v / 1048576);
-        else
-                snprintf(buf, size, "%s %.6g", what, v);
+        else {
+                char q[32];
+                snprintf(buf, size, "%s %s", what, format_quantity(v, false, q, sizeof(q)));
+        }
         for (char *p = buf; *p; p++)
                 if (*p == '_')
                         *p = ' ';
