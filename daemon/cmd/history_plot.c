@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cmd/svg.h"
 #include "util/format.h"
 
 #define W 900
@@ -26,22 +27,6 @@ struct panel {
         double top;       /* y of the panel's top in the picture */
         bool seconds;     /* a latency: ticks in s/ms/µs */
 };
-
-static void put_xml(FILE *f, const char *s)
-{
-        for (; *s; s++) {
-                if (*s == '&')
-                        fputs("&amp;", f);
-                else if (*s == '<')
-                        fputs("&lt;", f);
-                else if (*s == '>')
-                        fputs("&gt;", f);
-                else if (*s == '"')
-                        fputs("&quot;", f);
-                else
-                        fputc(*s, f);
-        }
-}
 
 static double px(const struct panel *p, double t)
 {
@@ -84,7 +69,7 @@ static void axes(FILE *f, const struct panel *p)
 {
         char buf[32];
         fprintf(f, "<text x=\"%d\" y=\"%.0f\" font-size=\"13\">", ML, p->top + 20);
-        put_xml(f, p->key);
+        svg_text(f, p->key);
         fputs("</text>\n", f);
         for (int k = 0; k <= 4; k++) {
                 double v = p->y0 + (p->y1 - p->y0) * k / 4, y = py(p, v);
@@ -217,7 +202,7 @@ int history_plot_svg(FILE *f, const char *probe, const struct history_entry *e, 
                 "<text x=\"%d\" y=\"26\" font-size=\"16\" font-weight=\"bold\">benchwatch history: "
                 "probe ",
                 W, height, ML);
-        put_xml(f, probe);
+        svg_text(f, probe);
         fputs("</text>\n", f);
         for (size_t k = 0; k < nk; k++) {
                 struct panel p = { .key = keys[k], .top = HEAD + k * PANEL_H };

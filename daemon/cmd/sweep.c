@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cmd/svg.h"
 #include "util/format.h"
 
 void sweep_point_from_result(struct sweep_point *pt, const struct result *r,
@@ -120,17 +121,17 @@ static void axes(FILE *f, const char *param, const char *tname, double q,
                 double x = L + (n > 1 ? (double)i / (double)(n - 1) : 0.5) * (W - L - R);
                 fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" font-size=\"11\">", x,
                         H - B + 18);
-                for (const char *c = pts[i].level; *c; c++)
-                        if (*c != '<' && *c != '&')
-                                fputc(*c, f);
+                svg_text(f, pts[i].level);
                 fprintf(f, "</text>\n");
         }
-        fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-size=\"13\">%s</text>\n",
-                (W + L - R) / 2, H - 15, param);
-        fprintf(f,
+        fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-size=\"13\">",
+                (W + L - R) / 2, H - 15);
+        svg_text(f, param);
+        fprintf(f, "</text>\n"
                 "<text x=\"15\" y=\"%d\" font-size=\"13\" fill=\"#1f77b4\" transform=\"rotate(-90 "
-                "15 %d)\" text-anchor=\"middle\">%s</text>\n",
-                (H - B + T) / 2, (H - B + T) / 2, tname);
+                "15 %d)\" text-anchor=\"middle\">", (H - B + T) / 2, (H - B + T) / 2);
+        svg_text(f, tname);
+        fprintf(f, "</text>\n");
         fprintf(f,
                 "<text x=\"%d\" y=\"%d\" font-size=\"13\" fill=\"#d62728\" transform=\"rotate(90 "
                 "%d %d)\" text-anchor=\"middle\">p%g latency</text>\n",
@@ -164,9 +165,7 @@ int sweep_plot_svg(const char *path, const char *title, const char *param,
                 "fill=\"white\"/>\n",
                 W, H);
         fprintf(f, "<text x=\"%d\" y=\"28\" text-anchor=\"middle\" font-size=\"15\">", W / 2);
-        for (const char *c = title; *c; c++)
-                if (*c != '<' && *c != '&')
-                        fputc(*c, f);
+        svg_text(f, title);
         fprintf(f, "</text>\n");
         axes(f, param, throughput_name, q, tmax, lmax, pts, n);
         if (knee >= 0) {

@@ -37,7 +37,8 @@ int main(void)
         int fd = mkstemp(path);
         CHECK(fd >= 0);
         close(fd);
-        CHECK(sweep_plot_svg(path, "sweep disk threads", "threads", "iops", 0.95, pts, 7, 3) == 0);
+        CHECK(sweep_plot_svg(path, "sweep disk <root> & co", "threads", "iops", 0.95, pts, 7,
+                             3) == 0);
         FILE *f = fopen(path, "r");
         char buf[16384];
         size_t n = fread(buf, 1, sizeof(buf) - 1, f);
@@ -52,6 +53,8 @@ int main(void)
         CHECK_STR_CONTAINS(buf, ">30 ms</text>");
         CHECK_STR_CONTAINS(buf, "p95 latency</text>");
         CHECK(!strstr(buf, "e+0") && !strstr(buf, "e-0"));
+        /* text a user gave is escaped as history's SVG escapes it, not dropped */
+        CHECK_STR_CONTAINS(buf, ">sweep disk &lt;root&gt; &amp; co</text>");
         printf("test_sweep: ok\n");
         return 0;
 }
