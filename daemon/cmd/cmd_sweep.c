@@ -1,6 +1,6 @@
 /* cmd_sweep.c — `benchwatch sweep PROBE PARAM=v1,v2,...`: run a probe at
- * each level of one parameter, print throughput and latency per level like
- * the seed's table, and mark the knee (sweep.h). */
+ * each level of one parameter, print throughput and latency per level as
+ * a capacity planner tabulates a fio sweep, and mark the knee (sweep.h). */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,7 +130,7 @@ static const struct result *with_priority(struct result *const *results, size_t 
 }
 
 /* Whether the levels have a bandwidth beside their throughput (disk: IOPS
- * and MiB/s, as the seed's table). */
+ * and MiB/s, as fio reports both). */
 static bool has_bandwidth(const struct sweep_point *pts, size_t n)
 {
         for (size_t i = 0; i < n; i++)
@@ -139,7 +139,7 @@ static bool has_bandwidth(const struct sweep_point *pts, size_t n)
         return false;
 }
 
-/* The latency unit of the table: ms as sysbench and the seed print it,
+/* The latency unit of the table: ms as sysbench prints it,
  * unless the fastest level's mean would show fewer than two digits at
  * three decimals (a memory sweep's events take nanoseconds). */
 static void latency_unit(const struct sweep_point *pts, size_t n,

@@ -1,7 +1,7 @@
 /* compare.h — several probes' results side by side, as `benchwatch run A B`
  * prints them.
  *
- * People compare two devices (the seed's SAN and local disk) by putting two
+ * People compare two devices (a SAN volume and a local disk) by putting two
  * sysbench outputs next to each other; this is that, as one table: a column
  * per probe, a row per figure — the union over the probes, "-" where a
  * probe has no such figure — and on top each probe's plugin and the

@@ -1,9 +1,7 @@
 /* verdict_text.h — a regression's verdict as one line a person reads.
  *
- * The journal's line today says "+14.2% vs the reference of 2026-12-03
- * (95% CI +15..+13%)" and the run's figure in raw seconds; the issue asks
- * for what an operator scans a page of alerts for: which figure, how much
- * and how sure, since when, against what, and why:
+ * It says what an operator scans a page of alerts for: which figure, how
+ * much and how sure, since when, against what, and why:
  *   cpu events/s −14% (95% CI −15..−13%) since 14:02, against the
  *   reference of 40 runs learnt 3 Dec; cause: CPU quota, throttled in 41%
  *   of its CPU quota periods, against 0.0% in the reference

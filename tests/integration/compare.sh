@@ -1,5 +1,5 @@
 #!/bin/bash
-# `benchwatch run A B`: the seed's SAN-versus-local-disk comparison, side by
+# `benchwatch run A B`: a SAN-versus-local-disk comparison, side by
 # side.  Two disk probes on two devices — a test file on the root
 # filesystem, and a loop device read directly (mode=randread) that a cgroup
 # v1 blkio throttle (blkio.throttle.read_iops_device, as disk_throttle.sh)

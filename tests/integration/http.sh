@@ -1,7 +1,7 @@
 #!/bin/bash
 # http.sh — `benchwatch run http` through the CLI against real nginx,
 # haproxy and squid on 127.0.0.1 (tests/integration/lib/http_servers.sh starts
-# them, in the seed's three topologies over two squids).
+# them, in three topologies over two squids).
 #
 # Checks what a user sees: request counts agree with the servers' access
 # logs, labels carry concurrency/keepalive/method/target and never the URL
@@ -91,7 +91,7 @@ d1=$(($(http_access_count b1) - b1))
 [ "$rc" = 0 ] && [ $((d1 + d2)) = 600 ] && [ $d1 -ge 200 ] && [ $d2 -ge 200 ] ||
     bad "haproxy: $d1 + $d2 logged for 600 requests"
 
-# the seed's three topologies over the two squids: every request reaches
+# the three topologies over the two squids: every request reaches
 # a squid (their access logs), shared between both, and is counted once by
 # the front nginx where there is one
 for topo in $HTTP_TOPOLOGIES; do

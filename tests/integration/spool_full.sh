@@ -1,6 +1,6 @@
 #!/bin/bash
 # spool_full.sh — a run completed while the state directory's file system
-# is full survives a kill -9 of the daemon (issue 31).  The hour of faults
+# is full survives a kill -9 of the daemon.  An hour of faults
 # lost two runs in remote write, counted nowhere: with the file system full
 # (ENOSPC) and the receiver away, the spool kept runs in memory only, and
 # a kill -9 then took them.  Now the daemon keeps a reserve file in

@@ -2,8 +2,8 @@
 # `benchwatch sweep` through the CLI: one run per level, the table, the
 # JSON with a knee that is one of the levels, a well-formed SVG plot, the
 # Prometheus output carrying each level as a label, and clear errors; and
-# the seed's disk sweep (random 16k O_DIRECT reads, more and more threads)
-# on a small file: the seed's columns (IOPS, MiB/s, avg and 95th
+# a disk sweep (random 16k O_DIRECT reads, more and more threads)
+# on a small file: its columns (IOPS, MiB/s, avg and 95th
 # percentile latency per level) and the knee marked on the row the
 # definition picks.
 . "$top_srcdir/tests/integration/lib/lib.sh"
@@ -40,7 +40,7 @@ assert lines[head][-3:] in (["avg(us)", "p95(us)", "p99(us)"], ["avg(ns)", "p95(
 for r in lines[head + 1:]:
     assert float(r[-3 if r[-1] != "knee" else -5]) >= 0.01, r
 PY
-# The seed's sweep, small: its columns, one knee, on the right row.
+# A disk sweep, small: its columns, one knee, on the right row.
 test_daemon_section "$T" > "$T/disk.conf"
 "$BENCHWATCH" -c "$T/disk.conf" sweep disk threads=1,4,16 mode=randread block_size=16k \
         size=32M duration=1s > "$T/disk.table" 2> "$T/err" || fail "disk sweep: $(cat "$T/err")"

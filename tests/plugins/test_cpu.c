@@ -216,7 +216,7 @@ static void test_bad_params(void)
                 "max_prime=20000", "threads=1024", "events=5", NULL }) == NULL);
 }
 
-/* The CPU-time twin of the rate (issue 28): events over the workers'
+/* The CPU-time twin of the rate: events over the workers'
  * summed CPU time, which no worker can have more of than the wall time,
  * so per thread it is at least the wall-clock rate. */
 static void test_cpu_time_figure(void)

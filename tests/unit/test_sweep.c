@@ -1,6 +1,6 @@
 /* test_sweep.c — the knee of a concurrency sweep: the best throughput whose
  * latency quantile stays under the target, or without a target the lowest
- * level within 5% of the best; the seed's shape (IOPS flat after 40 threads
+ * level within 5% of the best; a SAN's shape (IOPS flat after 40 threads
  * while latency climbs) must put the knee at 40. */
 #include <stdio.h>
 #include <unistd.h>
@@ -10,7 +10,7 @@
 
 int main(void)
 {
-        /* threads, IOPS, p95 latency (s) — shaped like the seed's SAN sweep */
+        /* threads, IOPS, p95 latency (s) — shaped like a SAN's sweep */
         static const char *const levels[] = { "10", "20", "30", "40", "50", "60", "100" };
         static const double iops[] = { 3100, 5200, 6700, 7340, 7390, 7400, 7380 };
         static const double p95[] = { 0.0040, 0.0052, 0.0071, 0.0092, 0.0121, 0.0150, 0.0260 };

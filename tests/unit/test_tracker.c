@@ -1,11 +1,11 @@
 /* test_tracker.c — which runs count towards the references, and which
- * figure of a wall-clock/CPU-time pair is judged (issue 28, parts 2 and 3):
+ * figure of a wall-clock/CPU-time pair is judged:
  *   - steal excludes a run only where it can have moved the judged figure:
  *     a disk run with much steal and little run delay counts (the rule
  *     before excluded it), a cpu run judged in CPU time too, a cpu run
- *     judged by its wall-clock rate does not, nor an http run (issue 31:
- *     an hour of faults saw web's rate fall tenfold while the hypervisor
- *     stole 11-18%, and count);
+ *     judged by its wall-clock rate does not, nor an http run (an hour of
+ *     faults saw web's rate fall tenfold while the hypervisor stole
+ *     11-18%, and count);
  *   - run delay above max_run_delay excludes the I/O-bound runs steal no
  *     longer does;
  *   - a CPU-bound run counts by what its threads got: their waits for a

@@ -1,4 +1,4 @@
-/* test_verdict_text.c — the verdict line reads as the issue writes it:
+/* test_verdict_text.c — the verdict line reads as an operator wants it:
  * figure, change and interval with the minus sign, since when (the day
  * only when not today, the year only when not this year), the reference's
  * runs and day, and the cause with its numbers; what is not known is left

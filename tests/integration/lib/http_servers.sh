@@ -9,7 +9,7 @@
 #                         /slow -> the slow backend, /private (basic auth
 #                         bw:pa55word)
 #   origin nginx  :18087  the same static files, behind the squids
-#   b1, b2 squid  :18081, :18082  the seed's two squids: reverse proxies
+#   b1, b2 squid  :18081, :18082  two squids: reverse proxies
 #                         (accelerators) in front of origin, memory cache
 #   slow   python :18083  answers every request after HTTP_SLOW_DELAY s
 #   silent python :18084  accepts connections, never answers
@@ -18,7 +18,7 @@
 #   lb     nginx  :18088  round robin over the two squids
 #   lbh    nginx  :18090  through haproxy to the two squids
 #   refused       :18089  nothing listens there
-# The seed's three topologies are lb, haproxy and lbh (HTTP_TOPOLOGIES).
+# The three topologies are lb, haproxy and lbh (HTTP_TOPOLOGIES).
 # Each nginx and squid has its own access log ($HTTP_DIR/<name>.access.log,
 # one line per request).  Servers run at their shipped defaults but for
 # ports, paths and what the topology needs; where a default had to change,
@@ -42,7 +42,7 @@ HTTP_ORIGIN_PORT=18087
 HTTP_LB_PORT=18088
 HTTP_REFUSED_PORT=18089
 HTTP_LBH_PORT=18090
-# name:port of each of the seed's topologies
+# name:port of each topology
 HTTP_TOPOLOGIES="nginx:$HTTP_LB_PORT haproxy:$HTTP_HAPROXY_PORT nginx-haproxy:$HTTP_LBH_PORT"
 HTTP_SLOW_DELAY=${HTTP_SLOW_DELAY:-0.2}
 HTTP_NGINX_WORKERS=${HTTP_NGINX_WORKERS:-1}
@@ -76,7 +76,7 @@ daemon off;
 master_process on;
 pid $HTTP_DIR/$1.pid;
 error_log $HTTP_DIR/$1.error.log warn;
-# 512 connections a worker by default: the seed's 500 concurrent clients
+# 512 connections a worker by default: 500 concurrent clients
 # need 1000 through a proxying nginx (one to the client, one upstream)
 events { worker_connections 16384; }
 http {
