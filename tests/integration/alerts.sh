@@ -475,6 +475,7 @@ python3 "$CHECK" dashboard "$PROM" "$top_srcdir/conf/grafana-dashboard.json" "$t
         --expect-empty 'benchwatch_baseline{metric="benchwatch_disk::no reference pinned by the disk probes during the test' \
         --expect-empty 'benchwatch_baseline{metric="benchwatch_http::no reference pinned by the http probe during the test' \
         --expect-empty 'benchwatch_baseline{metric="benchwatch_mysql::no reference pinned by the mysql probe during the test' \
+        --expect-empty 'benchwatch_regression_cause::no regression in the clean phase (the slowdown below has one, and its cause is checked there)' \
         --expect-empty 'benchwatch:disk_throughput:sibling_log_ratio::no two disk probes of one model with the same parameters here (the block sizes differ; tests/integration/disk_siblings.sh has siblings)' \
         > "$T/dashboard.out" 2> "$T/dashboard.err"; rc=$?
 cat "$T/dashboard.out"
@@ -510,6 +511,10 @@ for cmd in "benchwatch verify --probe cpu" "benchwatch baseline show cpu" "bench
         case $runbook in *"\`$cmd\`"*) ;; *) fail "runbook lacks \`$cmd\`: $runbook" ;; esac
 done
 grep -q "probe 'cpu': .* since [0-9:]*, against the reference" "$T/daemon.err" || fail "the daemon logged no regression"
+# the cause panel's series: the daemon's CPU quota, with the quota's label
+poll 30 q 'benchwatch_regression_cause{probe="cpu",cause="cpu_quota"} == 1' > "$T/cause.out" ||
+        fail "no cause=cpu_quota series in Prometheus: $(q 'benchwatch_regression_cause')"
+echo "  cause: $(grep -o 'cause="[^"]*"' "$T/cause.out" | head -1)"
 
 # ---- the slowdown lifted: resolved ---------------------------------------------
 # Bound: the run under way, 7 counted runs for the second CUSUM ("back at
