@@ -334,15 +334,22 @@ static void table_sink(const struct status_ctx *c, const struct sink_status *s)
 
 /* ---- JSON ------------------------------------------------------------------------ */
 
+/* A number, null when there is none (NAN). */
 static void json_num(const char *name, double v, bool comma)
 {
         printf("\"%s\":", name);
-        if (isfinite(v) && v != 0)
+        if (isfinite(v))
                 printf("%.17g", v);
         else
                 printf("null");
         if (comma)
                 putchar(',');
+}
+
+/* A time, null for never (0 or NAN). */
+static void json_time(const char *name, double t, bool comma)
+{
+        json_num(name, t > 0 ? t : NAN, comma);
 }
 
 static void json_str(const char *name, const char *v, bool comma)
@@ -366,7 +373,7 @@ static void json_probe(const struct status_ctx *c, const struct probe_status *p)
         printf("\"interval\":%.17g,\"last_run\":", p->pc->interval);
         if (ran) {
                 printf("{");
-                json_num("time", sp->last, true);
+                json_time("time", sp->last, true);
                 printf("\"ok\":%s,\"counted\":%s,", sp->ok ? "true" : "false",
                        sp->counted ? "true" : "false");
                 json_str("why", sp->why, false);
@@ -378,15 +385,15 @@ static void json_probe(const struct status_ctx *c, const struct probe_status *p)
                sp ? sp->yielded_day : 0);
         if (sp && sp->wait_reason) {
                 printf("\"waiting\":{");
-                json_num("since", sp->waiting_since, true);
-                json_num("last_try", sp->last_try, true);
+                json_time("since", sp->waiting_since, true);
+                json_time("last_try", sp->last_try, true);
                 json_str("reason", sp->wait_reason, false);
                 printf("},");
         }
         printf("\"reference\":{\"runs\":%u,\"reference_runs\":%u,\"min_runs\":%u,"
                "\"pinned\":%s,", p->held, c->ts.det.reference_runs, c->ts.det.min_runs,
                p->pinned ? "true" : "false");
-        json_num("pinned_since", p->pinned ? p->pinned_at : NAN, false);
+        json_time("pinned_since", p->pinned ? p->pinned_at : NAN, false);
         printf("},\"verdict\":\"%s\",", p->regression ? "regression"
                                         : p->verdict  ? "ok"
                                                       : "learning");
@@ -400,8 +407,8 @@ static void json_probe(const struct status_ctx *c, const struct probe_status *p)
         json_num("change", p->key ? p->change : NAN, true);
         json_num("change_lo", p->key ? p->lo : NAN, true);
         json_num("change_hi", p->key ? p->hi : NAN, true);
-        json_num("first_verdict_due", p->first_due, true);
-        json_num("next_run", sp && c->daemon_running ? sp->next : NAN, false);
+        json_time("first_verdict_due", p->first_due, true);
+        json_time("next_run", sp && c->daemon_running ? sp->next : NAN, false);
         printf("}");
 }
 
@@ -411,14 +418,14 @@ static void json_sink(const struct sink_status *s)
         json_str("name", s->name, true);
         if (!strcmp(s->name, "textfile")) {
                 json_str("path", s->where, true);
-                json_num("last_write", s->last_write, true);
+                json_time("last_write", s->last_write, true);
         } else if (!strcmp(s->name, "remote_write")) {
                 json_str("spool_dir", s->where, true);
                 printf("\"spooled_runs\":%zu,\"spooled_bytes\":%llu,", s->spooled,
                        (unsigned long long)s->spooled_bytes);
         }
-        json_num("last_ok", s->health ? s->health->last_ok : NAN, true);
-        json_num("last_error_time", s->health ? s->health->last_error : NAN, true);
+        json_time("last_ok", s->health ? s->health->last_ok : NAN, true);
+        json_time("last_error_time", s->health ? s->health->last_error : NAN, true);
         json_str("last_error", s->health ? s->health->error : NULL, false);
         printf("}");
 }
@@ -433,8 +440,8 @@ static void header(const struct status_ctx *c)
                 json_str("state_dir", c->state_dir, true);
                 printf("\"daemon\":{\"running\":%s,", c->daemon_running ? "true" : "false");
                 printf("\"pid\":%ld,", c->sf ? c->sf->pid : 0L);
-                json_num("started", c->sf ? c->sf->started : NAN, true);
-                json_num("written", c->sf ? c->sf->written : NAN, false);
+                json_time("started", c->sf ? c->sf->started : NAN, true);
+                json_time("written", c->sf ? c->sf->written : NAN, false);
                 printf("},\"probes\":[");
                 return;
         }
