@@ -318,7 +318,10 @@ static double others_wait(const struct sample *a, const struct sample *b)
 
 /* Of the time the probe's threads wanted a CPU in a..b, the share they
  * waited (0 when they wanted none); of an I/O-bound probe, their waits
- * per second of a..b. */
+ * per second of a..b.  A thread's wait is accounted (schedstat) only when
+ * it gets the CPU: a CPU-bound thread held off for longer than a sample
+ * shows neither run nor wait.  Its threads want a CPU all the time, so
+ * the part of a..b accounted as neither is a wait still under way. */
 static double probe_wait_share(const struct yield_monitor *m, const struct sample *a,
                                const struct sample *b)
 {
@@ -326,6 +329,8 @@ static double probe_wait_share(const struct yield_monitor *m, const struct sampl
         double dt = b->mono - a->mono;
         if (m->io_bound)
                 return dt > 0 ? wait / dt : 0;
+        if (dt > wait + run)
+                wait = dt - run;
         return wait + run > 0 ? wait / (wait + run) : 0;
 }
 

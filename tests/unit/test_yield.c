@@ -12,6 +12,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -177,11 +178,48 @@ static void starved_is_seen(long ncpu)
         CHECK(yes >= 1 && !strcmp(reason, "cpu"));
 }
 
+
 static bool put_text(const char *path, const char *text)
 {
         FILE *f = fopen(path, "we");
         bool ok = f && fputs(text, f) >= 0;
         return f && fclose(f) == 0 && ok;
+}
+
+/* A thread held off the CPU for longer than a sample: schedstat accounts
+ * its wait only when it runs again, so the samples show it neither
+ * running nor waiting (a fixture thread whose figures stand still).  A
+ * CPU-bound probe's threads want a CPU all the time: that is starving,
+ * and the run stops. */
+static void unaccounted_wait_is_starving(void)
+{
+        char root[] = "/tmp/test_yield.XXXXXX", path[256];
+        struct yield_monitor *m;
+        struct rundelay *d;
+        const char *reason = NULL;
+        CHECK(mkdtemp(root));
+        snprintf(path, sizeof(path), "%s/%d", root, (int)getpid());
+        CHECK(mkdir(path, 0755) == 0);
+        snprintf(path, sizeof(path), "%s/%d/task", root, (int)getpid());
+        CHECK(mkdir(path, 0755) == 0);
+        snprintf(path, sizeof(path), "%s/%d/task/1", root, (int)getpid());
+        CHECK(mkdir(path, 0755) == 0);
+        snprintf(path, sizeof(path), "%s/%d/task/1/schedstat", root, (int)getpid());
+        CHECK(put_text(path, "900000000 100000000 50\n"));
+        CHECK(rundelay_new(root, getpid(), &d) == 0 && rundelay_sample(d) == 0);
+        CHECK(yield_monitor_new(&(struct yield_limits){ .starved = true }, getpid(),
+                                BW_CAP_CPU_BOUND, d, NULL, &m) == 0);
+        int yes = verdicts(m, d, 3, &reason);
+        yield_monitor_free(m);
+        rundelay_free(d);
+        CHECK(unlink(path) == 0);
+        for (int i = 0; i < 3; i++) {
+                char *slash = strrchr(path, '/');
+                *slash = 0;
+                CHECK(rmdir(path) == 0);
+        }
+        CHECK(rmdir(root) == 0);
+        CHECK(yes >= 1 && !strcmp(reason, "cpu"));
 }
 
 /* Under its own CPU quota (20% of a CPU) a burning thread waits for most
@@ -285,6 +323,7 @@ int main(void)
         own_waits_are_not_others(ncpu);
         others_waits_are_seen(ncpu);
         starved_is_seen(ncpu);
+        unaccounted_wait_is_starving();
         quota_is_not_starving();
         gone_is_an_error();
         printf("test_yield: ok\n");
