@@ -15,7 +15,8 @@
 #
 # Usage: bench/cost/busy-host.sh [SECONDS per phase, default 300] [NEIGHBOUR ...]
 #   env: BUILDS ("NAME=BUILD_DIR ...", each with BUILD_DIR/benchwatch and
-#   BUILD_DIR/plugins/.libs; default: this tree as "this"), WORK (a
+#   BUILD_DIR/plugins/.libs; default: this tree as "this"), ONLY (probe
+#   names, e.g. "cpu": only those of the configuration), WORK (a
 #   directory to keep; default a temporary one, removed), BENCH_DIR
 #   (/var/tmp: O_DIRECT for the disk probe's test file)
 # Prints one row per neighbour, build and probe, then a line per neighbour
@@ -92,6 +93,11 @@ size = 1G
 rate = 100
 duration = 5s
 CONF
+        if [ -n "${ONLY:-}" ]; then
+                awk -v only=" $ONLY " '/^\[probe / { name = $2; sub(/\]$/, "", name); keep = index(only, " " name " ") > 0 }
+                        /^\[/ && !/^\[probe / { keep = 1 } keep' "$d/benchwatch.conf" > "$d/conf.only" &&
+                        mv "$d/conf.only" "$d/benchwatch.conf"
+        fi
         neighbour_start "$1"
         sleep 2
         BENCHWATCH_PLUGIN_DIR=${PLUG[$2]} "${BIN[$2]}" -c "$d/benchwatch.conf" daemon --print \

@@ -79,6 +79,9 @@ def main():
                 runs, figures, entered = history(os.path.join(d, "state",
                                                               "history-%s.txt" % probe))
                 n_def = deferred(os.path.join(d, "bw.prom"), probe)
+                if not runs and not n_def and not os.path.exists(
+                        os.path.join(d, "state", "history-%s.txt" % probe)):
+                    continue  # not configured (ONLY)
                 done, counted = len(runs), sum(runs.values())
                 due = done + n_def
                 med = judged(figures, probe)
