@@ -1,5 +1,5 @@
 #!/bin/bash
-# faults_judge.sh — the fault campaign's judge (bench/faults/faults.py report)
+# faults_judge.sh — the fault campaign's judge (tests/faults/faults.py report)
 # on a made-up kept directory holding the cases the hour of faults (issue
 # 31) misjudged, against a stand-in Prometheus (tests/integration/lib/
 # faults_judge.py says what each case is).  Checked: a garbage write that
@@ -22,8 +22,8 @@
 # counted) and every verdict as a breach; the judge of 1f9cdfc took db's
 # verdicts for the faults', that of 4312755 disk's.
 . "$top_srcdir/tests/integration/lib/lib.sh"
-PY=$top_srcdir/bench/faults/faults.py
-export FAULTS_DIR=$top_srcdir/bench/faults BENCHWATCH
+PY=$top_srcdir/tests/faults/faults.py
+export FAULTS_DIR=$top_srcdir/tests/faults BENCHWATCH
 python3 "$top_srcdir/tests/integration/lib/faults_judge.py" "$T/kept" > "$T/port" 2> "$T/judge.err" &
 BW_PIDS="$BW_PIDS $!"
 wait_for 30 test -s "$T/port" || fail "the stand-in did not start: $(cat "$T/judge.err")"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# faults_monitor.sh — the fault campaign's orphan watch (bench/faults/faults.py
+# faults_monitor.sh — the fault campaign's orphan watch (tests/faults/faults.py
 # monitor) counts what it should.  The 20-minute campaign counted an orphan
 # that lived 1.02 s while no daemon died: the only probe process then was a
 # stopped one, whose daemon was up all along.  A scan of /proc is not
@@ -13,7 +13,7 @@
 # textfile it wrote, not from its predecessor's (a "state" in the monitor
 # once hid it: the probe process's state letter shadowed the directory).
 . "$top_srcdir/tests/integration/lib/lib.sh"
-PY=$top_srcdir/bench/faults/faults.py
+PY=$top_srcdir/tests/faults/faults.py
 [ -f "$PY" ] || skip "no $PY"
 [ -r "/proc/$$/ns/pid" ] || skip "cannot read /proc/$$/ns/pid"
 cat > "$T/__child" <<'EOF'

@@ -1,7 +1,7 @@
 #!/bin/bash
 # memory_flat.sh — the daemon's memory stays flat through reloads while
 # its receivers are away (RssAnon within 10% of its value after
-# warm-up).  A 20-minute fault campaign (bench/faults/faults.sh) saw RssAnon grow
+# warm-up).  A 20-minute fault campaign (tests/faults/faults.sh) saw RssAnon grow
 # by 16%: each `systemctl reload` starts the sinks' threads anew while the
 # old ones wind down, every new thread took a malloc arena of its own (up
 # to 8 a CPU), and a thread arena's pages stay resident.  Here: a cpu probe

@@ -65,11 +65,11 @@ echo "runs spooled: $held (textfile gauge at the last run), files on disk after 
         fail "$((held - on_disk)) run(s) of the full file system lost with the daemon: $held spooled, $on_disk on disk; $(grep -c 'keeping it in memory' "$T/daemon.log") kept in memory"
 for f in "$MNT"/state/remote-write/*.rw; do
         python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import faults; d = open(sys.argv[2], "rb").read(); sys.exit(1 if faults.check_spool(d) else 0)' \
-                "$top_srcdir/bench/faults" "$f" || fail "torn spool file $f"
+                "$top_srcdir/tests/faults" "$f" || fail "torn spool file $f"
 done
 # the campaign's judge reads them as runs still spooled (faults.py)
 n=$(python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import faults; print(len(faults.spooled_runs(sys.argv[2])))' \
-        "$top_srcdir/bench/faults" "$MNT/state")
+        "$top_srcdir/tests/faults" "$MNT/state")
 [ "$n" = "$on_disk" ] || fail "faults.py spooled_runs read $n runs of $on_disk files"
 # freed, a new daemon sends nothing (nobody listens) but finds every run
 rm -f "$MNT"/fill.*

@@ -1,5 +1,5 @@
 # nspawn_root.sh — the minimal Debian root that tests/integration/nspawn.sh
-# and bench/faults/faults.sh boot with systemd-nspawn (sourced after lib.sh, not
+# and tests/faults/faults.sh boot with systemd-nspawn (sourced after lib.sh, not
 # run).  Built once by debootstrap (about a minute, needs the Debian
 # mirror) and cached under /var/cache/benchwatch-test/nspawn-root between
 # runs; each user gets a private copy of it.

@@ -1,5 +1,5 @@
 /* walljump.c — an LD_PRELOAD library that moves the wall clock of one
- * program (bench/faults/faults.sh: the daemon and its probe processes) and
+ * program (tests/faults/faults.sh: the daemon and its probe processes) and
  * nothing else: CLOCK_REALTIME as clock_gettime(), gettimeofday() and
  * time() see it is offset by the whole seconds in the file $WALLJUMP_FILE
  * (e.g. "+600", "-60"; read at most once a second).
@@ -8,7 +8,7 @@
  * CLOCK_MONOTONIC timers by the fake offset even with
  * FAKETIME_DONT_FAKE_MONOTONIC=1 (Debian's 0.9.10), so an sd-event loop
  * sleeps the offset away: a harness artefact, not what a real clock step
- * does (it never moves CLOCK_MONOTONIC).  Built by bench/faults/faults.sh. */
+ * does (it never moves CLOCK_MONOTONIC).  Built by tests/faults/faults.sh. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdio.h>

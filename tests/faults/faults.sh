@@ -1,5 +1,5 @@
 #!/bin/bash
-# bench/faults/faults.sh — a fault campaign against `benchwatch daemon` under a
+# tests/faults/faults.sh — a fault campaign against `benchwatch daemon` under a
 # real systemd, with invariants checked all along and at the end.
 #
 # Each fault benchwatch handles is tested alone elsewhere; the daemons
@@ -24,13 +24,13 @@
 #   pgw_down     the Pushgateway away for a while
 #   nginx_down, mariadb_down   the probed servers away for a while
 #   reload_good, reload_bad    systemctl reload with a good / broken config
-#   clock_jump   the daemon's wall clock (bench/faults/walljump.c, LD_PRELOAD for
+#   clock_jump   the daemon's wall clock (tests/faults/walljump.c, LD_PRELOAD for
 #                the unit alone; never the machine's) jumps ahead, and back
 #   garbage      bytes of garbage written into a probe's result pipe
 # In a short campaign each kind comes once (in a seeded order) before any
 # repeats; "for a while" is a quarter of the campaign, at most 3 minutes.
 #
-# Checked (bench/faults/faults.py, which also writes the report):
+# Checked (tests/faults/faults.py, which also writes the report):
 #   - continuously (faults.py monitor, 10 times a second, from the host's
 #     /proc): no probe process outlives its daemon by more than 1 s, none
 #     outlives its deadline by more than 1 s; the daemon's RssAnon;
@@ -42,7 +42,7 @@
 #     runs a fault hit are failures; no regression verdict; no watchdog
 #     timeout; after a stop and `benchwatch cleanup`, nothing left behind.
 #
-# Usage: bench/faults/faults.sh [SECONDS [SEED]]    (default 3600 s, seed: random)
+# Usage: tests/faults/faults.sh [SECONDS [SEED]]    (default 3600 s, seed: random)
 #   as root; FAULTS_KEEP=DIR keeps the logs, journal and report in DIR;
 #   FAULTS_KINDS="kind ..." injects those kinds alone (to chase one case).
 # Exit: 0 every invariant held, 1 one broke (the report says which), 77 the

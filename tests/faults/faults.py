@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""faults.py — the checks and the report of bench/faults/faults.sh.
+"""faults.py — the checks and the report of tests/faults/faults.sh.
 
 The campaign script injects the faults; this file judges what they did, so
 that the judging can be read (and rerun on a kept directory) on its own:
@@ -41,7 +41,7 @@ import urllib.request
 MAX_RUN = 30 + 1.5      # the longest probe timeout of the campaign, and slack
 ORPHAN_LIMIT = 1.0      # the promise: gone within a second
 RSS_GROWTH = 0.10
-# the longest probe timeout of the campaign's configuration (bench/faults/faults.sh)
+# the longest probe timeout of the campaign's configuration (tests/faults/faults.sh)
 STOP_DEADLINE_MAX = 30.0
 KINDS = ("kill_child", "kill_daemon", "stop_child", "enospc", "rw_down", "pgw_down",
          "nginx_down", "mariadb_down", "reload_good", "reload_bad", "clock_jump",
@@ -982,7 +982,7 @@ def report(d, state, prom, seed, duration):
     ok = sum(1 for r in results if r[2])
     failed = len(results) - ok
     P = print
-    P("== fault campaign: seed %s, %d s (replay: bench/faults/faults.sh %d %s) ==" % (seed, duration, duration, seed))
+    P("== fault campaign: seed %s, %d s (replay: tests/faults/faults.sh %d %s) ==" % (seed, duration, duration, seed))
     P("faults injected: %d  %s" % (len(faults), "  ".join("%s=%d" % kv for kv in sorted(kinds.items()))))
     if skipped:
         P("faults skipped (nothing to hit): %s" % "  ".join("%s=%d" % kv for kv in sorted(skipped.items())))
