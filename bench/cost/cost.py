@@ -2,7 +2,7 @@
 built-in configuration, the median CPU seconds of a run (WORK/PROBE.R.cpu),
 its cost per hour and share of the host, the run-to-run noise of its main
 figure (robust CV of WORK/PROBE.R.json) and the delay to flag a 15% loss
-that noise implies (bench/detector/detector.sh: 3 runs at <= 3%, 4 at
+that noise implies (lab/detector/detector.sh: 3 runs at <= 3%, 4 at
 <= 6%).  WORK/done lists "probe plugin interval" per line.
 """
 import os, re, statistics as st, sys

@@ -8,7 +8,7 @@
 # system of benchwatch and its probe process) times the probe's runs per
 # hour is its cost.  The run-to-run spread of its main figure (robust
 # coefficient of variation) says how many runs the detector needs to flag
-# a 15% loss: bench/detector/detector.sh finds a 15% step flagged in a median of 3
+# a 15% loss: lab/detector/detector.sh finds a 15% step flagged in a median of 3
 # runs at 3% noise and 4 runs at 6% (Gaussian), so the delay is that many
 # runs times the interval (plus up to one interval before the first bad
 # run).  Printed: per probe and in all, CPU seconds per hour, the share of

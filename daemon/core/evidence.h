@@ -128,7 +128,7 @@ const char *evidence_host_nvme(const struct evidence_host *h, size_t i);     /* 
 size_t evidence_host_n_cgroup_levels(const struct evidence_host *h);
 /* The files a snapshot reads (and of them, kept open), beside an NVMe
  * admin command per controller and a kernel log poll: the cost of a
- * snapshot grows with them (bench/cost/evidence-cost.sh). */
+ * snapshot grows with them (lab/cost/evidence-cost.sh). */
 size_t evidence_host_n_files(const struct evidence_host *h, size_t *ret_kept);
 /* The kernel log's next sequence number, to keep across restarts. */
 uint64_t evidence_host_kmsg_seq(const struct evidence_host *h);

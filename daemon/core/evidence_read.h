@@ -7,7 +7,7 @@
  *
  * A snapshot reads the same few hundred files around every run, and on
  * sysfs opening and closing a file costs about three times reading it
- * (bench/cost/evidence-cost.sh), so a file is kept open (O_CLOEXEC: the
+ * (lab/cost/evidence-cost.sh), so a file is kept open (O_CLOEXEC: the
  * probe never inherits it) and read again from offset 0, where sysfs,
  * procfs and cgroupfs show it afresh.  A read that fails reopens the file
  * once (a cgroup recreated, a device back), so a kept descriptor never

@@ -22,7 +22,7 @@
  * regression): by default ([regression] judge = wall_clock) the CPU-time
  * one; with judge = cpu_time (detector_config.judge_cpu_time) the
  * wall-clock one.  The CPU-time figure is by far the steadier beside a
- * neighbour (bench/cost/contention.sh measures both), but a CPU quota on the
+ * neighbour (lab/cost/contention.sh measures both), but a CPU quota on the
  * daemon, by design, does not lower it either: the wall-clock one sees it.
  * Not tracked: counters, benchwatch_probe_*, benchwatch_baseline* and
  * benchwatch_regression*, gauges with no clear "worse" (error counts,

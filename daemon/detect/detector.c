@@ -28,7 +28,7 @@
                               reference's autocorrelation: a long-run noise
                               learnt from correlated runs is less sure, and
                               one too low makes a sum of false alarms
-                              (bench/detector/detector.sh: without it, AR(1)
+                              (lab/detector/detector.sh: without it, AR(1)
                               0.5 at 6% gave 1.4 in 10,000 runs) */
 
 void detector_config_default(struct detector_config *c)
@@ -165,7 +165,7 @@ static void reference_of(const double *v, size_t n, struct detector_reference *r
          * leaves the runs' common swings in the evidence (false alarms),
          * one too high only costs power, so a correlation the runs show
          * clearly (two errors above 0) is taken 3/8 of an error higher
-         * (bench/detector/detector.sh: at 1/4 the AR(1) false alarms went over 1 in
+         * (lab/detector/detector.sh: at 1/4 the AR(1) false alarms went over 1 in
          * 10,000 runs, at 1/2 the detection fell below 0.9 of the oracle's).  Fewer
          * than RHO_MIN_RUNS runs take only a clear one; a flat series
          * (noise at the floor) has none to speak of. */

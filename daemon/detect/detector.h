@@ -49,7 +49,7 @@
  * in noise units, its level raised for a correlated reference, whose
  * long-run noise is less sure.  Each run is weighed by how far the
  * decline has gone by then, so a 0.5%-a-run drift is flagged before a
- * step rule has seen a step (bench/detector/detector.sh prints the best
+ * step rule has seen a step (lab/detector/detector.sh prints the best
  * share any detector can reach, beside it).  A
  * regression is entered when either CUSUM reaches its alarm level or D
  * reaches `drift_alarm`, AND the recent level is worse than the reference

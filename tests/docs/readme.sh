@@ -1,9 +1,10 @@
 #!/bin/sh
 # readme.sh — the README stays what a user reads first, and the docs it
 # points to stay true to the tree: README.md is at most 150 lines; every
-# path under bench/, docs/, tests/, conf/, daemon/, plugins/, tools/,
-# units/ or man/ that README.md or docs/*.md names exists; the docs that
-# carry the README's figures open with the commands that reproduce them;
+# path under bench/, lab/, docs/, tests/, conf/, daemon/, plugins/,
+# tools/, units/ or man/ that README.md, docs/*.md or lab/README.md names
+# exists; the docs that carry the README's figures open with the commands
+# that reproduce them;
 # and .ci/run still finds the README's test command (Quick start,
 # command 2), which CI runs.
 top=${top_srcdir:-$(dirname "$0")/../..}
@@ -20,16 +21,16 @@ n=$(wc -l < "$readme")
 # Paths named in the README and the docs: a word starting with one of the
 # tree's top folders (not inside /usr/share/... or a URL), its trailing
 # punctuation dropped; globs and placeholders are not checked.
-for f in "$readme" "$top"/docs/*.md; do
+for f in "$readme" "$top"/docs/*.md "$top/lab/README.md"; do
         [ -f "$f" ] || continue
-        grep -oE '(^|[^A-Za-z0-9_./<-])(bench|docs|tests|conf|daemon|plugins|tools|units|man)/[A-Za-z0-9_./-]*' "$f" |
+        grep -oE '(^|[^A-Za-z0-9_./<-])(bench|lab|docs|tests|conf|daemon|plugins|tools|units|man)/[A-Za-z0-9_./-]*' "$f" |
                 sed 's/^[^a-z]//; s/[.,:;]*$//' | sort -u |
                 while read -r p; do
                         case $p in *'*'*|*'<'*) continue ;; esac
                         [ -e "$top/$p" ] || echo "$p"
                 done > "$T/missing"
         while read -r p; do
-                fail "$(basename "$f") names $p, which is not in the tree"
+                fail "${f#"$top"/} names $p, which is not in the tree"
         done < "$T/missing"
 done
 

@@ -8,7 +8,7 @@
  * minimum effect and runs that are not counted must not; accept, import
  * and verify do what `baseline accept|import` and `benchwatch verify`
  * promise.  (The statistical targets over thousands of series are measured
- * by bench/detector/detector.sh, not here.) */
+ * by lab/detector/detector.sh, not here.) */
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
@@ -344,7 +344,7 @@ static void test_drift(void)
 
 /* A decline of 0.5% a run at 6% noise, with 2% of the runs outliers at
  * x0.5-0.8 (a disturbed run is slower), in 40 series: the drift test
- * flags most before -12% (bench/detector/detector.sh: 0.87 of them, here
+ * flags most before -12% (lab/detector/detector.sh: 0.87 of them, here
  * 36 of 40; the drift test before, a fit of any slope against a
  * winsorised level, which the outliers pulled towards them, flagged 0.72,
  * here 29 of 40). */

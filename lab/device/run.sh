@@ -1,0 +1,60 @@
+#!/bin/bash
+# lab/device/run.sh — the measurements owed to the GPU host (16 CPUs, an
+# H200, Ubuntu 24.04, no package repositories), as one prepared script:
+# the device machine's time is short (15 minutes a session, start-up
+# included), so each part is bounded and writes under $OUT as it goes.
+#   busy     the built-in probes beside busy loops on 0, 4, 8, 12 and 15 of
+#            16 CPUs (bench/cost/busy-host.sh, BUSY_SECONDS a phase, 45):
+#            runs done and counted, figures against alone (issue 43)
+#   compare  the classic tools side by side where they were carried
+#            (bench/compare/all.sh, the cpu, memory and disk rows; issue 45)
+#   gpu      the gpu plugin beside PyTorch and a GPU neighbour
+#            (lab/gpu/device.sh; issue 46)
+# Prepare on the build host, from the root of a built tree:
+#   lab/device/run.sh --collect    the libraries the GPU host lacks (ldd
+#                                  of benchwatch, its plugins, sysbench,
+#                                  fio, stress-ng) into .device-libs/, the
+#                                  tools into .device-bin/
+# then carry the tree with .device-libs and .device-bin, and run there
+#   lab/device/run.sh [busy] [compare] [gpu]     (default: all three)
+set -u
+top=$(pwd)
+[ -x "$top/benchwatch" ] || { echo "run.sh: run from the root of a built tree" >&2; exit 2; }
+TOOLS="sysbench fio stress-ng"
+if [ "${1:-}" = --collect ]; then
+        mkdir -p "$top/.device-libs" "$top/.device-bin"
+        for t in $TOOLS; do cp -L "$(command -v "$t")" "$top/.device-bin/" || exit 1; done
+        ldd "$top/benchwatch" "$top"/plugins/.libs/*.so "$top"/.device-bin/* |
+                awk '/=> \// { print $3 }' | sort -u |
+                grep -Ev '/(libc|libm|libdl|librt|libpthread|libresolv|ld-linux[^/]*|libgcc_s|libstdc\+\+)\.so' |
+                while read -r lib; do cp -L "$lib" "$top/.device-libs/"; done
+        du -sh "$top/.device-libs" "$top/.device-bin"
+        exit 0
+fi
+OUT=${OUT:-$top/device-out}
+mkdir -p "$OUT"
+exec > >(tee -a "$OUT/run.log") 2>&1
+export LD_LIBRARY_PATH=$top/.device-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export PATH=$top/.device-bin:$PATH
+export BENCHWATCH_PLUGIN_DIR=$top/plugins/.libs
+PARTS=${*:-busy compare gpu}
+echo "== $(date -u +%FT%TZ) $(hostname): $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
+for part in $PARTS; do
+        case $part in
+        busy)
+                WORK=$OUT/busy BENCH_DIR=$OUT timeout 600 bench/cost/busy-host.sh \
+                        "${BUSY_SECONDS:-45}" none busy4 busy8 busy12 busy15 > "$OUT/busy.txt" 2>&1
+                cat "$OUT/busy.txt" ;;
+        compare)
+                if [ -x bench/compare/all.sh ]; then
+                        ONLY="cpu memory disk" timeout 400 bench/compare/all.sh 7 > "$OUT/compare.txt" 2>&1
+                        cat "$OUT/compare.txt"
+                else
+                        echo "compare: no bench/compare/all.sh in this tree"
+                fi ;;
+        gpu)
+                OUT=$OUT/gpu timeout 500 lab/gpu/device.sh 7 ;;
+        *) echo "run.sh: unknown part '$part' (busy, compare, gpu)" ;;
+        esac
+done
+echo "== done $(date -u +%FT%TZ)"
