@@ -5,7 +5,7 @@
 
 /* 1-second runs for cpu, threads and memory latency: in 30 interleaved runs
  * of each their figures' noise at 1 s was no worse than at 2 s, for half the
- * CPU (lab/cost/durations.sh, docs/cost.md), so the intervals, and with
+ * CPU (lab/cost/durations.sh, docs/reports/cost.md), so the intervals, and with
  * them the delays to a verdict, stay.  The DRAM run stays at 2 s: most of
  * its CPU is the first touch of its arrays (2.1 CPU s at 1 s, 2.3 at 2 s)
  * and its noise rose at 1 s. */

@@ -7,7 +7,7 @@
  * more times within a pass and leaves others out: a cache that holds part
  * of the file (the host's page cache under a virtual disk, a controller's
  * or a SAN's cache) then serves more of the reads, and the IOPS are more
- * than the device gives fio (measured: docs/benchmarks.md).
+ * than the device gives fio (measured: docs/reports/benchmarks.md).
  *
  * A pass is a keyed bijection of the smallest power-of-two range that holds
  * the blocks (an add, then multiply and xor-shift rounds, each invertible

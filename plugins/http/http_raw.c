@@ -21,7 +21,7 @@
  * client sleep 0.97 times a request against one nginx worker at
  * concurrency 50 on a 2-vCPU guest, nginx spent 24 µs of CPU a request
  * against 18-21 µs with wrk, and the client got 0.79x wrk's requests/s
- * (docs/benchmarks.md). */
+ * (docs/reports/benchmarks.md). */
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>

@@ -48,7 +48,7 @@ void memory_release(void *p, size_t len, double seconds, double deadline,
 
 /* Twice STREAM's rule of 4x the caches: a VM's sysfs may show less cache
  * than its vCPUs hit (on the development VM, 32 MiB shown, and triad over
- * arrays of 4x that ran 2.4x faster than over 8x: docs/impact.md).  Every
+ * arrays of 4x that ran 2.4x faster than over 8x: docs/reports/impact.md).  Every
  * byte the run touches is a page the kernel hands out and, on a VM with
  * free page reporting, the hypervisor takes back after the run and faults
  * in again at the next (760 MiB an 8x run here); `release` spreads that.

@@ -2,7 +2,8 @@
 # readme.sh — the README stays what a user reads first, and the docs it
 # points to stay true to the tree: README.md is at most 150 lines; every
 # path under bench/, lab/, docs/, tests/, conf/, daemon/, plugins/,
-# tools/, units/ or man/ that README.md, docs/*.md or lab/README.md names
+# tools/, units/ or man/ that README.md, docs/*.md, docs/reports/*.md or
+# lab/README.md names
 # exists; the docs that carry the README's figures open with the commands
 # that reproduce them;
 # and .ci/run still finds the README's test command (Quick start,
@@ -21,7 +22,7 @@ n=$(wc -l < "$readme")
 # Paths named in the README and the docs: a word starting with one of the
 # tree's top folders (not inside /usr/share/... or a URL), its trailing
 # punctuation dropped; globs and placeholders are not checked.
-for f in "$readme" "$top"/docs/*.md "$top/lab/README.md"; do
+for f in "$readme" "$top"/docs/*.md "$top"/docs/reports/*.md "$top/lab/README.md"; do
         [ -f "$f" ] || continue
         grep -oE '(^|[^A-Za-z0-9_./<-])(bench|lab|docs|tests|conf|daemon|plugins|tools|units|man)/[A-Za-z0-9_./-]*' "$f" |
                 sed 's/^[^a-z]//; s/[.,:;]*$//' | sort -u |
@@ -57,14 +58,15 @@ done < "$T/layout"
 # Each doc with figures opens with its commands: an indented block before
 # any other paragraph below its title.
 for d in cost detection benchmarks; do
-        f="$top/docs/$d.md"
-        [ -f "$f" ] || { fail "docs/$d.md is missing (README points to it)"; continue; }
+        f="$top/docs/reports/$d.md"
+        [ -f "$f" ] || { fail "docs/reports/$d.md is missing (README points to it)"; continue; }
         first=$(sed -n '2,$p' "$f" | grep -v '^$' | head -n 1)
         case $first in
         "    "*) ;;
-        *) fail "docs/$d.md does not open with the command that reproduces it: '$first'" ;;
+        *) fail "docs/reports/$d.md does not open with the command that reproduces it: '$first'" ;;
         esac
-        grep -q "docs/$d.md" "$readme" || fail "README.md does not point to docs/$d.md"
+        grep -q "docs/reports/$d.md" "$readme" ||
+                fail "README.md does not point to docs/reports/$d.md"
 done
 
 # .ci/run's extraction of command 2, as .ci/run does it.

@@ -736,7 +736,7 @@ static void test_builtin(void)
         /* The CPU-bound probes burn their whole run, so their seconds of
          * run an hour are the built-in configuration's cost: at most 0.25%
          * of a 2-core host, 18 CPU s an hour (bench/cost/cost.sh,
-         * docs/cost.md), at the intervals the delays are quoted for. */
+         * docs/reports/cost.md), at the intervals the delays are quoted for. */
         double burn = 0;
         for (size_t i = 0; i < cfg->n_probes; i++) {
                 const struct probe_cfg *p = &cfg->probes[i];
