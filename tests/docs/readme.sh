@@ -6,9 +6,10 @@
 # lab/README.md names
 # exists; the docs that carry the README's figures open with the commands
 # that reproduce them;
-# and .ci/run still finds the README's test command (Quick start,
-# command 2), which CI runs.
+# and .ci/run still finds the README's test command (Testing), which CI
+# runs.
 top=${top_srcdir:-$(dirname "$0")/../..}
+build=${top_builddir:-$top}
 readme="$top/README.md"
 [ -f "$readme" ] || { echo "SKIP: no README.md in $top"; exit 77; }
 rc=0
@@ -21,14 +22,15 @@ n=$(wc -l < "$readme")
 
 # Paths named in the README and the docs: a word starting with one of the
 # tree's top folders (not inside /usr/share/... or a URL), its trailing
-# punctuation dropped; globs and placeholders are not checked.
+# punctuation dropped, in the source or the build tree (a test program, a
+# fixture the build makes); globs and placeholders are not checked.
 for f in "$readme" "$top"/docs/*.md "$top"/docs/reports/*.md "$top/lab/README.md"; do
         [ -f "$f" ] || continue
         grep -oE '(^|[^A-Za-z0-9_./<-])(bench|lab|docs|tests|conf|daemon|plugins|tools|units|man)/[A-Za-z0-9_./-]*' "$f" |
                 sed 's/^[^a-z]//; s/[.,:;]*$//' | sort -u |
                 while read -r p; do
                         case $p in *'*'*|*'<'*) continue ;; esac
-                        [ -e "$top/$p" ] || echo "$p"
+                        [ -e "$top/$p" ] || [ -e "$build/$p" ] || echo "$p"
                 done > "$T/missing"
         while read -r p; do
                 fail "${f#"$top"/} names $p, which is not in the tree"
@@ -69,7 +71,7 @@ for d in cost detection benchmarks; do
                 fail "README.md does not point to docs/reports/$d.md"
 done
 
-# .ci/run's extraction of command 2, as .ci/run does it.
+# .ci/run's extraction of the test command, as .ci/run does it.
 cmd=$(sed -n 's/^    sudo \(tools\/install-deps.*make -j2 && make check.*\)$/\1/p' "$readme" | head -n 1)
 [ -n "$cmd" ] || fail "README.md has no test command .ci/run can find"
 case $cmd in
