@@ -1,6 +1,7 @@
 #!/bin/sh
 # readme.sh — the README stays what a user reads first, and the docs it
-# points to stay true to the tree: README.md is at most 150 lines; every
+# points to stay true to the tree: README.md is at most 150 lines of at
+# most 100 columns (characters: a UTF-8 sequence counts once); every
 # path under bench/, lab/, docs/, tests/, conf/, daemon/, plugins/,
 # tools/, units/ or man/ that README.md, docs/*.md, docs/reports/*.md or
 # lab/README.md names
@@ -19,6 +20,11 @@ trap 'rm -rf "$T"' EXIT
 
 n=$(wc -l < "$readme")
 [ "$n" -le 150 ] || fail "README.md has $n lines, more than 150"
+LC_ALL=C awk '{ s = $0; gsub(/[\200-\277]/, "", s) }
+        length(s) > 100 { print FNR ": " length(s) }' "$readme" > "$T/wide"
+while read -r w; do
+        fail "README.md line ${w%%:*} is ${w#*: } columns wide, more than 100"
+done < "$T/wide"
 
 # Paths named in the README and the docs: a word starting with one of the
 # tree's top folders (not inside /usr/share/... or a URL), its trailing
@@ -78,5 +84,5 @@ case $cmd in
 *--build-only*) fail "the first command .ci/run finds is the build-only one: $cmd" ;;
 esac
 
-[ "$rc" -eq 0 ] && echo "PASS: README.md $n lines, every path it and docs/ name exists"
+[ "$rc" -eq 0 ] && echo "PASS: README.md $n lines, none over 100 columns; every path named exists"
 exit $rc
