@@ -533,7 +533,7 @@ say "every figure that fired during the slowdown:"
 hook --all --since "$t_slow" --status firing --name BenchwatchRegression |
         python3 -c 'import json, sys
 for l in sys.stdin:
-    print("   ", json.loads(l)["annotations"]["summary"])'
+        print("   ", json.loads(l)["annotations"]["summary"])'
 # The other figures recover on their own evidence; a latency quantile may
 # stay worse than its reference for a while on a busy host.  Said, not
 # failed: the test is about the cpu figure's episode.
