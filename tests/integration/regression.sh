@@ -120,8 +120,8 @@ quota 15000
 start_daemon
 wait_for 90 regression_is 1 || fail "no regression after throttling: $(tail -5 "$T/daemon.err")"
 # the verdict line: the probe's worst figure, its change and interval, the
-# reference, and the cause with its evidence
-grep -q "probe 'cpu': cpu .* [−-][0-9.]*% (95% CI [^)]*) since [0-9:]*, against the reference of 8 runs learnt .*; cause: [^,]*, " \
+# reference, and the cause (the quota) with its evidence
+grep -q "probe 'cpu': cpu .* [−+-][0-9.]*% (95% CI [^)]*) since [0-9:]*, against the reference of 8 runs learnt .*; cause: CPU quota, " \
         "$T/daemon.err" || fail "no verdict line with the change and its cause: $(grep "probe 'cpu'" "$T/daemon.err")"
 change=$(prom 'benchwatch_regression_change_ratio{' "$EPS")
 python3 -c "import sys; sys.exit(0 if $change < -0.5 else 1)" || fail "change $change not < -0.5"
