@@ -118,7 +118,7 @@ json "$T/v0.json" 'all(x["runs"] >= 3 and x["change_low"] <= x["change"] <= x["c
 # slow every probe process down to 15% of one CPU
 quota 15000
 start_daemon
-wait_for 90 regression_is 1 || fail "no regression after throttling: $(tail -5 "$T/daemon.err")"
+wait_quietly 90 regression_is 1 || fail "no regression after throttling: $(tail -5 "$T/daemon.err")"
 # the verdict line: the probe's worst figure, its change and interval, the
 # reference, and the cause (the quota) with its evidence
 grep -q "probe 'cpu': cpu .* [−+-][0-9.]*% (95% CI [^)]*) since [0-9:]*, against the reference of 8 runs learnt .*; cause: CPU quota, " \
@@ -134,7 +134,7 @@ grep -q "^cpu: FAIL after [3-8] run(s).*vs the reference of" "$T/err" || fail "v
 # lift the throttle: the verdict and verify recover
 quota -1
 start_daemon
-wait_for 90 regression_is 0 || fail "no recovery after the throttle was lifted"
+wait_quietly 90 regression_is 0 || fail "no recovery after the throttle was lifted"
 grep -q "benchwatch_cpu_events_per_second.*recovered from its regression" "$T/daemon.err" || fail "no recovery logged"
 stop_daemon
 verify_passes "$T/v2.out" 2> "$T/err" || fail "verify after recovery: $(cat "$T/v2.out" "$T/err")"
@@ -146,7 +146,7 @@ verify_passes "$T/v2.out" 2> "$T/err" || fail "verify after recovery: $(cat "$T/
 echo 10000 > "$grp/cpu.cfs_period_us"
 quota 5000
 start_daemon
-wait_for 90 regression_is 1 || fail "no regression at half a CPU"
+wait_quietly 90 regression_is 1 || fail "no regression at half a CPU"
 n0=$(runs_done)
 wait_for 90 sh -c "[ \$(grep -c cpu '$T/daemon.out') -ge $((n0 + 16)) ]" || fail "the daemon stopped running"
 stop_daemon
@@ -161,13 +161,13 @@ grep -q "new reference" "$T/accept" && grep "benchwatch_cpu_events_per_second" "
 rate_alarms() { grep -c "benchwatch_cpu_events_per_second{[^}]*} entered a regression" "$T/daemon.err"; }
 before=$(rate_alarms)
 start_daemon
-wait_for 60 regression_is 0 || fail "still in regression after accept"
+wait_quietly 60 regression_is 0 || fail "still in regression after accept"
 n0=$(runs_done)
 wait_for 60 sh -c "[ \$(grep -c cpu '$T/daemon.out') -ge $((n0 + 8)) ]" || fail "the daemon stopped running"
 [ "$(rate_alarms)" = "$before" ] ||
         fail "alarm at the accepted level: $(grep "entered a regression" "$T/daemon.err" | tail -n 3)"
 quota 2000
-wait_for 90 regression_is 1 || fail "a further step after accept was not caught"
+wait_quietly 90 regression_is 1 || fail "a further step after accept was not caught"
 stop_daemon
 quota -1
 echo 100000 > "$grp/cpu.cfs_period_us"

@@ -60,7 +60,7 @@ grep -Eq '^cpu +never +- +0/0 +0/5 +learning' "$T/out" || fail "status before an
 
 # Learning: stopped after two counted runs or more, fewer than five.
 start_daemon
-wait_for 60 held_at_least cpu 2 || fail "no 2 runs in 60s: $(tail -3 "$T/daemon.err")"
+wait_quietly 60 held_at_least cpu 2 || fail "no 2 runs in 60s: $(tail -3 "$T/daemon.err")"
 stop_daemon
 status --format=json > "$T/s.json" || fail "status while learning: exit $?"
 held=$(history_counted)
@@ -82,7 +82,7 @@ grep -q "daemon: NOT RUNNING" "$T/out" || fail "stopped daemon not said: $(cat "
 
 # Pinned: a verdict, the reference's date, the next run; exit 0.
 start_daemon
-wait_for 60 held_at_least cpu 5 || fail "no reference after 60s: $(tail -3 "$T/daemon.err")"
+wait_quietly 60 held_at_least cpu 5 || fail "no reference after 60s: $(tail -3 "$T/daemon.err")"
 sleep 0.5
 status --format=json > "$T/s.json"; rc=$?
 [ $rc = 0 ] || fail "status with a reference: exit $rc: $(cat "$T/s.json")"

@@ -42,7 +42,7 @@ held_at_least() { local h; h=$(held); [ -n "$h" ] && [ "$h" -ge "$1" ]; }
 "$BENCHWATCH" -c "$T/bw.conf" daemon >> "$T/daemon.out" 2>> "$T/daemon.err" &
 dpid=$!
 BW_PIDS="$dpid"
-wait_for 60 held_at_least 4 || fail "no benchwatch_baseline_runs after 60s: $(tail -3 "$T/daemon.err")"
+wait_quietly 60 held_at_least 4 || fail "no benchwatch_baseline_runs after 60s: $(tail -3 "$T/daemon.err")"
 kill "$dpid"; wait "$dpid"; BW_PIDS=""
 # while learning: the runs held, when the first verdict is due, no verdict
 n=$(held)
@@ -62,7 +62,7 @@ grep -q "no verdict possible yet for 1 of 1 probe" "$T/out" || fail "verify summ
 "$BENCHWATCH" -c "$T/bw.conf" daemon >> "$T/daemon.out" 2>> "$T/daemon.err" &
 dpid=$!
 BW_PIDS="$dpid"
-wait_for 60 held_at_least 12 || fail "fewer than 12 runs after 60s: $(tail -3 "$T/daemon.err")"
+wait_quietly 60 held_at_least 12 || fail "fewer than 12 runs after 60s: $(tail -3 "$T/daemon.err")"
 kill "$dpid"; wait "$dpid"; BW_PIDS=""
 grep -q "its reference holds 10 counted runs: verdicts from now on" "$T/daemon.err" ||
         fail "the journal did not say verdicts begin"
@@ -106,7 +106,7 @@ if [ $rc = 0 ]; then
         "$BENCHWATCH" -c "$T/bw.conf" daemon >> "$T/daemon.out" 2>> "$T/daemon.err" &
         dpid=$!
         BW_PIDS="$dpid"
-        wait_for 60 held_at_least 12 || fail "fewer than 12 runs after 60s, again"
+        wait_quietly 60 held_at_least 12 || fail "fewer than 12 runs after 60s, again"
         kill "$dpid"; wait "$dpid"; BW_PIDS=""
         at_40
 fi
