@@ -47,7 +47,8 @@ for part in $PARTS; do
                 cat "$OUT/busy.txt" ;;
         compare)
                 if [ -x bench/compare/all.sh ]; then
-                        ONLY="cpu memory disk" timeout 400 bench/compare/all.sh 7 > "$OUT/compare.txt" 2>&1
+                        BENCHWATCH=$top/benchwatch ROWS="cpu memory disk" timeout 400 \
+                                bench/compare/all.sh 7 > "$OUT/compare.txt" 2>&1
                         cat "$OUT/compare.txt"
                 else
                         echo "compare: no bench/compare/all.sh in this tree"
