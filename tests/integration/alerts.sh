@@ -498,8 +498,8 @@ runbook=$(field "$T/fired" 'a["annotations"]["runbook"]')
 echo "  summary: $summary"
 echo "  runbook: $runbook"
 case $summary in
-"$NE_TARGET: benchwatch_cpu_events_per_second of probe cpu regressed: -"*"% vs its reference") ;;
-*) fail "summary does not name host, metric, probe and change: $summary" ;;
+"$NE_TARGET: benchwatch_cpu_events_per_second of probe cpu regressed: -"*"% vs its reference (cause: cpu_quota)") ;;
+*) fail "summary does not name host, metric, probe, change and cause: $summary" ;;
 esac
 # 15% of a CPU: the change is far beyond -50%, and it is the daemon's own
 pct=$(echo "$summary" | sed -E 's/.*regressed: (-[0-9.]+)%.*/\1/')
