@@ -425,6 +425,20 @@ static int no_room(struct scheduler *s, const struct slot *slot, char **ret_why)
         return *ret_why ? 1 : -ENOMEM;
 }
 
+/* 1 and *ret_why when others waited for a CPU more than max_psi_cpu of
+ * the look (PSI "some", no probe running).  The look stands in for the
+ * kernel's 10-second average, which at short intervals holds the probe's
+ * own last run: a probe beside a busy CPU would defer itself. */
+static int pressed(const struct scheduler *s, char **ret_why)
+{
+        double limit = daemon_opt(s, CFG_D_MAX_PSI_CPU);
+        if (!(limit > 0) || !(100 * s->look_cpu_wait > limit))
+                return 0;
+        *ret_why = str_printf("cpu pressure %.1f%% > %g%% while the daemon looked",
+                              100 * s->look_cpu_wait, limit);
+        return *ret_why ? 1 : -ENOMEM;
+}
+
 /* After the look's samples, whether the run would yield at once or has no
  * room decides: deferred, or started (also when the host cannot be read: a
  * host we cannot watch does not stop it). */
@@ -441,6 +455,8 @@ static int on_look(sd_event_source *src, uint64_t usec, void *userdata)
         struct slot *slot = find_slot(s, s->look_name);
         if (r == 0 && slot && (r = no_room(s, slot, &why)) > 0)
                 reason = reason_names[REASON_ROOM];
+        if (r == 0 && slot && (r = pressed(s, &why)) > 0)
+                reason = reason_names[REASON_CPU];
         end_look(s);
         /* a reload meanwhile may have removed or rescheduled the probe */
         if (slot && slot->next <= now_mono() + 0.001) {
@@ -482,13 +498,16 @@ static int begin_look(struct scheduler *s, const struct slot *slot, const struct
         return r;
 }
 
-/* The due slot runs unless the host is busy now or in the look. */
+/* The due slot runs unless the host is busy now or in the look; where
+ * there is a look, CPU pressure is judged over it (pressed()). */
 static void run_or_defer(struct scheduler *s, struct slot *slot)
 {
         const struct probe_cfg *pc = conf_find_probe(s->cfg, slot->name);
+        struct yield_limits yl;
+        runspec_yield_limits(s->cfg, false, &yl);
         const struct busy_limits lim = {
                 .max_load = daemon_opt(s, CFG_D_MAX_LOAD),
-                .max_psi_cpu = daemon_opt(s, CFG_D_MAX_PSI_CPU),
+                .max_psi_cpu = yield_limits_any(&yl) ? 0 : daemon_opt(s, CFG_D_MAX_PSI_CPU),
                 .max_psi_io = daemon_opt(s, CFG_D_MAX_PSI_IO),
                 .max_psi_memory = daemon_opt(s, CFG_D_MAX_PSI_MEMORY),
         };
