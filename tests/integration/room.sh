@@ -44,7 +44,7 @@ neighbour_start busy1
 dpid=$!
 BW_PIDS="$dpid"
 enough() { [ "$(counted)" -ge 6 ]; }
-wait_for 40 enough || {
+wait_quietly 40 enough || {
         grep -q "cpu pressure" "$T/err" && skip "the host is busy by itself: $(grep -m1 'cpu pressure' "$T/err")"
         fail "beside a busy loop on CPU $((NCPU - 1)): $(counted) runs counted, $(uncounted) not: $(grep -E 'deferred|not counted' "$T/err" | tail -3)"
 }
