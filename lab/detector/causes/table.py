@@ -61,8 +61,10 @@ def main(path):
             out.append("| %s | - | %s | no result (%s) | - | NO | |" % (
                 cell(label), cell(" or ".join(want)), cell(str(e))))
             continue
+        if host == "1" and not any(p["entered"] for p in probes):
+            missed += 1  # a whole-host injection none of whose probes entered
         for p in probes:
-            ok = "-"
+            ok = "-" if host != "1" or any(q["entered"] for q in probes) else "NO (no verdict)"
             if p["entered"]:
                 verdicts += 1
                 component = host == "1" and "component" in p["labels"]
@@ -79,13 +81,15 @@ def main(path):
                 cell(label), cell(p["probe"]), cell(" or ".join(want)), cell(verdict_of(p)),
                 cell(named_of(p)), ok, cell(p["sentence"])))
     print("\n".join(out))
-    share = right / verdicts if verdicts else 0
+    # an injection without a verdict is a wrong answer too
+    share = right / (verdicts + missed) if verdicts + missed else 0
     met = verdicts > 0 and share >= 0.9 and host_as_component == 0 and unsaid == 0
     print()
-    print("right: %d of %d verdicts (%.0f%%, target >= 90%%); whole-host injections named as a "
+    print("right: %d of %d verdicts and injections without one (%.0f%%, target >= 90%%); "
+          "whole-host injections named as a "
           "component: %d (target 0); causes named without their evidence: %d (target 0); "
           "injections without a verdict: %d; not producible here: %d — %s" % (
-              right, verdicts, 100 * share, host_as_component, unsaid, missed, absent,
+              right, verdicts + missed, 100 * share, host_as_component, unsaid, missed, absent,
               "met" if met else "MISSED"))
     return 0 if met else 1
 
