@@ -29,7 +29,7 @@ struct fake_metric {
 struct fakehost {
         struct bw_host host;
         struct fake_metric *metrics;
-        size_t n_metrics;
+        size_t n_metrics, cap_metrics; /* cap: allocated, grown by doubling */
         char *error;          /* first h->fail() message, or NULL */
         int fail_code;
         uint64_t progress;    /* sum of h->progress() */
