@@ -2,7 +2,7 @@
 # Nothing left running, nothing left behind: when the daemon (or
 # `benchwatch run`) dies in the middle of a run — kill -9 or a normal
 # SIGTERM stop — its `benchwatch __child` is gone within a second (3 s while it
-# writes a test file, whose pages the kernel frees as it exits) and no
+# writes a test file: one killed then was seen still exiting after 1 s) and no
 # half-made test file stays in the cache directory.  Cases: a disk probe
 # preparing a large test file, and a cpu probe in the middle of a long run.
 # (Outside systemd: no unit's control group would clean up after us.)
@@ -52,9 +52,9 @@ start_bg() {
 
 # kill_and_check SIGNAL WHAT [BOUND]: SIGNAL to $parent, then within
 # BOUND seconds (1) the probe process is gone and the cache directory
-# holds nothing.  A probe killed while it writes its unnamed test file
-# frees that file's dirty pages on its way out, in the kernel (state R,
-# the signal already taken): up to gigabytes on a slow disk, so 3 s there.
+# holds nothing.  A probe killed while it writes its unnamed test file was
+# seen still exiting (state R) a second later on a slow disk, most likely
+# the kernel freeing the file's dirty pages: 3 s there.
 kill_and_check() {
         local t0 t1 bound=${3:-1}
         t0=$(date +%s.%N)
