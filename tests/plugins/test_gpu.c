@@ -186,6 +186,12 @@ static void test_formulas(void)
         CHECK(gpu_gemm_wmma_shape_error(128, 256, 48) != NULL);
 }
 
+#ifdef __SANITIZE_ADDRESS__
+#define RUN_SLACK 2.0
+#else
+#define RUN_SLACK 0.4
+#endif
+
 static void test_figures(void)
 {
         struct fakehost fh;
@@ -195,8 +201,11 @@ static void test_figures(void)
                                       "FAKEGPU_PCIE=4,8", "FAKEGPU_PCIE_MAX=5,16"),
                   PARAMS(SMALL, "gpu=0")) == 0);
         CHECK(fh.error == NULL);
-        /* duration=2s is the whole run's */
-        CHECK(now_mono() - t0 < 2.4);
+        /* duration=2s is the whole run's (under ASan the fake's own
+         * host-side copies are several times slower: more slack there) */
+        double took = now_mono() - t0;
+        printf("  the run took %.2f s of its 2 s\n", took);
+        CHECK(took < 2 + RUN_SLACK);
         /* the model's rates: 2 arrays a copy, 3 a triad, 2mnk a GEMM */
         CHECK_NEAR(value(&fh, "memory_copy_bytes_per_second", "gpu=0"), 1e10, 1e-6);
         CHECK_NEAR(value(&fh, "memory_triad_bytes_per_second", "gpu=0"), 1.2e10, 1e-6);
