@@ -227,10 +227,19 @@ static void test_textfile(const char *tmp)
         struct stat st;
         EXPECT(stat(path, &st) == 0 && (st.st_mode & 07777) == 0644);
         EXPECT(count_entries(dir) == 1); /* no temporary file left */
-        /* what the textfile reported of itself, as the set collected it */
+        /* what the textfile reported of itself, as the set collected it:
+         * the worker reports after the rename the test may already have
+         * seen, so wait (bounded) for the report */
         struct sink_health_entry *e = NULL;
         size_t n = 0;
-        EXPECT(sink_health_entries(sink_set_health(set), &e, &n) == 0 && n == 1);
+        for (int i = 0;; i++) {
+                EXPECT(sink_health_entries(sink_set_health(set), &e, &n) == 0 && n == 1);
+                if (n != 1 || e[0].last_ok > 0 || i == 49)
+                        break;
+                sink_health_entries_free(e, n);
+                e = NULL;
+                usleep(100000);
+        }
         EXPECT(n == 1 && !strcmp(e[0].name, "textfile") && e[0].last_error > 0 &&
                e[0].last_ok >= e[0].last_error && e[0].error &&
                strstr(e[0].error, "cannot write '") && strstr(e[0].error, "its directory"));
