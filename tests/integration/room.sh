@@ -51,7 +51,11 @@ wait_quietly 40 enough || {
 c=$(counted) u=$(uncounted)
 echo "beside $NEIGHBOUR_TEXT: $c runs counted, $u not, $(grep -c deferred "$T/err") deferrals"
 [ "$u" -le "$c" ] || fail "more runs not counted ($u) than counted ($c): $(grep 'not counted' "$T/err" | tail -2)"
-[ "$(prom 'benchwatch_probe_waiting_since_timestamp_seconds{probe="c",reason="none"}')" != "" ] ||
+# the history is written before the textfile: wait for the textfile
+last_try_counted() {
+        [ "$(prom 'benchwatch_probe_waiting_since_timestamp_seconds{probe="c",reason="none"}')" != "" ]
+}
+wait_quietly 5 last_try_counted ||
         fail "the textfile does not say the last try counted: $(grep waiting "$T/bw.prom")"
 neighbour_stop
 
