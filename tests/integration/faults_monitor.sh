@@ -40,7 +40,9 @@ mpid=$!
 BW_PIDS="$BW_PIDS $mpid"
 sleep 1.5
 echo "benchwatch_remote_write_dropped_total 7" > "$T/state/benchwatch.prom"
-sleep 4.5
+# the monitor reads the counter every 5 s
+own_dropped_seen() { grep '"ev": "dropped"' "$T/mon.jsonl" | grep "\"pid\": $dpid," | grep -q '"n": 7'; }
+wait_for 15 own_dropped_seen
 grep '"ev": "dropped"' "$T/mon.jsonl" | grep -q '"n": 9' &&
         fail "the predecessor's dropped count taken for the daemon's: $(cat "$T/mon.jsonl")"
 grep '"ev": "dropped"' "$T/mon.jsonl" | grep "\"pid\": $dpid," | grep -q '"n": 7' ||
@@ -61,14 +63,18 @@ assert f.daemon_parent(ns, d) is None, f.daemon_parent(ns, d)
 assert f.child_alive(c, start)
 assert not f.child_alive(c, start + 1)  # another process with that pid
 PY
+t_kill=$(date +%s.%N)
 kill -KILL "$dpid"
 wait "$dpid" 2>/dev/null
 sleep 0.6
 kill -KILL "$cpid"
-sleep 1
+t_orphan_killed=$(date +%s.%N)
+orphan_seen() { grep '"ev": "orphan' "$T/mon.jsonl" | grep -q "\"pid\": $cpid,"; }
+wait_for 5 orphan_seen
 kill -TERM "$mpid"
 wait "$mpid" 2>/dev/null
-python3 - "$PY" $$ "$dpid" "$cpid" "$T/mon.jsonl" <<'PY' || fail "after the daemon's kill: $(cat "$T/mon.jsonl")"
+between=$(python3 -c "print($t_orphan_killed - $t_kill)")
+python3 - "$PY" $$ "$dpid" "$cpid" "$T/mon.jsonl" "$between" <<'PY' || fail "after the daemon's kill: $(cat "$T/mon.jsonl")"
 import importlib.util, json, os, sys
 spec = importlib.util.spec_from_file_location("faults", sys.argv[1])
 f = importlib.util.module_from_spec(spec)
@@ -79,8 +85,9 @@ assert f.daemon_parent(ns, d) == "pid %d gone" % d, f.daemon_parent(ns, d)
 ev = [json.loads(l) for l in open(sys.argv[5])]
 orphans = [e for e in ev if e["ev"].startswith("orphan") and e["pid"] == c]
 assert len(orphans) == 1 and orphans[0]["ev"] == "orphan", orphans
-# killed 0.6 s after its daemon; the watch looks ten times a second
-assert 0.3 <= orphans[0]["lived"] <= 1.0, orphans[0]
+# killed 0.6 s after its daemon (as this shell measured it, slower under
+# load); the watch looks ten times a second
+assert 0.3 <= orphans[0]["lived"] <= float(sys.argv[6]) + 0.4, (orphans[0], sys.argv[6])
 print("orphan seen: lived %.3f s, parent: %s" % (orphans[0]["lived"], orphans[0]["parent"]))
 PY
 exit 0
