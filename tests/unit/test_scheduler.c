@@ -159,8 +159,9 @@ static void test_defer(struct scheduler *s)
                 CHECK(events[i].value == -1); /* never ran: the count only */
                 CHECK_STR_CONTAINS(events[i].why, "cpu pressure 80.0% > 25%");
         }
-        CHECK_NEAR(events[1].t - events[0].t, 1.0, 0.2);
-        CHECK_NEAR(events[2].t - events[1].t, 2.0, 0.1);
+        /* a timer fires late under load, never early */
+        CHECK(events[1].t - events[0].t >= 0.95 && events[1].t - events[0].t < 1.5);
+        CHECK(events[2].t - events[1].t >= 1.95 && events[2].t - events[1].t < 2.5);
         char *st = scheduler_status(s);
         CHECK_STR_CONTAINS(st, "3 deferred (host busy)");
         free(st);
