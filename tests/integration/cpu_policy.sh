@@ -31,6 +31,12 @@ all_are() {
         [ -n "$POLICIES" ] || return 1
         for t in $POLICIES; do [ "${t#*:}" = "$1" ] || return 1; done
 }
+# settled PARENT POLICY_NUMBER TASKS: PARENT's child has TASKS tasks, all
+# under the policy; a busy host may start the probe's threads late
+settled() {
+        POLICIES=$(policies "$1")
+        all_are "$2" && [ "$(echo "$POLICIES" | wc -w)" -ge "$3" ]
+}
 
 conf() { # CPU_POLICY_LINE
         test_daemon_section "$T"
@@ -59,6 +65,7 @@ for case in "idle:5:" "batch:3:cpu_policy = batch" "other:0:cpu_policy = other";
         "$BENCHWATCH" -c "$T/bw.conf" daemon > "$T/daemon.out" 2> "$T/daemon.err" &
         BW_PIDS=$!
         child_policies "$BW_PIDS" || fail "$name: no probe run within 20 s: $(tail -3 "$T/daemon.err")"
+        wait_for 20 settled "$BW_PIDS" "$want" 3
         all_are "$want" || fail "$name: the cpu probe's tasks run under policies '$POLICIES', want $want for all"
         [ "$(echo "$POLICIES" | wc -w)" -ge 3 ] || fail "$name: fewer tasks than the main one and 2 threads: $POLICIES"
         wait_for 20 grep -q "^benchwatch_probe_cpu_policy{.*policy=\"$name\"" "$T/bw.prom" ||
@@ -72,6 +79,7 @@ conf "cpu_policy = idle" > "$T/bw.conf"
 "$BENCHWATCH" -c "$T/bw.conf" run cpu threads=2 duration=2s --format=json > "$T/run.json" &
 BW_PIDS=$!
 child_policies "$BW_PIDS" || fail "run: no child"
+wait_for 10 settled "$BW_PIDS" 0 3
 all_are 0 || fail "run: the child runs under policies '$POLICIES', want SCHED_OTHER (0)"
 wait "$BW_PIDS" || fail "run cpu failed"; BW_PIDS=""
 json "$T/run.json" 'r["priority"]["cpu_policy"] == "other"' || fail "run: priority in JSON"
