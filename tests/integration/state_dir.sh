@@ -60,7 +60,8 @@ wait_for 10 cleaned || fail "temporary files left after a restart: $(left)"
 kill -0 "$dpid" 2> /dev/null || fail "daemon restarted on $S exited: $(cat "$T/daemon.err")"
 [ -f "$S/notes.tmp-keep" ] && [ -d "$S/dir.tmp-aBcDeF" ] ||
         fail "a file or directory that is no temporary file of a write was removed"
-grep -q "removed 3 temporary file(s) an interrupted write left in '$S'" "$T/daemon.err" ||
+# the files go before the line that says so
+wait_for 5 grep -q "removed 3 temporary file(s) an interrupted write left in '$S'" "$T/daemon.err" ||
         fail "the removal is not logged: $(cat "$T/daemon.err")"
 kill "$dpid"
 wait "$dpid" || fail "daemon restarted on $S: exit $?: $(cat "$T/daemon.err")"
