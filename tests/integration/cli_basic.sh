@@ -77,8 +77,10 @@ json "$T/sweep0.json" 'r["priority"]["nice"] == 0 and r["priority"]["from"] == "
 runpid=$!
 BW_PIDS="$runpid"
 wait_for 5 pgrep -P "$runpid" -f __child > /dev/null || fail "no probe process"
-sleep 0.5
 child=$(pgrep -P "$runpid" -f __child)
+# the child sets its priority when it has read its request
+niced() { [ "$(awk '{ print $19 }' "/proc/$child/stat")" = 5 ]; }
+wait_for 5 niced
 real_nice=$(awk '{ print $19 }' "/proc/$child/stat")
 real_io=$(python3 -c 'import ctypes, sys; print(ctypes.CDLL(None, use_errno=True).syscall(252, 1, int(sys.argv[1])))' "$child")
 wait "$runpid" || fail "run --nice=5 --ionice=idle"
