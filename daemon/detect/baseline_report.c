@@ -100,13 +100,17 @@ int baseline_report_metrics(const struct baseline *b, struct result *res, bool c
         return r;
 }
 
-/* "2026-11-30", UTC, of a UNIX time; "?" when it has none. */
+/* "of 2026-11-30", UTC, of the reference's pinning; a reference still
+ * being learnt (verdicts start at its tenth run) has no day yet. */
 static void format_day(double t, char *buf, size_t size)
 {
         time_t tt = (time_t)t;
         struct tm tm;
-        if (!(t > 0) || !gmtime_r(&tt, &tm) || !strftime(buf, size, "%Y-%m-%d", &tm))
-                snprintf(buf, size, "?");
+        char day[16];
+        if (!(t > 0) || !gmtime_r(&tt, &tm) || !strftime(day, sizeof(day), "%Y-%m-%d", &tm))
+                snprintf(buf, size, "learnt so far");
+        else
+                snprintf(buf, size, "of %s", day);
 }
 
 char *baseline_report_change(const struct baseline_series *s, double change, double lo,
@@ -114,7 +118,7 @@ char *baseline_report_change(const struct baseline_series *s, double change, dou
 {
         char day[32];
         format_day(s->verdict.reference_time, day, sizeof(day));
-        return str_printf("%+.1f%% vs the reference of %s (95%% CI %+.0f..%+.0f%%)",
+        return str_printf("%+.1f%% vs the reference %s (95%% CI %+.0f..%+.0f%%)",
                           change * 100, day, lo * 100, hi * 100);
 }
 

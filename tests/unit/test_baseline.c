@@ -760,6 +760,21 @@ static void test_verify(void)
         baseline_free(b);
 }
 
+/* A verdict from the tenth run comes before the reference is pinned: the
+ * change says the reference is the one learnt so far, not "of ?". */
+static void test_change_unpinned(void)
+{
+        struct baseline_series s = { 0 };
+        s.verdict.reference_time = 0;
+        char *t = baseline_report_change(&s, -0.029, -0.05, -0.01);
+        EXPECT(t && !strcmp(t, "-2.9% vs the reference learnt so far (95% CI -5..-1%)"));
+        free(t);
+        s.verdict.reference_time = 1764547200; /* 2025-12-01 */
+        t = baseline_report_change(&s, 0.5, 0.4, 0.6);
+        EXPECT(t && !strcmp(t, "+50.0% vs the reference of 2025-12-01 (95% CI +40..+60%)"));
+        free(t);
+}
+
 int main(void)
 {
         if (!mkdtemp(dir)) {
@@ -777,6 +792,7 @@ int main(void)
         test_import();
         test_verify();
         test_context();
+        test_change_unpinned();
         if (rmdir(dir) < 0) {
                 fprintf(stderr, "%s not empty after the test\n", dir);
                 test_failures++;
