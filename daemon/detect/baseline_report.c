@@ -102,7 +102,7 @@ int baseline_report_metrics(const struct baseline *b, struct result *res, bool c
 
 /* "of 2026-11-30", UTC, of the reference's pinning; a reference still
  * being learnt (verdicts start at its tenth run) has no day yet. */
-static void format_day(double t, char *buf, size_t size)
+static void format_reference_day(double t, char *buf, size_t size)
 {
         time_t tt = (time_t)t;
         struct tm tm;
@@ -117,7 +117,7 @@ char *baseline_report_change(const struct baseline_series *s, double change, dou
                              double hi)
 {
         char day[32];
-        format_day(s->verdict.reference_time, day, sizeof(day));
+        format_reference_day(s->verdict.reference_time, day, sizeof(day));
         return str_printf("%+.1f%% vs the reference %s (95%% CI %+.0f..%+.0f%%)",
                           change * 100, day, lo * 100, hi * 100);
 }
