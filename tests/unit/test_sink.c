@@ -188,6 +188,24 @@ static size_t count_entries(const char *dir)
         return n;
 }
 
+/* Waits (5 s at most) until the set's one health entry, the textfile's,
+ * has a success (ok) or a failure (!ok) reported: its worker reports after
+ * the write.  Whether it came. */
+static bool textfile_reported(const struct sink_set *set, bool ok)
+{
+        for (int i = 0; i < 50; i++) {
+                struct sink_health_entry *e = NULL;
+                size_t n = 0;
+                bool seen = sink_health_entries(sink_set_health(set), &e, &n) == 0 && n == 1 &&
+                            (ok ? e[0].last_ok : e[0].last_error) > 0;
+                sink_health_entries_free(e, n);
+                if (seen)
+                        return true;
+                usleep(100000);
+        }
+        return false;
+}
+
 static void test_textfile(const char *tmp)
 {
         char dir[512], path[600], kv[700];
@@ -213,18 +231,8 @@ static void test_textfile(const char *tmp)
         EXPECT(sink_set_publish(set, b) == 0);
         EXPECT(sink_set_publish(set, a2) == 0);
         /* the worker's first write must have failed before the directory
-         * appears: wait (bounded) for its report of the failure */
-        struct sink_health_entry *e = NULL;
-        size_t n = 0;
-        for (int i = 0; i < 50; i++) {
-                bool failed = sink_health_entries(sink_set_health(set), &e, &n) == 0 &&
-                              n == 1 && e[0].last_error > 0;
-                sink_health_entries_free(e, n);
-                e = NULL;
-                if (failed)
-                        break;
-                usleep(100000);
-        }
+         * appears */
+        (void)textfile_reported(set, false);
         EXPECT(access(path, F_OK) < 0);
         EXPECT(mkdir(dir, 0755) == 0);
         char *text = NULL;
@@ -239,19 +247,12 @@ static void test_textfile(const char *tmp)
         struct stat st;
         EXPECT(stat(path, &st) == 0 && (st.st_mode & 07777) == 0644);
         EXPECT(count_entries(dir) == 1); /* no temporary file left */
-        /* what the textfile reported of itself, as the set collected it:
-         * the worker reports after the rename the test may already have
-         * seen, so wait (bounded) for the report */
-        for (int i = 0;; i++) {
-                if (sink_health_entries(sink_set_health(set), &e, &n) < 0)
-                        n = 0;
-                if ((n == 1 && e[0].last_ok > 0) || i == 49)
-                        break;
-                sink_health_entries_free(e, n);
-                e = NULL;
-                n = 0;
-                usleep(100000);
-        }
+        /* what the textfile reported of itself, as the set collected it
+         * (reported after the rename the test may already have seen) */
+        (void)textfile_reported(set, true);
+        struct sink_health_entry *e = NULL;
+        size_t n = 0;
+        EXPECT(sink_health_entries(sink_set_health(set), &e, &n) == 0 && n == 1);
         EXPECT(n == 1 && !strcmp(e[0].name, "textfile") && e[0].last_error > 0 &&
                e[0].last_ok >= e[0].last_error && e[0].error &&
                strstr(e[0].error, "cannot write '") && strstr(e[0].error, "its directory"));
