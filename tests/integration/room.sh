@@ -37,16 +37,6 @@ child_of() { pgrep -P "$1" -f "__child --parent=$1"; }
 runs() { cat "$T/state/history-c.txt" 2>/dev/null |
         awk -v c="$1" '$2 == c && /events_per_second/ { n++ } END { print n + 0 }'; }
 counted() { runs 1; }
-# idle_cpus SECONDS: the CPUs idle over SECONDS, from /proc/stat (steal out)
-idle_cpus() {
-        local a b
-        a=$(head -n 1 /proc/stat)
-        sleep "$1"
-        b=$(head -n 1 /proc/stat)
-        printf '%s\n%s\n' "$a" "$b" | awk -v n="$NCPU" '
-                { t[NR] = 0; for (f = 2; f <= 9; f++) if (f != 9) t[NR] += $f; i[NR] = $5 + $6 }
-                END { printf "%.2f\n", n * (i[2] - i[1]) / (t[2] - t[1]) }'
-}
 uncounted() { runs 0; }
 
 neighbour_start busy1
@@ -61,7 +51,9 @@ wait_quietly 40 enough || {
         # work (a build beside the test)
         kill "$dpid" && wait "$dpid"
         BW_PIDS=""
-        idle=$(idle_cpus 2)
+        stat0=$(head -n 1 /proc/stat)
+        sleep 2
+        idle=$(idle_cpus_between "$stat0" "$(head -n 1 /proc/stat)")
         awk -v i="$idle" -v n="$NCPU" 'BEGIN { exit !(i < n - 1.5) }' &&
                 skip "the host is busy by itself: $idle of $NCPU CPUs idle beside the busy loop"
         fail "beside a busy loop on CPU $((NCPU - 1)): $(counted) runs counted, $(uncounted) not: $(grep -E 'deferred|not counted' "$T/err" | tail -3)"

@@ -141,11 +141,7 @@ done
 # 0.8 of one idle by that measure, the host did not look full, by the
 # daemon's own measure, and the premise failed, not the daemon.
 if [ -n "$started" ]; then
-        idle=$(printf '%s\n%s\n' "$stat0" "$(head -n 1 /proc/stat)" | awk -v n="$NCPU" '
-                { for (i = 2; i <= 9; i++) v[NR, i] = $i }
-                END { for (i = 2; i <= 9; i++) d[i] = v[2, i] - v[1, i]
-                      given = d[2] + d[3] + d[4] + d[5] + d[6] + d[7] + d[8]
-                      printf "%.2f", n * (d[5] + d[6]) / given }')
+        idle=$(idle_cpus_between "$stat0" "$(head -n 1 /proc/stat)")
         awk -v i="$idle" 'BEGIN { exit !(i >= 0.8) }' &&
                 skip "host not full: beside the hogs its CPUs had $idle of one idle while the look ran"
         fail "a probe process ($started) started beside the hogs, with $idle CPUs idle: $(tail -3 "$T/err")"

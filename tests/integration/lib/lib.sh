@@ -23,6 +23,16 @@ wait_for() {
                 sleep 0.1
         done
 }
+# idle_cpus_between STAT0 STAT1: the CPUs idle between two readings of
+# /proc/stat's first line, as the daemon's look counts them: idle and
+# iowait over the time the CPUs were given (steal left out)
+idle_cpus_between() {
+        printf '%s\n%s\n' "$1" "$2" | awk -v n="$(nproc)" '
+                { for (i = 2; i <= 9; i++) v[NR, i] = $i }
+                END { for (i = 2; i <= 9; i++) d[i] = v[2, i] - v[1, i]
+                      given = d[2] + d[3] + d[4] + d[5] + d[6] + d[7] + d[8]
+                      printf "%.2f\n", n * (d[5] + d[6]) / given }'
+}
 # wait_quietly SECONDS COMMAND...: as wait_for, every half second.  Beside
 # a daemon whose CPU probes count a run only when their threads hardly
 # waited for a CPU (max_run_delay), a poll of a few processes every 0.1 s
