@@ -87,6 +87,15 @@ static void fake_log(const struct bw_host *h, int prio, const char *fmt, ...)
         va_end(ap);
         fprintf(stderr, "  plugin log <%d>: %s\n", prio, msg ? msg : fmt);
         pthread_mutex_lock(&fh->lock);
+        if (msg) {
+                size_t had = fh->logs ? strlen(fh->logs) : 0, n = strlen(msg);
+                char *all = realloc(fh->logs, had + n + 2);
+                if (all) {
+                        memcpy(all + had, msg, n);
+                        memcpy(all + had + n, "\n", 2);
+                        fh->logs = all;
+                }
+        }
         free(fh->last_log);
         fh->last_log = msg;
         fh->n_logs++;
@@ -162,6 +171,7 @@ void fakehost_done(struct fakehost *fh)
         free(fh->metrics);
         free(fh->error);
         free(fh->last_log);
+        free(fh->logs);
         pthread_mutex_destroy(&fh->lock);
         nftw(fh->cache_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }

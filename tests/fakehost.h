@@ -35,9 +35,10 @@ struct fakehost {
         uint64_t progress;    /* sum of h->progress() */
         unsigned n_logs;
         char *last_log;
+        char *logs;           /* every log line so far, each ending in '\n' */
         bool stop;            /* what h->stopping() returns */
         char cache_dir[256];  /* a fresh temporary directory */
-        pthread_mutex_t lock; /* guards metrics, error, last_log, n_logs */
+        pthread_mutex_t lock; /* guards metrics, error, the logs */
 };
 
 void fakehost_init(struct fakehost *fh);
