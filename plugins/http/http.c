@@ -23,7 +23,9 @@
 #include <strings.h>
 #include <curl/curl.h>
 #include <sys/resource.h>
+#include <syslog.h>
 
+#include "common/localpeer.h"
 #include "core/plugin.h"
 #include "http.h"
 #include "util/hist.h"
@@ -424,6 +426,21 @@ static void emit(const struct http_load *l, const struct bw_host *h)
                  "outcome (ab: Time taken for tests)", NULL, taken);
 }
 
+/* A server on this host shares its CPUs with this client: say so, with
+ * the client's CPU a request (common/localpeer.h says why). */
+static void note_local_server(const struct http_load *l, const struct bw_host *h)
+{
+        const struct http_cfg *cfg = l->cfg;
+        bool here = cfg->addr_len ? localpeer_addr((const struct sockaddr *)&cfg->addr)
+                                  : localpeer_host(cfg->host);
+        if (!here || !l->finished)
+                return;
+        h->log(h, LOG_NOTICE, "the server is on this host: where its CPUs are "
+               "full, this client's own CPU, %.1f µs a request, counts against "
+               "the requests/s (a client that needs more a request, as ab "
+               "does, gets fewer)", (double)l->cpu_ns / 1e3 / (double)l->finished);
+}
+
 static int verdict(const struct http_load *l, const struct bw_host *h)
 {
         const struct http_cfg *cfg = l->cfg;
@@ -466,6 +483,8 @@ static int run_http(const struct bw_run *run, const struct bw_host *h)
         if (r == 0 && !(l->abort_err && !l->finished)) {
                 emit(l, h);
                 r = verdict(l, h);
+                if (r == 0)
+                        note_local_server(l, h);
         } else if (r == 0) {
                 r = h->fail(h, l->abort_err, "%s", l->abort_msg);
         }

@@ -200,6 +200,7 @@ static int setup(struct cengine *ce)
 int http_curl_run(struct http_load *l)
 {
         struct cengine ce = { .l = l };
+        uint64_t cpu0 = thread_cpu_ns();
         int r = setup(&ce);
         if (r < 0)
                 r = l->h->fail(l->h, r, "cannot set up libcurl: out of memory");
@@ -221,5 +222,6 @@ int http_curl_run(struct http_load *l)
         curl_slist_free_all(ce.hdrs);
         free(ce.slots);
         free(ce.idle);
+        l->cpu_ns += thread_cpu_ns() - cpu0;
         return r;
 }

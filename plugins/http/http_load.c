@@ -160,6 +160,7 @@ void http_load_merge(struct http_load *into, const struct http_load *from)
                 into->failed[i] += from->failed[i];
         into->non_2xx += from->non_2xx;
         into->bytes += from->bytes;
+        into->cpu_ns += from->cpu_ns;
         if (from->last_ns > into->last_ns)
                 into->last_ns = from->last_ns;
         bw_hist_merge(&into->hist, &from->hist);

@@ -71,6 +71,7 @@ struct http_load {
         uint64_t non_2xx;
         uint64_t bytes;          /* received, headers included */
         uint64_t last_ns;        /* when the last request finished */
+        uint64_t cpu_ns;         /* CPU time of the client's threads */
         uint64_t unreported;     /* outcomes not yet sent to progress() */
         bool stop;               /* stop issuing (stopping, abort) */
         int abort_err;           /* -errno: give up (never connected...) */

@@ -508,6 +508,7 @@ static int setup(struct raw *w, struct http_load *l)
 static int run_one(struct http_load *l)
 {
         struct raw w = { .ep = -1, .tfd = -1 };
+        uint64_t cpu0 = thread_cpu_ns();
         int r = setup(&w, l);
         if (r == 0) {
                 uint64_t now = now_ns();
@@ -525,6 +526,7 @@ static int run_one(struct http_load *l)
         free(w.conns);
         free(w.idle);
         free(w.buf);
+        l->cpu_ns += thread_cpu_ns() - cpu0;
         return r;
 }
 
