@@ -25,6 +25,7 @@
 #include <syslog.h>
 #include <time.h>
 
+#include "common/localpeer.h"
 #include "mysql_db.h"
 #include "util/hist.h"
 #include "util/secret.h"
@@ -275,6 +276,7 @@ struct worker {
         struct sb_rng rng;
         struct counts n;
         uint64_t stop_ns;
+        uint64_t cpu_ns;   /* the thread's CPU time in its transactions */
         int err;
         struct bw_hist hist;
 };
@@ -616,9 +618,11 @@ static void *worker_main(void *arg)
         if (w->err < 0)
                 set_abort(w->sh);
         worker_sync(w->sh, false);
+        uint64_t cpu0 = thread_cpu_ns();
         if (w->err >= 0)
                 worker_loop(w, w->sh->h);
         w->stop_ns = now_ns();
+        w->cpu_ns = thread_cpu_ns() - cpu0;
         worker_disconnect(w);
         mysql_thread_end();
         worker_sync(w->sh, true);
@@ -722,11 +726,27 @@ static void emit(const struct bw_host *h, const struct counts *n,
                    "included", NULL, hist);
 }
 
+/* A server on this host shares its CPUs with this client: say so, with
+ * the client's CPU a transaction (common/localpeer.h says why). */
+static void note_local_server(const struct db_cfg *c, uint64_t tx,
+                              uint64_t cpu_ns, const struct bw_host *h)
+{
+        bool here = *c->socket || !strcmp(c->host, "localhost") ||
+                    localpeer_host(c->host);
+        if (!here || !tx)
+                return;
+        h->log(h, LOG_NOTICE, "the server is on this host: where its CPUs are "
+               "full, this client's own CPU, %.0f µs a transaction, counts "
+               "against the transactions/s (a client that needs more a "
+               "transaction, as sysbench does, gets fewer)",
+               (double)cpu_ns / 1e3 / (double)tx);
+}
+
 static int workers_report(const struct shared *sh, struct worker *w,
                           unsigned started, const struct bw_host *h)
 {
         struct counts n = { 0 };
-        uint64_t stop = sh->start_ns;
+        uint64_t stop = sh->start_ns, cpu_ns = 0;
         for (unsigned i = 0; i < sh->cfg->threads; i++) {
                 if (w[i].err < 0)
                         return h->fail(h, w[i].err, "thread %u: %s", i + 1,
@@ -739,6 +759,7 @@ static int workers_report(const struct shared *sh, struct worker *w,
                 n.other += w[i].n.other;
                 n.errors += w[i].n.errors;
                 n.reconnects += w[i].n.reconnects;
+                cpu_ns += w[i].cpu_ns;
                 if (i)
                         bw_hist_merge(&w[0].hist, &w[i].hist);
                 if (w[i].stop_ns > stop)
@@ -754,6 +775,7 @@ static int workers_report(const struct shared *sh, struct worker *w,
                 h->log(h, LOG_WARNING, "run cut to %.1f s by the probe's "
                        "timeout", secs);
         emit(h, &n, &w[0].hist, secs);
+        note_local_server(sh->cfg, n.tx, cpu_ns, h);
         return 0;
 }
 
