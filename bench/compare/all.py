@@ -8,9 +8,11 @@ nice = 0 configuration), DIR (work folder: the test file, outputs), SECS,
 PAIRS, ROWS (the rows to run, by name; empty: all), SIZE (the disk rows'
 test file), CHASE (the pointer chase built from memlat_chase.c), LOOP
 (a read-only direct-io loop device over the test file, or empty),
-HTTP_URL, SEED_URL (empty: not run), MYSQL_* (empty MYSQL_PORT: not run).
+HTTP_URL, SEED_URL (empty: not run), MYSQL_* (empty MYSQL_PORT: not run),
+CLIENT_CPUS and SERVER_CPUS (the CPUs of the server rows' clients and of
+their servers, which all.sh has pinned there; empty: shared).
 """
-import json, os, re, resource, statistics, subprocess, sys, time
+import json, os, re, resource, shutil, statistics, subprocess, sys, time
 
 E = os.environ
 BW, CONF, DIR = E["BW"], E["CONF"], E["DIR"]
@@ -19,6 +21,9 @@ FILE = os.path.join(DIR, "disk.dat")
 SIZE = E.get("SIZE", "1G")
 BEFORE = E.get("BEFORE", "")  # another build's benchwatch, run beside
 current = "bw"                # whose runs: "bw", "before" or "classic"
+SERVER_ROWS = ("http", "mysql", "seed")
+CLIENT_CPUS = E.get("CLIENT_CPUS", "")
+pin = []                      # the current row's clients' taskset, or none
 
 
 class Skip(Exception):
@@ -27,12 +32,11 @@ class Skip(Exception):
 
 def run(cmd, cwd=None):
     """stdout of cmd (which must succeed), and its user+system CPU seconds."""
+    if not shutil.which(cmd[0]):
+        raise Skip("needs %s" % os.path.basename(cmd[0]))
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    try:
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           text=True, cwd=cwd)
-    except FileNotFoundError:
-        raise Skip("needs %s" % os.path.basename(cmd[0])) from None
+    p = subprocess.run(pin + cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True, cwd=cwd)
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     if p.returncode != 0:
         raise RuntimeError("%s failed (%d): %s" % (cmd[0], p.returncode,
@@ -253,6 +257,8 @@ def pairs(name, ours, theirs):
     """PAIRS rounds, the order rotating (a drift hits all alike), after one
     run of each left out (caches, a server's buffers, first connections);
     {who: [ratio to the classic tool's run of the same round]}."""
+    global pin
+    pin = ["taskset", "-c", CLIENT_CPUS] if name in SERVER_ROWS and CLIENT_CPUS else []
     runs = [("bw", ours), ("classic", theirs)] + ([("before", ours)] if BEFORE else [])
     if name != "seqread":
         for who, f in runs:
@@ -320,6 +326,11 @@ def main():
           % (time.strftime("%Y-%m-%d %H:%M"), os.cpu_count(),
              " ".join(open("/proc/loadavg").read().split()[:3]), PAIRS, SECS, os.nice(0),
              "; before: " + BEFORE if BEFORE else ""), flush=True)
+    if CLIENT_CPUS:
+        print("http, mysql, seed: the servers on CPUs %s, both clients on CPUs %s"
+              % (E.get("SERVER_CPUS", ""), CLIENT_CPUS), flush=True)
+    else:
+        print("http, mysql, seed: servers and clients share the CPUs", flush=True)
     table = [row(*r) for r in ROWS if not want or r[0] in want]
     print("\nload at the end %s; ratio: benchwatch / classic, the median of the pairs"
           % " ".join(open("/proc/loadavg").read().split()[:3]))

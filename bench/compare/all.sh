@@ -20,6 +20,14 @@
 # pair is printed as it ends, with the load average; the table at the end
 # is the README's Figures table (`| probe | classic tool | ratio | spread
 # | pairs |`).
+# The rows with a server (http, mysql, seed) run the servers on the first
+# half of the CPUs and both clients on the other half, where there are two
+# or more: on CPUs the two share, the requests/s a client gets also depend
+# on the client's own CPU per request, which differs from tool to tool (ab
+# 59 us a request through the seed's proxies, benchwatch 49; sysbench oltp
+# 420 us a transaction, benchwatch 390, docs/reports/benchmarks.md), so
+# there the row would measure the clients' costs, not the servers' speed.
+# SHARE=1 runs them on the same CPUs instead, to see that difference.
 #
 # Usage: bench/compare/all.sh [PAIRS, default 7] [SECONDS, default 3]
 # Env:   BENCHWATCH (default: benchwatch on PATH; from a build tree also
@@ -28,7 +36,8 @@
 #        file), SIZE (1G), HTTP_URL (a running server instead of starting
 #        nginx), SEED_REQUESTS (20000), KEEP=1 keeps the test file;
 #        BEFORE (another build's benchwatch) and BEFORE_PLUGIN_DIR: its runs
-#        join every round, its ratios in a column beside (before / after).
+#        join every round, its ratios in a column beside (before / after);
+#        SHARE=1: servers and clients on the same CPUs (above).
 # Run it under `flock -o /tmp/bw-measure.lock` on a quiet machine; not part
 # of `make check`.  About 15 minutes at 7 pairs.
 set -u
@@ -44,13 +53,30 @@ want() { [ -z "$ROWS" ] || [[ " $ROWS " == *" $1 "* ]]; }
 
 mkdir -p "$DIR" || exit 1
 export CONF=$DIR/nice0.conf LOOP= CHASE= HTTP_URL=${HTTP_URL:-} SEED_URL= MYSQL_PORT=
+# the servers' CPUs and the clients' (empty: shared)
+export SERVER_CPUS= CLIENT_CPUS=
+ncpu=$(nproc)
+if [ -z "${SHARE:-}" ] && [ "$ncpu" -ge 2 ] && command -v taskset > /dev/null; then
+        SERVER_CPUS=0 CLIENT_CPUS=$((ncpu / 2))
+        [ "$ncpu" -lt 4 ] || SERVER_CPUS=0-$((ncpu / 2 - 1))
+        [ "$ncpu" -lt 3 ] || CLIENT_CPUS=$CLIENT_CPUS-$((ncpu - 1))
+fi
+# a server process, its threads and its children onto SERVER_CPUS
+pin_server() {
+        local p
+        [ -n "$SERVER_CPUS" ] || return 0
+        for p in "$@"; do
+                taskset -a -p -c "$SERVER_CPUS" "$p" > /dev/null 2>&1
+                pin_server $(pgrep -P "$p")
+        done
+}
 printf '[daemon]\nnice = 0\nioprio_level = 4\n' > "$CONF"
 cleanup() {
         [ -n "$LOOP" ] && losetup -d "$LOOP"
         declare -F http_servers_stop > /dev/null && http_servers_stop
         declare -F mariadb_cleanup > /dev/null && mariadb_cleanup
         [ -n "${KEEP:-}" ] || rm -f "$DIR/disk.dat"
-        rm -f "$CONF" "$DIR/chase"
+        rm -f "$CONF" "$DIR/chase" "$DIR/http.log" "$DIR/mariadb.log"
         rmdir "$DIR" 2>/dev/null
 }
 trap cleanup EXIT
@@ -75,12 +101,13 @@ if { want http && [ -z "$HTTP_URL" ]; } || want seed; then
                 head -c 612 /dev/zero | tr '\0' x > "$HTTP_DIR/www/page612.html"
                 [ -n "$HTTP_URL" ] || HTTP_URL=http://127.0.0.1:$HTTP_FRONT_PORT/page612.html
                 SEED_URL=http://127.0.0.1:$HTTP_LB_PORT/index.html
+                pin_server $HTTP_PIDS
                 ab -q -i -c 50 -n 2000 "$SEED_URL" > /dev/null 2>&1 # the squids' caches
         fi
 fi
 if want mysql; then
         . "$here/../../tests/integration/lib/mariadb.sh"
-        if mariadb_start > "$DIR/mariadb.log" 2>&1 &&
+        if mariadb_start > "$DIR/mariadb.log" 2>&1 && pin_server "$MARIADB_PID" &&
            "$BW" -c "$CONF" run mysql host=127.0.0.1 port="$MARIADB_PORT" \
                 user="$MARIADB_USER" password_file="$MARIADB_PWFILE" database="$MARIADB_DB" \
                 tables=4 table_size=10000 transactions=1 > /dev/null 2>&1; then
