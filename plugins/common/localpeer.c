@@ -1,11 +1,13 @@
 /* localpeer.c — see localpeer.h: loopback by its address, the host's other
- * addresses by getifaddrs(3), names by getaddrinfo(3). */
+ * addresses by getifaddrs(3), address literals by getaddrinfo(3) with
+ * AI_NUMERICHOST, so that no name is ever looked up. */
 #include "localpeer.h"
 
 #include <ifaddrs.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <string.h>
+#include <strings.h>
 
 static bool loopback(const struct sockaddr *sa)
 {
@@ -49,7 +51,8 @@ bool localpeer_addr(const struct sockaddr *sa)
 
 bool localpeer_host(const char *host)
 {
-        struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai;
+        struct addrinfo hints = { .ai_flags = AI_NUMERICHOST,
+                                  .ai_socktype = SOCK_STREAM }, *ai;
         char name[256];
         size_t n = host ? strlen(host) : 0;
         bool here = false;
@@ -61,6 +64,8 @@ bool localpeer_host(const char *host)
                 name[n - 2] = '\0';
         } else
                 memcpy(name, host, n + 1);
+        if (!strcasecmp(name, "localhost"))
+                return true;
         if (getaddrinfo(name, NULL, &hints, &ai) != 0)
                 return false;
         for (const struct addrinfo *a = ai; a && !here; a = a->ai_next)

@@ -2,8 +2,8 @@
  *
  * A client and a server on one host share its CPUs.  Where those are full,
  * the requests or transactions a second a client gets also depend on its
- * own CPU per request, and clients differ in that (ab needed 1.2x
- * benchwatch's through the seed's proxies, sysbench oltp 1.1x:
+ * own CPU per request, and clients differ in that (ab needed 1.16x
+ * benchwatch's through the seed's proxies, sysbench oltp 1.06x:
  * docs/reports/benchmarks.md), so a figure measured beside its server is
  * not the server's speed alone.  The http and mysql probes say so in their
  * report, with the client's CPU per request, when the server is here. */
@@ -17,9 +17,10 @@
  * address of one of this host's interfaces. */
 bool localpeer_addr(const struct sockaddr *sa);
 
-/* The host of a server as a user names it: "localhost", an address or a
- * name, resolved; true when any address it resolves to is local.  A name
- * that does not resolve is not known to be local: false. */
+/* The host of a server as a user gives it: "localhost" or an address
+ * literal (IPv6 in brackets or not) that localpeer_addr() calls local.
+ * Other names are not looked up (a lookup after a run could wait on DNS
+ * for seconds): not known to be local, false. */
 bool localpeer_host(const char *host);
 
 #endif

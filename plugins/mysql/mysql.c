@@ -731,8 +731,7 @@ static void emit(const struct bw_host *h, const struct counts *n,
 static void note_local_server(const struct db_cfg *c, uint64_t tx,
                               uint64_t cpu_ns, const struct bw_host *h)
 {
-        bool here = *c->socket || !strcmp(c->host, "localhost") ||
-                    localpeer_host(c->host);
+        bool here = *c->socket || localpeer_host(c->host);
         if (!here || !tx)
                 return;
         h->log(h, LOG_NOTICE, "the server is on this host: where its CPUs are "

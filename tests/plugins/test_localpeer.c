@@ -1,6 +1,7 @@
 /* test_localpeer.c — which servers are on this host (plugins/common/localpeer.h):
  * loopback addresses of both families, this host's own interface addresses,
- * and names; not a documentation address (RFC 5737, RFC 3849). */
+ * localhost and address literals; not a documentation address (RFC 5737,
+ * RFC 3849), nor a name, which is never looked up. */
 #include <arpa/inet.h>
 #include <ifaddrs.h>
 #include <netinet/in.h>
@@ -51,7 +52,10 @@ static void test_own_interfaces(void)
 
 static void test_hosts(void)
 {
-        CHECK(localpeer_host("localhost") && localpeer_host("127.0.0.1"));
+        CHECK(localpeer_host("localhost") && localpeer_host("LocalHost"));
+        CHECK(localpeer_host("127.0.0.1"));
+        /* names are not looked up, not even /etc/hosts' */
+        CHECK(!localpeer_host("ip6-localhost") && !localpeer_host("localhost.localdomain"));
         CHECK(localpeer_host("::1") && localpeer_host("[::1]"));
         CHECK(!localpeer_host("192.0.2.1") && !localpeer_host("[2001:db8::1]"));
         CHECK(!localpeer_host("") && !localpeer_host(NULL) && !localpeer_host("[]"));
