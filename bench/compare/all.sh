@@ -24,9 +24,10 @@
 # half of the CPUs and both clients on the other half, where there are two
 # or more: on CPUs the two share, the requests/s a client gets also depend
 # on the client's own CPU per request, which differs from tool to tool (ab
-# 59 us a request through the seed's proxies, benchwatch 49; sysbench oltp
-# 420 us a transaction, benchwatch 390, docs/reports/benchmarks.md), so
-# there the row would measure the clients' costs, not the servers' speed.
+# 57 us a request through the seed's proxies, benchwatch 48-51; sysbench
+# oltp 413-471 us a transaction, benchwatch 395-459: bench/compare/
+# client-cpu.sh, docs/reports/benchmarks.md), so there the row would
+# measure the clients' costs as well as the servers' speed.
 # SHARE=1 runs them on the same CPUs instead, to see that difference.
 #
 # Usage: bench/compare/all.sh [PAIRS, default 7] [SECONDS, default 3]
