@@ -3,7 +3,7 @@
  * A client and a server on one host share its CPUs.  Where those are full,
  * the requests or transactions a second a client gets also depend on its
  * own CPU per request, and clients differ in that (ab needed 1.16x
- * benchwatch's through the seed's proxies, sysbench oltp 1.06x:
+ * benchwatch's through the seed's proxies, sysbench oltp 1.05x:
  * docs/reports/benchmarks.md), so a figure measured beside its server is
  * not the server's speed alone.  The http and mysql probes say so in their
  * report, with the client's CPU per request, when the server is here. */
