@@ -55,22 +55,9 @@ want() { [ -z "$ROWS" ] || [[ " $ROWS " == *" $1 "* ]]; }
 mkdir -p "$DIR" || exit 1
 export CONF=$DIR/nice0.conf LOOP= CHASE= HTTP_URL=${HTTP_URL:-} SEED_URL= MYSQL_PORT=
 # the servers' CPUs and the clients' (empty: shared)
+. "$here/../lib/split.sh"
 export SERVER_CPUS= CLIENT_CPUS=
-ncpu=$(nproc)
-if [ -z "${SHARE:-}" ] && [ "$ncpu" -ge 2 ] && command -v taskset > /dev/null; then
-        SERVER_CPUS=0 CLIENT_CPUS=$((ncpu / 2))
-        [ "$ncpu" -lt 4 ] || SERVER_CPUS=0-$((ncpu / 2 - 1))
-        [ "$ncpu" -lt 3 ] || CLIENT_CPUS=$CLIENT_CPUS-$((ncpu - 1))
-fi
-# a server process, its threads and its children onto SERVER_CPUS
-pin_server() {
-        local p
-        [ -n "$SERVER_CPUS" ] || return 0
-        for p in "$@"; do
-                taskset -a -p -c "$SERVER_CPUS" "$p" > /dev/null 2>&1
-                pin_server $(pgrep -P "$p")
-        done
-}
+[ -n "${SHARE:-}" ] || split_cpus
 printf '[daemon]\nnice = 0\nioprio_level = 4\n' > "$CONF"
 cleanup() {
         [ -n "$LOOP" ] && losetup -d "$LOOP"

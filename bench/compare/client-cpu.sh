@@ -14,8 +14,9 @@
 # between two reads of /proc/stat (the whole host's busy time).  Per run:
 # the rate, the client's CPU a request (or transaction), the rest of the
 # host's ("server": nginx, squids or MariaDB, and the kernel's softirqs), and
-# how busy the host's CPUs were.  SPLIT=1 pins the servers to CPU 0 and the
-# clients to the other CPUs (as all.sh does by default).
+# how busy the host's CPUs were.  SPLIT=1 pins the servers to the first
+# half of the CPUs and the clients to the other half (bench/lib/split.sh,
+# as all.sh does by default).
 #
 # Usage: bench/compare/client-cpu.sh [ROUNDS, default 4]
 # Env:   BENCHWATCH, BENCHWATCH_PLUGIN_DIR, ROWS ("seed mysql"), SPLIT=1,
@@ -43,20 +44,12 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 printf '[daemon]\nnice = 0\n' > "$work/nice0.conf"
-PIN=()
-ncpu=$(nproc)
+. "$here/../lib/split.sh"
+PIN=() SERVER_CPUS=
 if [ -n "${SPLIT:-}" ]; then
-        [ "$ncpu" -ge 2 ] || { echo "bench/compare/client-cpu.sh: SPLIT needs 2 CPUs" >&2; exit 1; }
-        PIN=(taskset -c "1-$((ncpu - 1))")
+        split_cpus || { echo "bench/compare/client-cpu.sh: SPLIT needs 2 CPUs and taskset" >&2; exit 1; }
+        PIN=(taskset -c "$CLIENT_CPUS")
 fi
-pin_server() {
-        local p
-        [ -n "${SPLIT:-}" ] || return 0
-        for p in "$@"; do
-                taskset -a -p -c 0 "$p" > /dev/null 2>&1
-                pin_server $(pgrep -P "$p")
-        done
-}
 busy() { awk '/^cpu /{ print $2+$3+$4+$7+$8, $2+$3+$4+$5+$6+$7+$8+$9 }' /proc/stat; }
 
 # one run: NAME UNIT COUNT-OF-EVENTS-OR-EMPTY RATE-PATTERN COMMAND...
@@ -88,8 +81,8 @@ EOF
 }
 
 where="servers and clients share the CPUs"
-[ -z "${SPLIT:-}" ] || where="servers on CPU 0, clients on CPUs ${PIN[2]}"
-echo "$(date '+%F %H:%M'), $ncpu CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); $where"
+[ -z "${SPLIT:-}" ] || where="servers on CPUs $SERVER_CPUS, clients on CPUs $CLIENT_CPUS"
+echo "$(date '+%F %H:%M'), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); $where"
 if [[ " $ROWS " == *" seed "* ]]; then
         . "$here/../../tests/integration/lib/http_servers.sh"
         if http_servers_start > "$work/http.log" 2>&1; then
