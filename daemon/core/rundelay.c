@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@ struct rundelay {
         char *task_dir;             /* <proc>/<pid>/task */
         struct thread_delay *t;
         size_t n, cap;
+        size_t runnable;            /* threads in state R at the last sample */
 };
 
 int rundelay_new(const char *proc, pid_t pid, struct rundelay **ret)
@@ -52,6 +54,18 @@ static struct thread_delay *slot(struct rundelay *d, long tid)
         return &d->t[d->n++];
 }
 
+/* Whether the thread is runnable (on a CPU or waiting for one): state R,
+ * the field after the command's closing parenthesis in its stat. */
+static bool thread_runnable(const struct rundelay *d, const char *name)
+{
+        char path[512], buf[1024];
+        snprintf(path, sizeof(path), "%s/%s/stat", d->task_dir, name);
+        if (fdio_read_small(path, buf, sizeof(buf)) < 0)
+                return false;
+        const char *paren = strrchr(buf, ')');
+        return paren && paren[1] == ' ' && paren[2] == 'R';
+}
+
 /* "<cpu ns> <run delay ns> <timeslices>" of one thread. */
 static int read_thread(struct rundelay *d, const char *name)
 {
@@ -72,6 +86,8 @@ static int read_thread(struct rundelay *d, const char *name)
                 t->ns = (double)delay;
         if ((double)run > t->cpu_ns)
                 t->cpu_ns = (double)run;
+        if (thread_runnable(d, name))
+                d->runnable++;
         return 0;
 }
 
@@ -82,6 +98,7 @@ int rundelay_sample(struct rundelay *d)
         int r = 0;
         if (!dir)
                 return -errno;
+        d->runnable = 0;
         while (r >= 0 && (e = readdir(dir)))
                 if (e->d_name[0] != '.')
                         r = read_thread(d, e->d_name);
@@ -114,6 +131,11 @@ double rundelay_wait_share(const struct rundelay *d)
 size_t rundelay_threads(const struct rundelay *d)
 {
         return d->n;
+}
+
+size_t rundelay_runnable(const struct rundelay *d)
+{
+        return d->runnable;
 }
 
 void rundelay_free(struct rundelay *d)

@@ -44,6 +44,10 @@ double rundelay_cpu_seconds(const struct rundelay *d);
 double rundelay_wait_share(const struct rundelay *d);
 /* Threads seen so far. */
 size_t rundelay_threads(const struct rundelay *d);
+/* Threads runnable (state R: on a CPU or waiting for one) at the last
+ * sample: a thread that shows neither run nor wait since the sample before
+ * was either held off the CPU all along (R) or asleep. */
+size_t rundelay_runnable(const struct rundelay *d);
 void rundelay_free(struct rundelay *d);
 
 #endif

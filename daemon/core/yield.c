@@ -75,6 +75,7 @@ struct sample {
         struct yield_cpu_times cpu;  /* jiffies; cpu.allowed 0: unreadable */
         double probe_cpu;            /* jiffies (USER_HZ, as /proc/stat) */
         double probe_wait, probe_run; /* seconds, its threads (rundelay) */
+        size_t probe_runnable;       /* its threads runnable at the sample */
         double throttled;            /* seconds the daemon's cgroup was held */
         double psi_cpu_us;           /* NAN when the kernel has no PSI */
         double disk_bytes, probe_bytes;
@@ -258,6 +259,7 @@ static int take(const struct yield_monitor *m, struct sample *s)
         }
         s->probe_wait = m->delay ? rundelay_seconds(m->delay) : 0;
         s->probe_run = m->delay ? rundelay_cpu_seconds(m->delay) : 0;
+        s->probe_runnable = m->delay ? rundelay_runnable(m->delay) : 0;
         s->throttled = m->quota && m->lim.starved ? evidence_host_throttled_seconds(m->quota)
                                                   : NAN;
         s->psi_cpu_us = read_psi_total("/proc/pressure/cpu");
@@ -320,8 +322,10 @@ static double others_wait(const struct sample *a, const struct sample *b)
  * waited (0 when they wanted none); of an I/O-bound probe, their waits
  * per second of a..b.  A thread's wait is accounted (schedstat) only when
  * it gets the CPU: a CPU-bound thread held off for longer than a sample
- * shows neither run nor wait.  Its threads want a CPU all the time, so
- * the part of a..b accounted as neither is a wait still under way. */
+ * shows neither run nor wait.  Where one of the threads is runnable at b,
+ * the part of a..b accounted as neither is such a wait still under way;
+ * where none is, it was sleep (a probe that pauses between its phases,
+ * as the memory probe's release), which no neighbour caused. */
 static double probe_wait_share(const struct yield_monitor *m, const struct sample *a,
                                const struct sample *b)
 {
@@ -329,7 +333,7 @@ static double probe_wait_share(const struct yield_monitor *m, const struct sampl
         double dt = b->mono - a->mono;
         if (m->io_bound)
                 return dt > 0 ? wait / dt : 0;
-        if (dt > wait + run)
+        if (dt > wait + run && b->probe_runnable > 0)
                 wait = dt - run;
         return wait + run > 0 ? wait / (wait + run) : 0;
 }

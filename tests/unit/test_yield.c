@@ -186,40 +186,65 @@ static bool put_text(const char *path, const char *text)
         return f && fclose(f) == 0 && ok;
 }
 
-/* A thread held off the CPU for longer than a sample: schedstat accounts
- * its wait only when it runs again, so the samples show it neither
- * running nor waiting (a fixture thread whose figures stand still).  A
- * CPU-bound probe's threads want a CPU all the time: that is starving,
- * and the run stops. */
-static void unaccounted_wait_is_starving(void)
+/* A fixture thread whose schedstat figures stand still, in state `state`,
+ * watched as a CPU-bound probe for three samples: how many of them said
+ * to stop the run, and why. */
+static int standing_thread(char state, const char **ret_reason)
 {
-        char root[] = "/tmp/test_yield.XXXXXX", path[256];
+        char root[] = "/tmp/test_yield.XXXXXX", dir[256], path[320];
+        const char *files[] = { "schedstat", "stat" };
         struct yield_monitor *m;
         struct rundelay *d;
-        const char *reason = NULL;
         CHECK(mkdtemp(root));
-        snprintf(path, sizeof(path), "%s/%d", root, (int)getpid());
-        CHECK(mkdir(path, 0755) == 0);
-        snprintf(path, sizeof(path), "%s/%d/task", root, (int)getpid());
-        CHECK(mkdir(path, 0755) == 0);
-        snprintf(path, sizeof(path), "%s/%d/task/1", root, (int)getpid());
-        CHECK(mkdir(path, 0755) == 0);
-        snprintf(path, sizeof(path), "%s/%d/task/1/schedstat", root, (int)getpid());
+        snprintf(dir, sizeof(dir), "%s/%d", root, (int)getpid());
+        CHECK(mkdir(dir, 0755) == 0);
+        snprintf(dir, sizeof(dir), "%s/%d/task", root, (int)getpid());
+        CHECK(mkdir(dir, 0755) == 0);
+        snprintf(dir, sizeof(dir), "%s/%d/task/1", root, (int)getpid());
+        CHECK(mkdir(dir, 0755) == 0);
+        snprintf(path, sizeof(path), "%s/schedstat", dir);
         CHECK(put_text(path, "900000000 100000000 50\n"));
+        char stat[64];
+        snprintf(stat, sizeof(stat), "1 (bw (probe) x) %c 1 1 1 0\n", state);
+        snprintf(path, sizeof(path), "%s/stat", dir);
+        CHECK(put_text(path, stat));
         CHECK(rundelay_new(root, getpid(), &d) == 0 && rundelay_sample(d) == 0);
+        CHECK(rundelay_runnable(d) == (state == 'R'));
         CHECK(yield_monitor_new(&(struct yield_limits){ .starved = true }, getpid(),
                                 BW_CAP_CPU_BOUND, d, NULL, &m) == 0);
-        int yes = verdicts(m, d, 3, &reason);
+        int yes = verdicts(m, d, 3, ret_reason);
         yield_monitor_free(m);
         rundelay_free(d);
-        CHECK(unlink(path) == 0);
+        for (size_t i = 0; i < 2; i++) {
+                snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+                CHECK(unlink(path) == 0);
+        }
         for (int i = 0; i < 3; i++) {
-                char *slash = strrchr(path, '/');
-                *slash = 0;
-                CHECK(rmdir(path) == 0);
+                CHECK(rmdir(dir) == 0);
+                *strrchr(dir, '/') = 0;
         }
         CHECK(rmdir(root) == 0);
-        CHECK(yes >= 1 && !strcmp(reason, "cpu"));
+        return yes;
+}
+
+/* A thread held off the CPU for longer than a sample: schedstat accounts
+ * its wait only when it runs again, so the samples show it neither
+ * running nor waiting, runnable (R).  A CPU-bound probe's thread that
+ * wants a CPU and gets none is starving, and the run stops. */
+static void unaccounted_wait_is_starving(void)
+{
+        const char *reason = NULL;
+        int yes = standing_thread('R', &reason);
+        CHECK(yes >= 1 && reason && !strcmp(reason, "cpu"));
+}
+
+/* The same figures standing still while the thread sleeps (S: the memory
+ * probe between its phases, `release`): it wanted no CPU, so it was not
+ * starved, and the run goes on. */
+static void sleeping_is_not_starving(void)
+{
+        const char *reason = NULL;
+        CHECK(standing_thread('S', &reason) == 0);
 }
 
 /* Under its own CPU quota (20% of a CPU) a burning thread waits for most
@@ -324,6 +349,7 @@ int main(void)
         others_waits_are_seen(ncpu);
         starved_is_seen(ncpu);
         unaccounted_wait_is_starving();
+        sleeping_is_not_starving();
         quota_is_not_starving();
         gone_is_an_error();
         printf("test_yield: ok\n");
