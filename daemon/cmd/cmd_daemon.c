@@ -124,9 +124,10 @@ static int state_probes(struct daemon *d)
                         *p = *old;
                         *old = (struct status_file_probe){ 0 };
                 } else {
+                        /* since the daemon began to watch it: its start,
+                         * or the reload that added it */
                         p->name = strdup(info.name);
-                        p->waiting_since = d->state.started > 0 ? d->state.started
-                                                                : now_wall();
+                        p->waiting_since = now_wall();
                 }
                 free(p->plugin);
                 p->plugin = strdup(pc ? pc->plugin->name : "?");
@@ -143,6 +144,37 @@ static int state_probes(struct daemon *d)
                 if (!probes[i].name || !probes[i].plugin)
                         return -ENOMEM;
         return 0;
+}
+
+/* Each probe's wait as the daemon before this one left it in status.txt:
+ * a restart does not start the wait afresh, or a daemon that keeps
+ * restarting would never be seen not measuring.  A probe now of another
+ * plugin by the same name starts afresh. */
+static void restore_waits(struct daemon *d)
+{
+        struct status_file *old = NULL;
+        char *why = NULL;
+        int r = status_file_read(app_daemon_option(d->app, "state_dir")->s, &old, &why);
+        free(why);
+        if (r < 0 || state_probes(d) < 0) {
+                status_file_free(old);
+                return;
+        }
+        for (size_t i = 0; i < d->state.n_probes; i++) {
+                struct status_file_probe *p = &d->state.probes[i];
+                const struct status_file_probe *o = status_file_find(old, p->name);
+                if (!o || !o->wait_reason || !(o->waiting_since > 0) || !o->plugin ||
+                    strcmp(o->plugin, p->plugin))
+                        continue;
+                char *reason = strdup(o->wait_reason);
+                if (!reason)
+                        break;
+                free(p->wait_reason);
+                p->wait_reason = reason;
+                p->waiting_since = o->waiting_since;
+                p->last_try = o->last_try;
+        }
+        status_file_free(old);
 }
 
 /* What the sinks reported of themselves, into the state file. */
@@ -229,9 +261,9 @@ static void add_wait_figures(struct daemon *d, struct result *res)
                          "When the daemon last ran the probe or deferred its run, UNIX time",
                          METRIC_GAUGE, NULL, p->last_try, NULL);
         (void)result_add(res, "benchwatch_probe_waiting_since_timestamp_seconds",
-                         "When the probe's last counted run ended (the daemon's start before "
-                         "one), UNIX time; reason: why its last try did not count (none: it "
-                         "did)", METRIC_GAUGE, lv, p->waiting_since, NULL);
+                         "When the probe's last counted run ended (before one: when a daemon "
+                         "began to watch it), UNIX time; reason: why its last try did not "
+                         "count (none: it did)", METRIC_GAUGE, lv, p->waiting_since, NULL);
 }
 
 static void on_result(struct result *res, void *userdata)
@@ -499,6 +531,7 @@ static int run(struct daemon *d)
         show_host_info(d);
         d->state.pid = (long)getpid();
         d->state.started = now_wall();
+        restore_waits(d);
         save_state(d);
         sd_notify(false, "READY=1");
         notify_status(d);

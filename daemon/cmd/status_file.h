@@ -45,7 +45,8 @@ struct status_file_probe {
         unsigned deferred_day;    /* deferred before starting, last 24 h */
         unsigned yielded_day;     /* stopped during the run, last 24 h */
         double waiting_since;     /* UNIX time of the last counted run's end
-                                     (the daemon's start before one) */
+                                     (before one: when a daemon began
+                                     to watch it; a restart keeps it) */
         double last_try;          /* UNIX time of the last run or deferral */
         char *wait_reason;        /* why the last try did not count; "none" */
 };

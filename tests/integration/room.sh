@@ -95,4 +95,27 @@ grep -q "c: no counted run for .*: no room for it on the host's CPUs" "$T/status
 json "$T/status.json" 'r["probes"][0]["waiting"]["reason"] == "room"' ||
         fail "status --format=json: $(cat "$T/status.json")"
 echo "beside $NEIGHBOUR_TEXT: deferred for room ($(grep -m1 -o "no room: [^;]*" "$T/err"))"
+
+# A restart keeps the wait: the daemon after it says the probe has waited
+# since the same moment (else one that keeps restarting never shows as
+# not measuring); a probe a reload adds waits from the reload on.
+since=$(prom 'benchwatch_probe_waiting_since_timestamp_seconds{probe="c",reason="room"}')
+kill "$dpid" && wait "$dpid"
+rm -f "$T/bw.prom"
+"$BENCHWATCH" -c "$T/bw.conf" daemon > "$T/out" 2> "$T/err2" &
+dpid=$!
+BW_PIDS="$dpid"
+waits_again() { [ -n "$(prom 'benchwatch_probe_waiting_since_timestamp_seconds{probe="c",reason="room"}')" ]; }
+wait_quietly 20 waits_again || fail "no deferral for room after the restart: $(tail -3 "$T/err2")"
+again=$(prom 'benchwatch_probe_waiting_since_timestamp_seconds{probe="c",reason="room"}')
+[ "$again" = "$since" ] || fail "the restart started the wait afresh: since $since before, $again after"
+reload_at=$(date +%s.%N)
+printf '[probe c2]\nplugin = cpu\nduration = 0.5s\ninterval = 1s\n' >> "$T/bw.conf"
+kill -HUP "$dpid"
+c2_waits() { [ -n "$(prom 'benchwatch_probe_waiting_since_timestamp_seconds{probe="c2",reason="room"}')" ]; }
+wait_quietly 20 c2_waits || fail "the probe the reload added shows no wait: $(tail -3 "$T/err2")"
+c2=$(prom 'benchwatch_probe_waiting_since_timestamp_seconds{probe="c2",reason="room"}')
+awk -v w="$c2" -v t="$reload_at" 'BEGIN { exit !(w >= t - 1) }' ||
+        fail "the probe the reload added waits since $c2, before the reload at $reload_at"
+echo "restart: waiting since $again as before; reload: c2 waiting since $c2 (reload at ${reload_at%.*})"
 echo "room: ok"
