@@ -499,16 +499,20 @@ static int begin_look(struct scheduler *s, const struct slot *slot, const struct
 }
 
 /* The due slot runs unless the host is busy now or in the look; where
- * there is a look, CPU pressure is judged over it (pressed()). */
+ * there is a look, CPU pressure is judged over it (pressed()).  I/O
+ * pressure defers only a probe whose figure others' I/O moves: one that
+ * does disk I/O, or drives a server (which may); a cpu or memory probe
+ * runs beside a host waiting on its disks. */
 static void run_or_defer(struct scheduler *s, struct slot *slot)
 {
         const struct probe_cfg *pc = conf_find_probe(s->cfg, slot->name);
         struct yield_limits yl;
         runspec_yield_limits(s->cfg, false, &yl);
+        bool io_moves = pc->plugin->caps & (BW_CAP_DISK_IO | BW_CAP_NETWORK);
         const struct busy_limits lim = {
                 .max_load = daemon_opt(s, CFG_D_MAX_LOAD),
                 .max_psi_cpu = yield_limits_any(&yl) ? 0 : daemon_opt(s, CFG_D_MAX_PSI_CPU),
-                .max_psi_io = daemon_opt(s, CFG_D_MAX_PSI_IO),
+                .max_psi_io = io_moves ? daemon_opt(s, CFG_D_MAX_PSI_IO) : 0,
                 .max_psi_memory = daemon_opt(s, CFG_D_MAX_PSI_MEMORY),
         };
         char *why = NULL;

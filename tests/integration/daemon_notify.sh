@@ -256,6 +256,35 @@ n=$(sed -n 's/^benchwatch_probe_deferred_total{probe="polite",reason="cpu"} //p'
 [ "${n:-0}" -ge 1 ] || fail "deferral count lost in the run's result: $(cat "$T/bw.prom")"
 stop_daemon 5
 
+# ---- I/O pressure defers a probe that does disk I/O, not a cpu probe -----
+if [ -f "$BENCHWATCH_PLUGIN_DIR/disklat.so" ] && [ -f "$BENCHWATCH_PLUGIN_DIR/cpu.so" ]; then
+        psi 0.00
+        printf 'some avg10=90.00 avg60=0.00 avg300=0.00 total=1\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n' \
+                > "$T/proc/pressure/io"
+        put_conf "$(daemon_section 25 | sed 's/^max_psi_io = 0$/max_psi_io = 25/')
+[probe c]
+plugin = cpu
+duration = 0.3s
+interval = 2s
+[probe dl]
+plugin = disklat
+size = 8M
+duration = 0.5s
+interval = 2s
+[textfile]
+path = $T/bw.prom"
+        start_daemon "$BENCHWATCH_PLUGIN_DIR" BENCHWATCH_PROC_DIR="$T/proc"
+        wait_for 15 grep -q "probe 'dl' deferred, host busy: io pressure 90.0% > 25%" "$T/err" ||
+                fail "the disklat probe was not deferred for io pressure: $(tail -5 "$T/err")"
+        wait_for 15 bash -c "[ \$(grep -c \"^cpu 'c': ok\" '$T/out') -ge 2 ]" ||
+                fail "the cpu probe did not run beside io pressure: $(grep -E "'c'" "$T/err" "$T/out" | tail -3)"
+        grep -q "probe 'c' deferred, host busy: io" "$T/err" && fail "the cpu probe was deferred for io pressure"
+        grep -q "^disklat 'dl': ok" "$T/out" && fail "the disklat probe ran beside io pressure"
+        stop_daemon 5
+        rm -f "$T/proc/pressure/io"
+        echo "io pressure 90%: disklat deferred, cpu ran $(grep -c "^cpu 'c': ok" "$T/out") times"
+fi
+
 # ---- the disk plugin: SIGTERM mid-run leaves only its reusable test file -
 if [ -f "$BENCHWATCH_PLUGIN_DIR/disk.so" ]; then
         # first while the test file is being written (256M of random data)
