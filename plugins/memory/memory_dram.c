@@ -17,6 +17,7 @@
 #endif
 
 #include "common/sbloop.h"
+#include "memory_cgroup.h"
 #include "util/fdio.h"
 #include "util/format.h"
 #include "util/timeutil.h"
@@ -210,6 +211,15 @@ int memory_host_sizes(const struct bw_host *h, const char *mode, unsigned thread
         if (r < 0)
                 return h->fail(h, r, "%s mode: cannot read MemAvailable from "
                                "/proc/meminfo: %s", mode, strerror(-r));
+        char self[4096];
+        uint64_t room;
+        if (fdio_read_small("/proc/self/cgroup", self, sizeof(self)) >= 0 &&
+            memory_cgroup_room(self, "/sys/fs/cgroup", &room) >= 0 && room < avail) {
+                h->log(h, LOG_INFO, "%s mode: this cgroup's memory limit leaves "
+                       "%llu MiB of the host's %llu MiB available: sized by it", mode,
+                       (unsigned long long)(room / MIB), (unsigned long long)(avail / MIB));
+                avail = room;
+        }
         *ret_llc = llc;
         *ret_avail = avail;
         return 0;

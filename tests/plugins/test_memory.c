@@ -24,6 +24,7 @@
 
 #include "../fakehost.h"
 #include "core/param.h"
+#include "memory/memory_cgroup.h"
 #include "memory/memory_dram.h"
 #include "memory/memory_latency.h"
 #include "util/timeutil.h"
@@ -249,6 +250,74 @@ static void test_sizing(void)
         /* no memory to spare: refused, and v untouched */
         v = 1;
         CHECK(memory_dram_array_bytes(32 * MIB, 64 * MIB, &v) == -ENOMEM && v == 1);
+}
+
+/* A directory under base, with its parents. */
+static void mkdirs(const char *base, const char *rel, char *ret, size_t size)
+{
+        char dir[512];
+
+        snprintf(dir, sizeof(dir), "%s", base);
+        for (const char *p = rel; *p;) {
+                const char *slash = strchr(p + 1, '/');
+                size_t n = slash ? (size_t)(slash - p) : strlen(p);
+                snprintf(dir + strlen(dir), sizeof(dir) - strlen(dir), "%.*s", (int)n, p);
+                CHECK(mkdir(dir, 0755) == 0 || errno == EEXIST);
+                p += n;
+        }
+        snprintf(ret, size, "%s", dir);
+}
+
+/* The memory a container's or unit's cgroup still allows, on fixture
+ * trees: the arrays must fit under it, not under the host's MemAvailable
+ * (in a 1 GiB cgroup on this host, sized by MemAvailable, the probe was
+ * killed by the OOM killer; tests/integration/memory_cgroup.sh). */
+static void test_cgroup_room(void)
+{
+        char root[] = "/tmp/test_memory_cg.XXXXXX", dir[512];
+        uint64_t v = 0;
+
+        CHECK(mkdtemp(root));
+        /* v2, the unit's limit 4 GiB, its parent's 2 GiB: the tighter; its
+         * inactive page cache can be given back */
+        mkdirs(root, "/system.slice/benchwatch.service", dir, sizeof(dir));
+        put(dir, "memory.max", "4294967296\n");
+        put(dir, "memory.current", "1073741824\n");
+        put(dir, "memory.stat", "anon 536870912\nfile 536870912\n"
+            "inactive_file 268435456\nactive_file 268435456\n");
+        mkdirs(root, "/system.slice", dir, sizeof(dir));
+        put(dir, "memory.max", "2147483648\n");
+        put(dir, "memory.current", "1610612736\n");
+        put(dir, "memory.stat", "inactive_file 0\n");
+        CHECK(memory_cgroup_room("0::/system.slice/benchwatch.service\n", root, &v) == 0);
+        CHECK(v == 512 * MIB);                       /* 2 GiB - 1.5 GiB */
+        put(dir, "memory.max", "max\n");            /* the parent: no limit */
+        CHECK(memory_cgroup_room("0::/system.slice/benchwatch.service\n", root, &v) == 0);
+        CHECK(v == 3328 * MIB);                      /* 4 GiB - (1 GiB - 256 MiB) */
+        mkdirs(root, "/user.slice", dir, sizeof(dir));
+        put(dir, "memory.max", "max\n");
+        CHECK(memory_cgroup_room("0::/user.slice\n", root, &v) == -ENOENT);
+        /* a container's namespace: its own cgroup is the mount's root */
+        put(root, "memory.max", "1073741824\n");
+        put(root, "memory.current", "2147483648\n"); /* past it: no room */
+        CHECK(memory_cgroup_room("0::/\n", root, &v) == 0 && v == 0);
+        /* v1 (or hybrid: the memory controller's line wins), with the
+         * hierarchy's limit; PAGE_COUNTER_MAX is no limit */
+        mkdirs(root, "/memory/docker/abc", dir, sizeof(dir));
+        put(dir, "memory.stat", "cache 0\nhierarchical_memory_limit 1073741824\n"
+            "total_inactive_file 104857600\n");
+        put(dir, "memory.usage_in_bytes", "209715200\n");
+        const char *v1 = "5:cpu,cpuacct:/docker/abc\n4:memory:/docker/abc\n0::/\n";
+        CHECK(memory_cgroup_room(v1, root, &v) == 0);
+        CHECK(v == 924 * MIB);                       /* 1 GiB - (200 - 100 MiB) */
+        put(dir, "memory.stat", "hierarchical_memory_limit 9223372036854771712\n");
+        CHECK(memory_cgroup_room(v1, root, &v) == -ENOENT);
+        /* no cgroup at all, or an unreadable tree */
+        CHECK(memory_cgroup_room("", root, &v) == -ENOENT);
+        CHECK(memory_cgroup_room("0::/nowhere\n", "/nonexistent", &v) == -ENOENT);
+        char cmd[600];
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+        CHECK(system(cmd) == 0);
 }
 
 /* The CPU-time twin of a dram figure: all passes' bytes over the workers'
@@ -591,6 +660,7 @@ int main(void)
         test_bad_params();
         test_llc();
         test_sizing();
+        test_cgroup_room();
         test_total_size();
         test_operations();
         test_dram_run();
