@@ -390,20 +390,22 @@ static void end_look(struct scheduler *s)
 
 #define NEEDS_MIN 0.1 /* CPUs: a probe that sleeps on its I/O still needs some */
 
-/* The CPUs a run of the probe keeps busy: its last run's CPU time per
- * second of the run (at least NEEDS_MIN); before one, the threads a
- * CPU-bound plugin starts (its concurrency parameter), else one. */
+/* The CPUs a run of the probe keeps busy.  A CPU-bound plugin's threads
+ * (its concurrency parameter) each want one all the run, whatever its
+ * last run got (a run held off the CPU, or one that slept between its
+ * phases, used less); of another probe, its last run's CPU time per
+ * second of the run (at least NEEDS_MIN), one before its first run. */
 static double needs_of(const struct probe_cfg *pc, const struct slot *slot)
 {
+        const struct bw_plugin *p = pc->plugin;
+        int i = p->concurrency_param ? param_index(p->params, p->concurrency_param) : -1;
+        if (i >= 0 && (p->caps & BW_CAP_CPU_BOUND) && p->params[i].type == BW_PARAM_INT)
+                return fmax((double)pc->params->values[i].i, 1);
         const struct result *last = slot->last;
         const struct sample *cpu = last ? result_find_sample(last, "benchwatch_probe_cpu_seconds",
                                                              NULL) : NULL;
         if (cpu && last->duration > 0)
                 return fmax(cpu->value / last->duration, NEEDS_MIN);
-        const struct bw_plugin *p = pc->plugin;
-        int i = p->concurrency_param ? param_index(p->params, p->concurrency_param) : -1;
-        if (i >= 0 && (p->caps & BW_CAP_CPU_BOUND) && p->params[i].type == BW_PARAM_INT)
-                return fmax((double)pc->params->values[i].i, 1);
         return 1;
 }
 
