@@ -268,9 +268,13 @@ bool tracker_run_counts(const struct tracker_settings *ts, const struct result *
                                  ", beyond their CPU quota's throttling" : "",
                                  ts->max_run_delay * 100);
         else if (res->io_bound &&
-                 !isnan(v = over(res, "benchwatch_probe_run_delay_ratio", ts->max_run_delay)))
-                why = str_printf("the probe's threads waited for a CPU %.1f%% of the run "
-                                 "(max_run_delay %.0f%%)", v * 100, ts->max_run_delay * 100);
+                 (v = figure(res, "benchwatch_probe_run_delay_ratio") / threads_of(res)) >
+                 ts->max_run_delay)
+                /* summed over the threads: each one's share, on average */
+                why = str_printf("the probe's threads waited for a CPU %.1f%% of the run%s "
+                                 "(max_run_delay %.0f%%)", v * 100,
+                                 threads_of(res) > 1 ? " each, on average" : "",
+                                 ts->max_run_delay * 100);
         else if (!res->disk_io && !baseline_judges_cpu_time(res, &ts->det) &&
                  !isnan(v = over(res, "benchwatch_probe_steal_ratio", ts->max_steal)) &&
                  (reason = "steal"))

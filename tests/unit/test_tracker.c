@@ -113,6 +113,14 @@ static void test_steal_by_resource(void)
         EXPECT(!counts(&ts, http_run(&(struct run_figures){ 0.02, 0.20, 0.05 }),
                        "waited for a CPU 20.0% of the run"));
         EXPECT(counts(&ts, http_run(&(struct run_figures){ 0.05, 0.05, 0.45 }), NULL));
+        /* 16 threads (mysql threads=16) that each waited 1.25% of the run:
+         * 20% summed, counted; each 12.5%: not */
+        struct result *r16 = http_run(&(struct run_figures){ 0.02, 0.20, 0.05 });
+        CHECK(result_add_param(r16, "threads", "16") >= 0);
+        EXPECT(counts(&ts, r16, NULL));
+        r16 = http_run(&(struct run_figures){ 0.02, 2.00, 0.05 });
+        CHECK(result_add_param(r16, "threads", "16") >= 0);
+        EXPECT(!counts(&ts, r16, "waited for a CPU 12.5% of the run each, on average"));
         /* a cpu run judged in CPU time: steal cannot move it */
         EXPECT(counts(&ts, cpu_run(true, &(struct run_figures){ 0.30, 0.02, 0.05 }), NULL));
         EXPECT(!counts(&ts, cpu_run(true, &(struct run_figures){ 0.01, 0.30, 0.30 }),
