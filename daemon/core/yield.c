@@ -308,14 +308,23 @@ static double others_io(struct yield_monitor *m, const struct sample *b)
         return rise;
 }
 
+double yield_others_wait(double some, double own, double busy, double dt)
+{
+        if (!(dt > 0) || isnan(some))
+                return NAN;
+        double own_in_some = busy > dt ? own * dt / busy : own;
+        return fmin(fmax((some - own_in_some) / dt, 0), 1);
+}
+
 /* The share of a..b in which only others waited for a CPU (NAN: no PSI). */
 static double others_wait(const struct sample *a, const struct sample *b)
 {
-        double dt = b->mono - a->mono;
-        double some = (b->psi_cpu_us - a->psi_cpu_us) / 1e6, own = b->probe_wait - a->probe_wait;
-        if (!(dt > 0) || isnan(some))
-                return NAN;
-        return fmin(fmax((some - own) / dt, 0), 1);
+        static double clk_tck;
+        if (!clk_tck)
+                clk_tck = sysconf(_SC_CLK_TCK) > 0 ? (double)sysconf(_SC_CLK_TCK) : 100;
+        return yield_others_wait((b->psi_cpu_us - a->psi_cpu_us) / 1e6,
+                                 b->probe_wait - a->probe_wait,
+                                 (b->cpu.busy - a->cpu.busy) / clk_tck, b->mono - a->mono);
 }
 
 /* Of the time the probe's threads wanted a CPU in a..b, the share they

@@ -91,6 +91,16 @@ struct yield_others {
 void yield_monitor_others(const struct yield_monitor *m, struct yield_others *ret);
 void yield_monitor_free(struct yield_monitor *m);
 
+/* Of dt seconds, the share in which tasks other than the probe waited for
+ * a CPU: PSI cpu "some" (`some` seconds: the host's CPUs' "some" time,
+ * averaged over them weighted by each one's busy time) less the probe's
+ * own threads' run delay (`own`, summed over its threads) as it shows in
+ * that average: spread over the busy CPUs (`busy` CPU-seconds of the
+ * host), not whole (16 threads waiting 0.1 s each on 16 busy CPUs add
+ * 0.1 s to "some", not 1.6 s).  Still a lower bound: where others waited
+ * on a CPU at the same time as the probe, "some" counted the time once.
+ * NAN without PSI. */
+double yield_others_wait(double some, double own, double busy, double dt);
 /* From a /proc/stat text: the busy jiffies (user, nice, system, irq,
  * softirq) and the total without steal of the "cpu" line, and the idle
  * (idle + iowait) and total without steal summed over the cpuN lines for

@@ -93,6 +93,22 @@ static void reap(pid_t *kids, long n)
         free(kids);
 }
 
+/* Others' waits from PSI less the probe's own, on numbers: 16 of the
+ * probe's threads each waiting 0.1 s on 16 busy CPUs raise "some" by
+ * 0.1 s, not 1.6 s, so others' 0.2 s beside them are still seen (the
+ * whole sum taken off left none: a big host's yield never fired). */
+static void own_waits_spread_over_cpus(void)
+{
+        CHECK(fabs(yield_others_wait(0.3, 1.6, 16, 1) - 0.2) < 1e-9);
+        /* 4 threads per CPU of a 2-CPU host waiting for each other */
+        CHECK(yield_others_wait(1.0, 3.0, 2, 1) == 0);
+        /* less than one CPU busy: the probe's waits count whole */
+        CHECK(fabs(yield_others_wait(0.5, 0.2, 0.6, 1) - 0.3) < 1e-9);
+        CHECK(yield_others_wait(0.1, 0, 16, 1) > 0.099);
+        CHECK(isnan(yield_others_wait(NAN, 0, 1, 1)));
+        CHECK(isnan(yield_others_wait(0.1, 0, 1, 0)));
+}
+
 /* 4 threads per CPU of the monitored process: they wait for each other,
  * which is not others waiting. */
 static void own_waits_are_not_others(long ncpu)
@@ -348,6 +364,7 @@ int main(void)
         own_waits_are_not_others(ncpu);
         others_waits_are_seen(ncpu);
         starved_is_seen(ncpu);
+        own_waits_spread_over_cpus();
         unaccounted_wait_is_starving();
         sleeping_is_not_starving();
         quota_is_not_starving();
