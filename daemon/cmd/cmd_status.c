@@ -230,10 +230,12 @@ static const char *wait_words(const char *reason)
 static void table_notes(const struct status_ctx *c, const struct probe_status *p)
 {
         char t[32];
+        /* with the daemon gone, the wait goes on but its reason is old */
         if (p->sp && p->sp->wait_reason && strcmp(p->sp->wait_reason, "none"))
-                printf("  %s: no counted run for %s: %s\n", p->pc->name,
+                printf("  %s: no counted run for %s: %s%s\n", p->pc->name,
                        rel(c->now - p->sp->waiting_since, t, sizeof(t)),
-                       wait_words(p->sp->wait_reason));
+                       wait_words(p->sp->wait_reason),
+                       c->daemon_running ? "" : " (at its last try; the daemon is not running)");
         if (p->sp && p->sp->why)
                 printf("  %s: last run %s: %s\n", p->pc->name,
                        p->sp->ok ? "not counted" : "failed", p->sp->why);

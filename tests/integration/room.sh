@@ -118,4 +118,10 @@ c2=$(prom 'benchwatch_probe_waiting_since_timestamp_seconds{probe="c2",reason="r
 awk -v w="$c2" -v t="$reload_at" 'BEGIN { exit !(w >= t - 1) }' ||
         fail "the probe the reload added waits since $c2, before the reload at $reload_at"
 echo "restart: waiting since $again as before; reload: c2 waiting since $c2 (reload at ${reload_at%.*})"
+# with the daemon gone, status says the reason is its last try's
+kill "$dpid" && wait "$dpid"
+BW_PIDS=""
+"$BENCHWATCH" -c "$T/bw.conf" status > "$T/status" 2>&1
+grep -q "c: no counted run for .*: no room for it on the host's CPUs (at its last try; the daemon is not running)" \
+        "$T/status" || fail "status without the daemon: $(cat "$T/status")"
 echo "room: ok"
