@@ -31,17 +31,31 @@ const unsigned long long gpu_nvml_reason_bits[GPU_REASON_COUNT] = {
         [GPU_REASON_SYNC_BOOST] = 0x10,
 };
 
-/* Each reason's accumulated nanoseconds: an NVML field (driver 535 and
- * later; 0: none, HW slowdown has no counter of its own), and the older
+/* Each reason's accumulated nanoseconds: an NVML field (0: none, HW
+ * slowdown has no counter of its own; VERSIONED(i): the i-th of the three
+ * that each NVML version numbers its own way, gpu_nvml.h), and the older
  * nvmlDeviceGetViolationStatus() policy for the same time (-1: none). */
+#define VERSIONED(i) (1000u + (i))
 static const struct { unsigned field; int policy; } reason_counter[GPU_REASON_COUNT] = {
         [GPU_REASON_HW_SLOWDOWN] = { 0, -1 },
-        [GPU_REASON_HW_THERMAL] = { 270, -1 },      /* ..._HW_THERM_SLOWDOWN */
-        [GPU_REASON_HW_POWER_BRAKE] = { 271, -1 },  /* ..._HW_POWER_BRAKE_SLOWDOWN */
-        [GPU_REASON_SW_THERMAL] = { 269, 1 },       /* ..._SW_THERM_SLOWDOWN, THERMAL */
-        [GPU_REASON_SW_POWER_CAP] = { 74, 0 },      /* ..._SW_POWER_CAP, POWER */
-        [GPU_REASON_SYNC_BOOST] = { 76, 2 },        /* ..._SYNC_BOOST, SYNC_BOOST */
+        [GPU_REASON_HW_THERMAL] = { VERSIONED(1), -1 },     /* ..._HW_THERM_SLOWDOWN */
+        [GPU_REASON_HW_POWER_BRAKE] = { VERSIONED(2), -1 }, /* ..._HW_POWER_BRAKE_SLOWDOWN */
+        [GPU_REASON_SW_THERMAL] = { VERSIONED(0), 1 },      /* ..._SW_THERM_SLOWDOWN, THERMAL */
+        [GPU_REASON_SW_POWER_CAP] = { 74, 0 },              /* ..._SW_POWER_CAP, POWER */
+        [GPU_REASON_SYNC_BOOST] = { 76, 2 },                /* ..._SYNC_BOOST, SYNC_BOOST */
 };
+
+unsigned gpu_nvml_event_field_base(const char *nvml_version)
+{
+        /* "13.580.65.06": NVML's major version, then the driver's */
+        const char *dot = nvml_version ? strchr(nvml_version, '.') : NULL;
+        char *end;
+        unsigned long branch = dot ? strtoul(dot + 1, &end, 10) : 0;
+        if (!dot || end == dot + 1 || (*end && *end != '.'))
+                return 0;
+        return branch >= 590 ? GPU_NVML_FI_EVENTS_13_1 : branch >= 575 ? GPU_NVML_FI_EVENTS_12_9
+                                                                       : 0;
+}
 
 #define SYM(field, name, required) { (void **)&api->field, name, NULL, required }
 #define SYM2(field, name, old) { (void **)&api->field, name, old, false }
@@ -52,6 +66,7 @@ static int lookup(struct gpu_nvml_api *api, char **ret_why)
                 SYM(init, "nvmlInit_v2", true), SYM(shutdown, "nvmlShutdown", true),
                 SYM(error_string, "nvmlErrorString", true),
                 SYM(system_get_driver_version, "nvmlSystemGetDriverVersion", true),
+                SYM(system_get_nvml_version, "nvmlSystemGetNVMLVersion", false),
                 SYM(device_get_count, "nvmlDeviceGetCount_v2", true),
                 SYM(device_get_handle_by_index, "nvmlDeviceGetHandleByIndex_v2", true),
                 SYM(device_get_uuid, "nvmlDeviceGetUUID", true),
@@ -128,6 +143,10 @@ int gpu_nvml_open(struct gpu_nvml *ret, char **ret_why)
         }
         if (r < 0)
                 memset(ret, 0, sizeof(*ret)); /* loaded, never closed (gpu_cuda.c) */
+        char version[GPU_NVML_SYSTEM_NVML_VERSION_BUFFER_SIZE];
+        if (r >= 0 && ret->api.system_get_nvml_version &&
+            ret->api.system_get_nvml_version(version, sizeof(version)) == GPU_NVML_SUCCESS)
+                ret->event_field_base = gpu_nvml_event_field_base(version);
         return r;
 }
 
@@ -260,13 +279,15 @@ static void read_reason_counters(struct gpu_nvml *n, struct gpu_nvml_counters *c
         nvmlFieldValue_t f[GPU_REASON_COUNT];
         int nf = 0, at[GPU_REASON_COUNT];
         memset(f, 0, sizeof(f));
-        for (int i = 0; i < GPU_REASON_COUNT; i++)
-                if (reason_counter[i].field) {
-                        at[i] = nf;
-                        f[nf++].fieldId = reason_counter[i].field;
-                } else
-                        at[i] = -1;
-        bool fields = a->device_get_field_values &&
+        for (int i = 0; i < GPU_REASON_COUNT; i++) {
+                unsigned id = reason_counter[i].field;
+                if (id >= VERSIONED(0)) /* none where this NVML has none */
+                        id = n->event_field_base ? n->event_field_base + id - VERSIONED(0) : 0;
+                at[i] = id ? nf : -1;
+                if (id)
+                        f[nf++].fieldId = id;
+        }
+        bool fields = nf && a->device_get_field_values &&
                       a->device_get_field_values(n->dev, nf, f) == GPU_NVML_SUCCESS;
         for (int i = 0; i < GPU_REASON_COUNT; i++) {
                 nvmlViolationTime_t v;

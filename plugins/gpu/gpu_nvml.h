@@ -104,6 +104,15 @@ typedef int nvmlPerfPolicyType_t;
 #define GPU_NVML_DEVICE_UUID_V2_BUFFER_SIZE 96
 #define GPU_NVML_DEVICE_NAME_V2_BUFFER_SIZE 96
 #define GPU_NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE 80
+#define GPU_NVML_SYSTEM_NVML_VERSION_BUFFER_SIZE 80
+/* NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN, HW_THERM_SLOWDOWN
+ * and HW_POWER_BRAKE_SLOWDOWN, three fields in a row from the first: new
+ * in NVML 12.9 (driver 575) and still there in 13.0 (580) as 251-253,
+ * where 269-271 are power smoothing's; from 13.1 (590) on 269-271, and
+ * 251-253 power smoothing's (as they were in 12.8).  The same id is
+ * another field in another version: only event_field_base chooses. */
+#define GPU_NVML_FI_EVENTS_12_9 251
+#define GPU_NVML_FI_EVENTS_13_1 269
 
 struct gpu_nvml_api {
         void *dl;
@@ -125,6 +134,7 @@ struct gpu_nvml_api {
                                                               nvmlProcessInfo_t *infos);
         nvmlReturn_t (*device_get_utilization_rates)(nvmlDevice_t dev, nvmlUtilization_t *u);
         /* the optional ones: NULL where the driver lacks them */
+        nvmlReturn_t (*system_get_nvml_version)(char *version, unsigned int length);
         nvmlReturn_t (*device_get_current_clocks_event_reasons)(nvmlDevice_t dev,
                                                                 unsigned long long *reasons);
         nvmlReturn_t (*device_get_field_values)(nvmlDevice_t dev, int count,
@@ -218,8 +228,14 @@ struct gpu_nvml {
         unsigned index;
         nvmlEventSet_t events;
         bool has_events;
+        unsigned event_field_base;  /* gpu_nvml_event_field_base() of this NVML */
 };
 
+/* The first of the three clock event fields whose number changed
+ * (GPU_NVML_FI_EVENTS_12_9 or _13_1) for the version string of
+ * nvmlSystemGetNVMLVersion() ("13.580.65.06": NVML 13, driver 580); 0
+ * where that NVML has none of them, or the string is not understood. */
+unsigned gpu_nvml_event_field_base(const char *nvml_version);
 /* Opens libnvidia-ml.so.1 and initialises NVML: -ENODEV, -ENOSYS or
  * -EIO with *ret_why (malloc'd). */
 int gpu_nvml_open(struct gpu_nvml *ret, char **ret_why);

@@ -89,6 +89,7 @@ EXPORT nvmlReturn_t nvmlInit_v2(void)
         fakegpu.process_calls = 0;
         fakegpu.util_calls = 0;
         fakegpu.xid_sent = false;
+        fakegpu.smoothing_read = false;
         initialised = true;
         registered = 0;
         return OK;
@@ -111,6 +112,13 @@ EXPORT nvmlReturn_t nvmlSystemGetDriverVersion(char *v, unsigned int len)
 {
         CALL("nvmlSystemGetDriverVersion");
         snprintf(v, len, "580.65.06");
+        return OK;
+}
+
+EXPORT nvmlReturn_t nvmlSystemGetNVMLVersion(char *v, unsigned int len)
+{
+        CALL("nvmlSystemGetNVMLVersion");
+        snprintf(v, len, "%s", fakegpu.nvml_version);
         return OK;
 }
 
@@ -230,18 +238,39 @@ static unsigned long long held_ns(int reason)
                1000000000ull * 3600; /* and an hour before this process */
 }
 
+/* Which field id is what in the NVML version the fake claims (nvml.h of
+ * 12.8, 12.9, 13.0, 13.1): a clock event reason counter (its reason), a
+ * power smoothing field (-2), or nothing (-1). */
+static int field_meaning(unsigned id)
+{
+        unsigned driver = 0;
+        sscanf(fakegpu.nvml_version, "%*u.%u", &driver);
+        unsigned events = driver >= 590 ? 269 : driver >= 575 ? 251 : 0;
+        unsigned smoothing_low = driver >= 590 || driver < 575 ? 251 : 0;
+        if (id == 74 || id == 76)
+                return id == 74 ? 4 : 5;
+        if (events && id >= events && id < events + 3)
+                return id == events ? 3 : id == events + 1 ? 1 : 2;
+        if ((smoothing_low && id >= 251 && id < 254) ||
+            (driver >= 575 && driver < 590 && id >= 269 && id < 272))
+                return -2;
+        return -1;
+}
+
 EXPORT nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t d, int n, nvmlFieldValue_t *v)
 {
         CALL("nvmlDeviceGetFieldValues");
         DEV(d);
         for (int i = 0; i < n; i++) {
-                int reason = v[i].fieldId == 270 ? 1 : v[i].fieldId == 271 ? 2
-                             : v[i].fieldId == 269 ? 3 : v[i].fieldId == 74 ? 4
-                             : v[i].fieldId == 76 ? 5 : -1;
-                v[i].nvmlReturn = fakegpu.no_fields || reason < 0 ? E_NOT_SUPPORTED : OK;
+                int reason = field_meaning(v[i].fieldId);
+                v[i].nvmlReturn = fakegpu.no_fields || reason == -1 ? E_NOT_SUPPORTED : OK;
                 v[i].valueType = 3; /* unsigned long long */
                 if (reason >= 0)
                         v[i].value.ullVal = held_ns(reason);
+                if (reason == -2) { /* enabled, a profile, a floor: small and steady */
+                        v[i].value.ullVal = 1;
+                        fakegpu.smoothing_read = true;
+                }
         }
         return OK;
 }

@@ -65,6 +65,7 @@ void fakegpu_setup(void)
 {
         struct fakegpu *f = &fakegpu;
         unsigned e[2], rm[4] = { 0 };
+        const char *s;
         f->count = (unsigned)env_double("FAKEGPU_COUNT", 1);
         f->mem_total = (uint64_t)env_double("FAKEGPU_MEM_TOTAL", 1 << 30);
         f->copy_bps = env_double("FAKEGPU_COPY_BPS", 2e12);
@@ -79,13 +80,16 @@ void fakegpu_setup(void)
         f->util_looks = (unsigned)env_double("FAKEGPU_UTIL_LOOKS", 0);
         f->reasons = (unsigned long long)env_double("FAKEGPU_REASONS", 0);
         f->no_fields = env_double("FAKEGPU_NO_FIELDS", 0) != 0;
+        s = getenv("FAKEGPU_NVML_VERSION");
+        snprintf(f->nvml_version, sizeof(f->nvml_version), "%s",
+                 s && *s ? s : "13.580.65.06");
         f->sm_mhz = (unsigned)env_double("FAKEGPU_SM_MHZ", 1980);
         f->sm_max_mhz = (unsigned)env_double("FAKEGPU_SM_MAX_MHZ", 1980);
         f->power_limit_mw = (unsigned)(env_double("FAKEGPU_POWER_LIMIT_W", 700) * 1000);
         env_pair("FAKEGPU_ECC", e, 2, 0, 0);
         f->ecc[0] = e[0];
         f->ecc[1] = e[1];
-        const char *s = getenv("FAKEGPU_REMAPPED");
+        s = getenv("FAKEGPU_REMAPPED");
         for (int i = 0; s && *s && i < 4; i++) {
                 rm[i] = (unsigned)strtoul(s, (char **)&s, 10);
                 if (*s == ',')

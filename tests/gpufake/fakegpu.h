@@ -28,6 +28,12 @@
  *   FAKEGPU_HELD            "hw_thermal=0.38,sw_power_cap=0.1": each
  *                           reason's counter grows by that share of the time
  *   FAKEGPU_NO_FIELDS       1: nvmlDeviceGetFieldValues says not supported
+ *   FAKEGPU_NVML_VERSION    what nvmlSystemGetNVMLVersion says (13.580.65.06);
+ *                           the field ids of the SW/HW thermal and power
+ *                           brake counters follow it as in NVIDIA's nvml.h:
+ *                           251-253 from driver 575 (NVML 12.9, 13.0), 269-271
+ *                           from 590 (13.1), none before; the ids the
+ *                           version gives power smoothing answer its values
  *   FAKEGPU_SM_MHZ, FAKEGPU_SM_MAX_MHZ   (1980, 1980)
  *   FAKEGPU_POWER_LIMIT_W   the enforced limit (700; the default is 700)
  *   FAKEGPU_ECC             "corrected,uncorrected" aggregate counts (0,0)
@@ -57,6 +63,8 @@ struct fakegpu {
         unsigned long long reasons;
         double held[6];             /* by the plugin's reason order */
         bool no_fields, context;
+        char nvml_version[32];
+        bool smoothing_read;        /* a power smoothing field was asked for */
         int ctx_device;             /* the CUdevice of the last context made */
         unsigned long long ecc[2];
         unsigned remapped[4], replay;

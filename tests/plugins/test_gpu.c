@@ -10,7 +10,8 @@
  * figures, labels and info metric; cuBLASLt's layouts (the fake computes
  * in cuBLAS's column-major terms and the plugin checks the product); the
  * own kernel without cuBLASLt; the PCIe link read while copies run; the
- * health figures (clock event counters, their fallbacks, ECC, remapped
+ * health figures (clock event counters, their field ids by the NVML
+ * version, their fallbacks, ECC, remapped
  * rows, replays, Xid) and what is new since the last run; making way for
  * a process that appears, and not starting beside one or on a busy GPU;
  * this process's pid in a PID namespace; the turn of GPUs with gpu=all;
@@ -50,7 +51,8 @@ static const char *const fake_vars[] = {
         "FAKEGPU_FLOPS", "FAKEGPU_H2D_BPS", "FAKEGPU_D2H_BPS", "FAKEGPU_BUSY_PID",
         "FAKEGPU_PROCESS_AFTER", "FAKEGPU_SELF_PID", "FAKEGPU_UTIL", "FAKEGPU_UTIL_LOOKS",
         "FAKEGPU_REASONS",
-        "FAKEGPU_HELD", "FAKEGPU_NO_FIELDS", "FAKEGPU_SM_MHZ", "FAKEGPU_SM_MAX_MHZ",
+        "FAKEGPU_HELD", "FAKEGPU_NO_FIELDS", "FAKEGPU_NVML_VERSION",
+        "FAKEGPU_SM_MHZ", "FAKEGPU_SM_MAX_MHZ",
         "FAKEGPU_POWER_LIMIT_W", "FAKEGPU_ECC", "FAKEGPU_REMAPPED", "FAKEGPU_REPLAY",
         "FAKEGPU_XID", "FAKEGPU_PCIE", "FAKEGPU_PCIE_IDLE", "FAKEGPU_PCIE_MAX",
         "FAKEGPU_NOT_SUPPORTED", "FAKEGPU_FAIL", "FAKEGPU_LOG", NULL,
@@ -341,6 +343,53 @@ static void test_health_fallbacks(void)
         fakehost_done(&fh);
 }
 
+/* The thermal and power brake counters' field ids by the NVML version
+ * (nvml.h: 251-253 in 12.9 and 13.0, 269-271 from 13.1, where the other
+ * three are power smoothing's; none before 12.9). */
+static void test_health_field_ids(void)
+{
+        CHECK(gpu_nvml_event_field_base("12.570.172.08") == 0);
+        CHECK(gpu_nvml_event_field_base("12.575.51.03") == 251);
+        CHECK(gpu_nvml_event_field_base("13.580.65.06") == 251);
+        CHECK(gpu_nvml_event_field_base("13.590.44.01") == 269);
+        CHECK(gpu_nvml_event_field_base("13.595.45") == 269);
+        CHECK(gpu_nvml_event_field_base("13") == 0 && gpu_nvml_event_field_base("13.x") == 0);
+        CHECK(gpu_nvml_event_field_base("") == 0 && gpu_nvml_event_field_base(NULL) == 0);
+        static const char *const versions[] = { "12.575.51.03", "13.580.65.06",
+                                                "13.590.44.01", NULL };
+        for (size_t i = 0; versions[i]; i++) {
+                struct fakehost fh;
+                char *v = str_printf("FAKEGPU_NVML_VERSION=%s", versions[i]);
+                fakehost_init(&fh);
+                CHECK(run(&fh, libdir, PARAMS(v, "FAKEGPU_HELD=hw_thermal=0.38,sw_thermal=0.2,"
+                                              "hw_power_brake=0.05"),
+                          PARAMS(SMALL, "copy=no", "gemm=no")) == 0);
+                CHECK_NEAR(value(&fh, "clock_event_ratio", "gpu=0,reason=hw_thermal"), 0.38, 0.01);
+                CHECK_NEAR(value(&fh, "clock_event_ratio", "gpu=0,reason=sw_thermal"), 0.2, 0.01);
+                CHECK_NEAR(value(&fh, "clock_event_ratio", "gpu=0,reason=hw_power_brake"), 0.05,
+                           0.01);
+                CHECK(value(&fh, "clock_event_seconds_total", "gpu=0,reason=hw_thermal") >= 3600);
+                CHECK(!fake->smoothing_read);
+                fakehost_done(&fh);
+                free(v);
+        }
+        /* NVML 12.8: no such fields (251-253 are power smoothing's); SW
+         * thermal from the violation counter, the others by samples */
+        struct fakehost fh;
+        fakehost_init(&fh);
+        CHECK(run(&fh, libdir, PARAMS("FAKEGPU_NVML_VERSION=12.570.172.08",
+                                      "FAKEGPU_HELD=hw_thermal=0.38,sw_thermal=0.2",
+                                      "FAKEGPU_REASONS=64"),
+                  PARAMS(SMALL, "copy=no", "gemm=no")) == 0);
+        CHECK(!fake->smoothing_read);
+        CHECK(!last(&fh, "clock_event_seconds_total", "gpu=0,reason=hw_thermal"));
+        CHECK(!last(&fh, "clock_event_seconds_total", "gpu=0,reason=hw_power_brake"));
+        CHECK(value(&fh, "clock_event_ratio", "gpu=0,reason=hw_thermal") == 1);
+        CHECK(value(&fh, "clock_event_ratio", "gpu=0,reason=hw_power_brake") == 0);
+        CHECK_NEAR(value(&fh, "clock_event_ratio", "gpu=0,reason=sw_thermal"), 0.2, 0.01);
+        fakehost_done(&fh);
+}
+
 /* ---- polite --------------------------------------------------------------- */
 
 static bool logged(const char *log, const char *call)
@@ -545,6 +594,7 @@ int main(void)
         test_cublaslt();
         test_health();
         test_health_fallbacks();
+        test_health_field_ids();
         test_yield();
         test_rotation();
         test_memory_cap();
