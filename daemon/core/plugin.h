@@ -209,7 +209,8 @@ struct bw_plugin {
          * run belongs here, not in `run`.
          * -ENODEV (with h->fail saying what is missing) means the host
          * lacks what the plugin measures, e.g. a GPU plugin without the
-         * NVIDIA driver (looking may dlopen() a library and close it): not
+         * NVIDIA driver or a GPU (looking may dlopen() a library, and ask
+         * it how many GPUs there are, as NVML's nvmlInit does): not
          * a configuration error; the configuration keeps the probe, the
          * daemon leaves it out with one log line at each load, and `run`
          * exits 3 (environment). */

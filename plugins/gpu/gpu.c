@@ -7,8 +7,10 @@
  *
  * No CUDA at build time: libcuda.so.1 and libnvidia-ml.so.1 are opened at
  * run time (gpu_cuda.h, gpu_nvml.h), the kernels travel as PTX text; a
- * host without the NVIDIA driver makes `check` say -ENODEV ("no NVIDIA
- * driver"), so `run` exits 3 and the daemon skips the probe (plugin.h).
+ * host without the NVIDIA driver, or whose driver has no GPU to show
+ * (NVML does not initialise, or counts none), makes `check` say -ENODEV
+ * ("no NVIDIA driver", "no usable GPU"), so `run` exits 3 and the daemon
+ * skips the probe (plugin.h).
  *
  * Polite to the GPU's real work: a run starts only when NVML shows no
  * other process on the GPU and its utilisation at most IDLE_PERCENT, makes
@@ -35,6 +37,7 @@
 #include "gpu_cuda.h"
 #include "gpu_gemm.h"
 #include "gpu_health.h"
+#include "gpu_nvml.h"
 #include "gpu_session.h"
 #include "gpu_stream.h"
 #include "util/atomicfile.h"
@@ -148,6 +151,8 @@ static int gpu_check(const struct bw_run *run, const struct bw_host *h)
         if (v[P_GEMM].b && v[P_ENGINE].i == GPU_GEMM_WMMA && gpu_gemm_wmma_shape_error(m, n, k))
                 return h->fail(h, -EINVAL, "%s", gpu_gemm_wmma_shape_error(m, n, k));
         int r = gpu_cuda_present(&why);
+        if (r >= 0)
+                r = gpu_nvml_usable(&why);
         if (r < 0)
                 r = h->fail(h, r, "%s", why ? why : "out of memory");
         free(why);

@@ -150,6 +150,32 @@ int gpu_nvml_open(struct gpu_nvml *ret, char **ret_why)
         return r;
 }
 
+int gpu_nvml_usable(char **ret_why)
+{
+        struct gpu_nvml n;
+        unsigned count = 0;
+        char *why = NULL;
+        int r = gpu_nvml_open(&n, &why);
+        if (r >= 0) {
+                r = gpu_nvml_count(&n, &count, &why);
+                gpu_nvml_close(&n);
+                if (r >= 0 && count == 0)
+                        why = strdup("the NVIDIA driver sees none");
+                r = r < 0 || count == 0 ? -EIO : 0;
+        }
+        if (r == -EIO) {
+                *ret_why = why ? str_printf("no usable GPU (%s)", why) : NULL;
+                r = -ENODEV;
+        } else if (r == -ENODEV) {
+                *ret_why = why;
+                why = NULL;
+        } else {
+                r = 0; /* a driver too old: `run` says so */
+        }
+        free(why);
+        return r;
+}
+
 void gpu_nvml_close(struct gpu_nvml *n)
 {
         if (n->has_events && n->api.event_set_free)

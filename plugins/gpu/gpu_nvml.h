@@ -239,6 +239,13 @@ unsigned gpu_nvml_event_field_base(const char *nvml_version);
 /* Opens libnvidia-ml.so.1 and initialises NVML: -ENODEV, -ENOSYS or
  * -EIO with *ret_why (malloc'd). */
 int gpu_nvml_open(struct gpu_nvml *ret, char **ret_why);
+/* Whether NVML initialises and sees a GPU (`check`: opened, looked at,
+ * shut down; NVML makes no context, unlike cuInit): -ENODEV with
+ * *ret_why, malloc'd: "no usable GPU (nvmlInit: Driver Not Loaded)", "no
+ * usable GPU (the NVIDIA driver sees none)", or gpu_nvml_open()'s "no
+ * NVIDIA driver (...)"; 0 otherwise, a driver too old included (`run`
+ * says so). */
+int gpu_nvml_usable(char **ret_why);
 /* nvmlShutdown and forget (the library stays loaded). */
 void gpu_nvml_close(struct gpu_nvml *n);
 /* How many GPUs NVML sees. */

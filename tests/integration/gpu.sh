@@ -1,13 +1,13 @@
 #!/bin/bash
 # gpu.sh — the gpu plugin through the real command line and the daemon on
-# a host without a GPU: `run gpu` with no NVIDIA driver exits 3 and says
-# so; with the recording fake driver (tests/gpufake/, through the
+# a host without a GPU: `run gpu` with no NVIDIA driver, or a driver that
+# sees no GPU, exits 3 and says so; with the recording fake driver (tests/gpufake/, through the
 # BENCHWATCH_GPU_LIBDIR test hook: the fake's figures are its model's,
 # not measurements) a run goes through the child process and the runner
 # with its figures, labels and info metric, and a process that appears
 # on the GPU makes the run give way (exit 1, the reason); the daemon
 # skips a gpu probe with no driver in one log line while its other probes
-# run, and counts a run that gave way as a deferral, not a failure.
+# run (check-config says absent, with no driver or no GPU), and counts a run that gave way as a deferral, not a failure.
 . "$top_srcdir/tests/integration/lib/lib.sh"
 
 FAKE=$top_builddir/tests/gpufake/.libs/fakegpu.so
@@ -31,6 +31,21 @@ if ! /sbin/ldconfig -p 2> /dev/null | grep -q 'libcuda\.so\.1 '; then
                 "$T/err" || fail "run gpu on this host: $(cat "$T/err")"
         echo "run gpu, no driver here: exit 3: $(cat "$T/err")"
 fi
+
+# ---- the driver's libraries but no GPU: exit 3 too, the reason ----------------
+# shellcheck disable=SC2086
+FAKEGPU_COUNT=0 BENCHWATCH_GPU_LIBDIR=$T/fake bw run gpu $SMALL > "$T/out" 2> "$T/err"
+rc=$?
+[ $rc = 3 ] || fail "run gpu with a driver that sees no GPU: exit $rc, not 3: $(cat "$T/err")"
+grep -q "gpu probe 'gpu': no usable GPU (the NVIDIA driver sees none)" "$T/err" ||
+        fail "run gpu with a driver that sees no GPU: $(cat "$T/err")"
+# shellcheck disable=SC2086
+FAKEGPU_FAIL=nvmlInit_v2 BENCHWATCH_GPU_LIBDIR=$T/fake bw run gpu $SMALL > "$T/out" 2> "$T/err"
+rc=$?
+[ $rc = 3 ] || fail "run gpu where NVML does not start: exit $rc, not 3: $(cat "$T/err")"
+grep -q "gpu probe 'gpu': no usable GPU (nvmlInit: Unknown Error)" "$T/err" ||
+        fail "run gpu where NVML does not start: $(cat "$T/err")"
+echo "run gpu, a driver with no GPU: exit 3: $(cat "$T/err")"
 
 # ---- the fake driver ---------------------------------------------------------
 # shellcheck disable=SC2086
@@ -101,6 +116,10 @@ export BENCHWATCH_GPU_LIBDIR=$T/none
 "$BENCHWATCH" -c "$T/bw.conf" check-config > "$T/out" 2>&1 || fail "check-config: $(cat "$T/out")"
 grep -q "^  g .*(absent here: no NVIDIA driver ($T/none/libcuda.so.1" "$T/out" ||
         fail "check-config does not say g is absent: $(cat "$T/out")"
+FAKEGPU_COUNT=0 BENCHWATCH_GPU_LIBDIR=$T/fake "$BENCHWATCH" -c "$T/bw.conf" check-config > "$T/out" 2>&1 ||
+        fail "check-config, no GPU: $(cat "$T/out")"
+grep -q "^  g .*(absent here: no usable GPU (the NVIDIA driver sees none))" "$T/out" ||
+        fail "check-config does not say g is absent with no GPU: $(cat "$T/out")"
 run_daemon
 c_ran() { [ "$(grep -c "^cpu 'c': ok" "$T/daemon.out")" -ge 3 ]; }
 wait_for 20 c_ran || fail "the cpu probe beside an absent gpu probe did not run: $(cat "$T/daemon.err")"

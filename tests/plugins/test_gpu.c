@@ -6,7 +6,8 @@
  * bytes for BabelStream's copy, 3 for its triad, 2 m n k for a GEMM,
  * bytes x loops for the copies) against the model, never a measurement.
  *
- * Covered: no driver (check says -ENODEV with dlopen's words); the
+ * Covered: no driver (check says -ENODEV with dlopen's words), and no
+ * usable GPU behind one (NVML does not start, or counts none); the
  * figures, labels and info metric; cuBLASLt's layouts (the fake computes
  * in cuBLAS's column-major terms and the plugin checks the product); the
  * own kernel without cuBLASLt; the PCIe link read while copies run; the
@@ -138,6 +139,16 @@ static int run(struct fakehost *fh, const char *dir, const char *const *env,
         return fakehost_run(fh, P, params);
 }
 
+static bool logged(const char *log, const char *call)
+{
+        char *text = NULL;
+        size_t len;
+        bool found = fdio_read_file(log, 1 << 24, &text, &len, NULL) == 0 &&
+                     strstr(text, call) != NULL;
+        free(text);
+        return found;
+}
+
 /* ---- no driver ------------------------------------------------------------ */
 
 static void test_no_driver(void)
@@ -158,6 +169,18 @@ static void test_no_driver(void)
         free(dir);
         free(p);
         fakehost_done(&fh);
+        /* the driver's libraries and no GPU (a container without the
+         * devices, say): the host's, as no driver, not a failed run */
+        char *log = str_printf("%s/nogpu.log", libdir), *env = str_printf("FAKEGPU_LOG=%s", log);
+        fakehost_init(&fh);
+        CHECK(run(&fh, libdir, PARAMS("FAKEGPU_COUNT=0", env), PARAMS(SMALL)) == -ENODEV);
+        CHECK_STR_CONTAINS(fh.error, "no usable GPU (the NVIDIA driver sees none)");
+        CHECK(fh.n_metrics == 0 && !fake->context);
+        CHECK(logged(log, "nvmlShutdown") && !logged(log, "cuInit"));
+        fakehost_done(&fh);
+        unlink(log);
+        free(env);
+        free(log);
 }
 
 /* ---- the figures --------------------------------------------------------- */
@@ -392,16 +415,6 @@ static void test_health_field_ids(void)
 
 /* ---- polite --------------------------------------------------------------- */
 
-static bool logged(const char *log, const char *call)
-{
-        char *text = NULL;
-        size_t len;
-        bool found = fdio_read_file(log, 1 << 24, &text, &len, NULL) == 0 &&
-                     strstr(text, call) != NULL;
-        free(text);
-        return found;
-}
-
 static void test_yield(void)
 {
         struct fakehost fh;
@@ -518,8 +531,8 @@ static void test_failing_call(void)
                            "CUDA_ERROR_OUT_OF_MEMORY");
         fakehost_done(&fh);
         fakehost_init(&fh);
-        CHECK(run(&fh, libdir, PARAMS("FAKEGPU_FAIL=nvmlInit_v2"), PARAMS(SMALL)) == -EIO);
-        CHECK_STR_CONTAINS(fh.error, "nvmlInit: Unknown Error");
+        CHECK(run(&fh, libdir, PARAMS("FAKEGPU_FAIL=nvmlInit_v2"), PARAMS(SMALL)) == -ENODEV);
+        CHECK_STR_CONTAINS(fh.error, "no usable GPU (nvmlInit: Unknown Error)");
         fakehost_done(&fh);
 }
 
