@@ -52,6 +52,7 @@
 #define TEARDOWN 0.5        /* seconds kept for the health reads and the end */
 #define MIB (UINT64_C(1) << 20)
 #define STREAM_ARRAY_MAX (512 * MIB)
+#define STREAM_L2_TIMES 4   /* each bandwidth array at least 4 x the L2 cache */
 
 enum { P_GPU, P_DURATION, P_MEMORY, P_STREAM, P_GEMM, P_COPY, P_M, P_N, P_K, P_ENGINE,
        P_COPY_SIZE, P_COUNT };
@@ -73,7 +74,7 @@ static const struct bw_param_def gpu_params[] = {
                 .min = 64.0 * MIB, .max = 64.0 * (1 << 30), .unit = "bytes",
                 .help = "Device memory a run may take, and never more than half of what "
                         "is free on the GPU (the bandwidth arrays: a third of it each, up "
-                        "to 512M)",
+                        "to 512M, and at least 4 x the GPU's L2 cache)",
         },
         [P_STREAM] = {
                 .name = "stream", .type = BW_PARAM_BOOL, .default_value = "yes",
@@ -333,6 +334,34 @@ static int too_big(struct gpu_session *s, const char *what, uint64_t need, uint6
                           format_size((int64_t)cap, b, sizeof(b)));
 }
 
+/* The bytes of each bandwidth array: a third of what the run may take,
+ * up to STREAM_ARRAY_MAX, and at least STREAM_L2_TIMES x the L2 cache
+ * (H100, H200: 50M), or the kernels would measure the cache, not the
+ * memory; a cap that cannot give that fails the run, saying what would. */
+static int stream_array(struct gpu_session *s, uint64_t cap, size_t *ret)
+{
+        int l2 = 0;
+        CUresult e = s->cu.device_get_attribute(&l2, GPU_CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE,
+                                                s->dev);
+        if (e)
+                return gpu_session_cuda_fail(s, e, "cuDeviceGetAttribute (L2 cache size)");
+        uint64_t least = ((uint64_t)(l2 > 0 ? l2 : 0) * STREAM_L2_TIMES + MIB - 1) & ~(MIB - 1);
+        uint64_t most = least > STREAM_ARRAY_MAX ? least : STREAM_ARRAY_MAX;
+        uint64_t array = (cap / 3 < most ? cap / 3 : most) & ~(MIB - 1);
+        if (array < least) {
+                char a[32], b[32], c[32];
+                return s->h->fail(s->h, -ENOMEM, "GPU %u: the bandwidth arrays must be at "
+                                  "least %d x its %s L2 cache each, not to measure the cache: "
+                                  "%s of device memory, more than the %s the run may take "
+                                  "(memory=, at most half of the free memory)", s->nv.index,
+                                  STREAM_L2_TIMES, format_size(l2, a, sizeof(a)),
+                                  format_size((int64_t)(3 * least), b, sizeof(b)),
+                                  format_size((int64_t)cap, c, sizeof(c)));
+        }
+        *ret = (size_t)array;
+        return 0;
+}
+
 /* The seconds measurement `which` gets: its share of what is left before
  * `end` among it and those after it (stream, gemm, copy in this order), so
  * that a slow set-up (cuBLASLt's loading) comes out of the run's own
@@ -369,9 +398,10 @@ static int measure(struct gpu_session *s, const char *gpu, double end,
                             v[P_DURATION].d);
         if (r >= 0 && v[P_STREAM].b) {
                 struct gpu_stream_result x;
-                uint64_t array = cap / 3 < STREAM_ARRAY_MAX ? cap / 3 : STREAM_ARRAY_MAX;
-                r = gpu_stream_run(s, (size_t)(array & ~(MIB - 1)), share(v, P_STREAM, end),
-                                   &x);
+                size_t array = 0;
+                r = stream_array(s, cap, &array);
+                if (r >= 0)
+                        r = gpu_stream_run(s, array, share(v, P_STREAM, end), &x);
                 if (r >= 0)
                         emit_stream(h, gpu, &x);
         }

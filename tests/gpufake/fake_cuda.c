@@ -94,6 +94,7 @@ EXPORT CUresult cuDeviceGetAttribute(int *pi, int attr, CUdevice dev)
         case 16: *pi = 132; return OK;              /* SMs */
         case 33: *pi = 0x17 + dev; return OK;       /* PCI bus */
         case 34: *pi = 0; return OK;                /* PCI device */
+        case 38: *pi = (int)fakegpu.l2_bytes; return OK;
         case 50: *pi = 0; return OK;                /* PCI domain */
         case 75: *pi = 9; return OK;
         }

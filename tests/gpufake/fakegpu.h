@@ -12,6 +12,8 @@
  * Driven by the environment, read again at every cuInit() and nvmlInit():
  *   FAKEGPU_COUNT           GPUs (1)
  *   FAKEGPU_MEM_TOTAL       bytes of each GPU (1 GiB)
+ *   FAKEGPU_L2_BYTES        its L2 cache (4 MiB: small, so that the tests'
+ *                           arrays, 4 x of it at least, stay cheap)
  *   FAKEGPU_COPY_BPS, FAKEGPU_TRIAD_BPS  the bandwidth of the BabelStream
  *                           kernels (2e12, 2.5e12 bytes/s of the arrays)
  *   FAKEGPU_FLOPS           the GEMM rate (1e12 FLOP/s; cuBLASLt's: x 1.5)
@@ -57,6 +59,7 @@
 struct fakegpu {
         unsigned count;
         uint64_t mem_total, allocated, peak;
+        unsigned l2_bytes;
         double copy_bps, triad_bps, flops, h2d_bps, d2h_bps;
         unsigned busy_pid, process_after, self_pid, process_calls;
         unsigned util, util_looks, util_calls, sm_mhz, sm_max_mhz, power_limit_mw;

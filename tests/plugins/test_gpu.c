@@ -48,7 +48,8 @@ static char libdir[64], ltdir[128], emptydir[128];
 static const struct fakegpu *fake;
 
 static const char *const fake_vars[] = {
-        "FAKEGPU_COUNT", "FAKEGPU_MEM_TOTAL", "FAKEGPU_COPY_BPS", "FAKEGPU_TRIAD_BPS",
+        "FAKEGPU_COUNT", "FAKEGPU_MEM_TOTAL", "FAKEGPU_L2_BYTES", "FAKEGPU_COPY_BPS",
+        "FAKEGPU_TRIAD_BPS",
         "FAKEGPU_FLOPS", "FAKEGPU_H2D_BPS", "FAKEGPU_D2H_BPS", "FAKEGPU_BUSY_PID",
         "FAKEGPU_PROCESS_AFTER", "FAKEGPU_SELF_PID", "FAKEGPU_UTIL", "FAKEGPU_UTIL_LOOKS",
         "FAKEGPU_REASONS",
@@ -234,8 +235,9 @@ static void test_figures(void)
         /* the model's rates: 2 arrays a copy, 3 a triad, 2mnk a GEMM */
         CHECK_NEAR(value(&fh, "memory_copy_bytes_per_second", "gpu=0"), 1e10, 1e-6);
         CHECK_NEAR(value(&fh, "memory_triad_bytes_per_second", "gpu=0"), 1.2e10, 1e-6);
-        /* a third of the 64M the run may take, in whole MiB */
+        /* a third of the 64M the run may take, in whole MiB: past 4 x L2 */
         CHECK(value(&fh, "memory_array_bytes", "gpu=0") == 21 << 20);
+        CHECK(value(&fh, "memory_array_bytes", "gpu=0") >= 4.0 * fake->l2_bytes);
         CHECK_NEAR(value(&fh, "gemm_flop_per_second", "gpu=0,engine=wmma,m=128,n=128,k=128"),
                    1e9, 1e-6);
         CHECK_NEAR(value(&fh, "host_to_device_bytes_per_second", "gpu=0"), 5e10, 1e-6);
@@ -507,10 +509,20 @@ static void test_memory_cap(void)
         struct fakehost fh;
         fakehost_init(&fh);
         /* 192M free: the run takes at most half, 96M, though memory=2G */
-        CHECK(run(&fh, libdir, PARAMS("FAKEGPU_MEM_TOTAL=201326592"),
+        CHECK(run(&fh, libdir, PARAMS("FAKEGPU_MEM_TOTAL=201326592", "FAKEGPU_L2_BYTES=8388608"),
                   PARAMS(SMALL, "memory=2G")) == 0);
         CHECK(value(&fh, "memory_array_bytes", "gpu=0") == 32 << 20);
+        CHECK(value(&fh, "memory_array_bytes", "gpu=0") >= 4.0 * fake->l2_bytes);
         CHECK(fake->peak <= 96u << 20 && fake->peak >= (94u << 20));
+        fakehost_done(&fh);
+        /* an H200's 50M of L2: arrays of a third of 64M would measure the
+         * cache; the run says what it would need instead */
+        fakehost_init(&fh);
+        CHECK(run(&fh, libdir, PARAMS("FAKEGPU_L2_BYTES=52428800"), PARAMS(SMALL)) == -ENOMEM);
+        CHECK_STR_CONTAINS(fh.error, "GPU 0: the bandwidth arrays must be at least 4 x its 50M "
+                           "L2 cache each, not to measure the cache: 600M of device memory, "
+                           "more than the 64M the run may take");
+        CHECK(fake->allocated == 0 && !last(&fh, "memory_copy_bytes_per_second", NULL));
         fakehost_done(&fh);
         /* a GEMM that does not fit what the run may take */
         fakehost_init(&fh);
