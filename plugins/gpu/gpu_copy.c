@@ -66,6 +66,8 @@ static int sample(struct copy *c, bool h2d, unsigned loops, double expect, doubl
                 return gpu_session_cuda_fail(c->s, e, h2d ? "cuMemcpyHtoDAsync"
                                                           : "cuMemcpyDtoHAsync");
         look_at_link(c, expect / 2);
+        if (expect > 0) /* not the warm-up: halfway through the copies */
+                gpu_session_sample(c->s);
         return gpu_session_elapsed(c->s, c->ev[0], c->ev[1], ret_s);
 }
 

@@ -316,6 +316,8 @@ static int measure(struct gemm *g, double end, struct gpu_gemm_result *ret)
                         r = gpu_session_cuda_fail(g->s, e, "cuEventRecord");
                         break;
                 }
+                if (r >= 0 && !warm)
+                        gpu_session_sample(g->s); /* while the batch runs */
                 if (r >= 0)
                         r = gpu_session_elapsed(g->s, ev[0], ev[1], &t);
                 if (r >= 0 && !warm) {

@@ -179,7 +179,7 @@ static bool is_self(const struct gpu_session *s, unsigned pid)
         return false;
 }
 
-static void take_sample(struct gpu_session *s)
+void gpu_session_sample(struct gpu_session *s)
 {
         struct gpu_nvml_sample x;
         gpu_nvml_sample(&s->nv, &x);
@@ -195,7 +195,6 @@ static void take_sample(struct gpu_session *s)
         if (x.has_temperature && (!s->has_temperature || x.celsius > s->max_celsius))
                 s->max_celsius = x.celsius;
         s->has_temperature |= x.has_temperature;
-        s->xids += gpu_nvml_xids(&s->nv, &s->xid_last);
 }
 
 int gpu_session_tick(struct gpu_session *s)
@@ -215,7 +214,7 @@ int gpu_session_tick(struct gpu_session *s)
                         return s->h->fail(s->h, -EBUSY, "made way for process %u, which "
                                           "started on GPU %u during the run; not counted",
                                           pids[i], s->nv.index);
-        take_sample(s);
+        s->xids += gpu_nvml_xids(&s->nv, &s->xid_last);
         return 0;
 }
 

@@ -7,9 +7,12 @@
  * at the GPU through NVML: another process on it (compute or graphics,
  * other than this one) ends the run at once as one that made way
  * (-EBUSY, plugin.h), so the GPU's real work waits at most a batch and a
- * look, well under a second; a stop ends it too; and the clock event
- * reasons, the SM clock and the temperature are sampled for the run's
- * health figures (gpu_health.c), the Xid errors collected.
+ * look, well under a second; a stop ends it too; and the Xid errors are
+ * collected.  The clock event reasons, the SM clock and the temperature
+ * are sampled for the run's health figures (gpu_health.c) while a batch
+ * is in flight (gpu_session_sample(), after its launches, before the wait
+ * for it): after the wait the GPU idles, and shows neither the power cap
+ * nor the heat of the work.
  *
  * This process's own context shows in NVML's process list too, under its
  * pid, or under the host's pid for it inside a PID namespace: the pids
@@ -72,6 +75,10 @@ void gpu_session_close(struct gpu_session *s);
 /* Between two batches: 0 to go on; -EBUSY (another process on the GPU)
  * or -ECANCELED (a stop), already h->fail()ed; -EIO when NVML fails. */
 int gpu_session_tick(struct gpu_session *s);
+
+/* One look at the clock event reasons, the SM clock and the temperature:
+ * call it with a batch queued and not waited for. */
+void gpu_session_sample(struct gpu_session *s);
 
 /* Fails the run with a CUDA error: "what: CUDA_ERROR_...". */
 int gpu_session_cuda_fail(struct gpu_session *s, CUresult r, const char *what);

@@ -37,9 +37,10 @@ static int launch(struct gpu_session *s, struct arrays *x, enum gpu_kernel k)
 }
 
 /* n kernels of kind k, each between two of the events ev[0..n]; the best
- * time of one into *best. */
+ * time of one into *best; the GPU looked at while they run, unless this
+ * is the warm-up (one kernel: over before the look). */
 static int timed_batch(struct gpu_session *s, struct arrays *x, enum gpu_kernel k,
-                       CUevent *ev, unsigned n, double *best)
+                       CUevent *ev, unsigned n, double *best, bool warm)
 {
         int r = 0;
         CUresult e = s->cu.event_record(ev[0], s->stream);
@@ -50,6 +51,8 @@ static int timed_batch(struct gpu_session *s, struct arrays *x, enum gpu_kernel 
         }
         if (e)
                 return gpu_session_cuda_fail(s, e, "cuEventRecord");
+        if (r >= 0 && !warm)
+                gpu_session_sample(s);
         for (unsigned i = 0; i < n && r >= 0; i++) {
                 double t;
                 r = gpu_session_elapsed(s, ev[i], ev[i + 1], &t);
@@ -94,16 +97,17 @@ static int measure(struct gpu_session *s, struct arrays *x, double end,
         if (r < 0)
                 return r;
         /* a warm-up round, which also says how many kernels fit a batch */
-        r = timed_batch(s, x, GPU_K_STREAM_COPY, ev, 1, &warm);
-        if (r >= 0 && (r = timed_batch(s, x, GPU_K_STREAM_TRIAD, ev, 1, &warm)) >= 0) {
+        r = timed_batch(s, x, GPU_K_STREAM_COPY, ev, 1, &warm, true);
+        if (r >= 0 && (r = timed_batch(s, x, GPU_K_STREAM_TRIAD, ev, 1, &warm, true)) >= 0) {
                 rounds++;
                 batch = warm > 0 ? (unsigned)fmin(fmax(GPU_SESSION_BATCH / 2 / warm, 1),
                                                   MAX_BATCH) : MAX_BATCH;
         }
         while (r >= 0 && (rounds < 2 || now_mono() < end)) {
-                r = timed_batch(s, x, GPU_K_STREAM_COPY, ev, batch, &best_copy);
+                r = timed_batch(s, x, GPU_K_STREAM_COPY, ev, batch, &best_copy, false);
                 if (r >= 0)
-                        r = timed_batch(s, x, GPU_K_STREAM_TRIAD, ev, batch, &best_triad);
+                        r = timed_batch(s, x, GPU_K_STREAM_TRIAD, ev, batch, &best_triad,
+                                        false);
                 if (r >= 0) {
                         rounds++;
                         ret->kernels += batch;

@@ -251,6 +251,7 @@ EXPORT CUresult cuStreamSynchronize(CUstream s)
 {
         CALL("cuStreamSynchronize");
         fakegpu.copies_in_flight = 0;
+        fakegpu.kernels_in_flight = 0;
         return OK;
 }
 
@@ -269,11 +270,13 @@ EXPORT CUresult cuEventRecord(CUevent e, CUstream s)
         return s == &the_stream ? OK : E_INVALID_VALUE;
 }
 
-/* The GPU caught up: what was queued is done, the link idles again. */
+/* The GPU caught up: what was queued is done, the link idles again, and
+ * the GPU (gpu_nvml.c's samples of it are to be taken before this). */
 EXPORT CUresult cuEventSynchronize(CUevent e)
 {
         CALL("cuEventSynchronize");
         fakegpu.copies_in_flight = 0;
+        fakegpu.kernels_in_flight = 0;
         return e->recorded ? OK : E_INVALID_VALUE;
 }
 
@@ -390,6 +393,7 @@ EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned 
         if (s != &the_stream || gz != 1 || by != 1 || bz != 1 || extra || !p)
                 return E_INVALID_VALUE;
         fakegpu.launches++;
+        fakegpu.kernels_in_flight++;
         if (!strncmp(f->name, "stream_", 7))
                 return bx == 1024 ? stream_kernel(f->name, p) : E_INVALID_VALUE;
         return gemm_kernel(f->name, gx, gy, bx, p);

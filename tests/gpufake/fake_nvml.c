@@ -90,6 +90,7 @@ EXPORT nvmlReturn_t nvmlInit_v2(void)
         fakegpu.util_calls = 0;
         fakegpu.xid_sent = false;
         fakegpu.smoothing_read = false;
+        fakegpu.samples = fakegpu.samples_busy = 0;
         initialised = true;
         registered = 0;
         return OK;
@@ -226,6 +227,9 @@ EXPORT nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t d,
 {
         CALL("nvmlDeviceGetCurrentClocksEventReasons");
         DEV(d);
+        /* what it shows under load: was work queued and not waited for? */
+        fakegpu.samples++;
+        fakegpu.samples_busy += fakegpu.kernels_in_flight || fakegpu.copies_in_flight;
         *r = fakegpu.reasons;
         return OK;
 }

@@ -75,6 +75,8 @@ struct fakegpu {
         bool xid_sent;
         unsigned pcie[2], pcie_idle[2], pcie_max[2];
         unsigned copies_in_flight;
+        unsigned kernels_in_flight; /* launched since the last wait */
+        unsigned samples, samples_busy; /* clock looks, those with work queued */
         double stream_clock;        /* seconds of the (one) stream */
         uint64_t t0_ns;             /* nvmlInit's CLOCK_MONOTONIC */
         unsigned launches, gemms;

@@ -254,6 +254,9 @@ static void test_figures(void)
         CHECK(fake->allocated == 0 && !fake->context); /* all given back */
         CHECK_STR_CONTAINS(fh.last_log, "PCIe link gen 4 x8 during the copies, gen 5 x16 "
                            "possible");
+        /* stream, GEMM, copies: each looked at the clocks with work queued */
+        printf("  %u clock samples, %u with work queued\n", fake->samples, fake->samples_busy);
+        CHECK(fake->samples > 3 && fake->samples_busy == fake->samples);
         fakehost_done(&fh);
 }
 
@@ -322,6 +325,8 @@ static void test_health(void)
         CHECK(value(&fh, "remapped_rows_pending", "gpu=0") == 1);
         CHECK(value(&fh, "pcie_replays_total", "gpu=0") == 7);
         CHECK(value(&fh, "xid_errors", "gpu=0") == 1);
+        /* the clocks were looked at while the work ran, never after */
+        CHECK(fake->samples > 3 && fake->samples_busy == fake->samples);
         /* the first run has nothing to compare with */
         CHECK(!last(&fh, "ecc_errors_since_last_run", NULL));
         const char *why = fh.last_log;
