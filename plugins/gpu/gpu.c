@@ -224,6 +224,9 @@ static int idle_enough(struct gpu_session *s)
         unsigned pids[GPU_SESSION_MAX_PIDS], n = 0, util = 0;
         char *why = NULL;
         int r = gpu_nvml_processes(&s->nv, pids, GPU_SESSION_MAX_PIDS, &n, &why);
+        if (r > 0)
+                return s->h->fail(s->h, -EBUSY, "GPU %u busy: more processes on it than NVML "
+                                  "lists at once; waits for an idle GPU", s->nv.index);
         if (r >= 0 && n)
                 return s->h->fail(s->h, -EBUSY, "GPU %u busy: %u process(es) on it (pid %u%s); "
                                   "waits for an idle GPU", s->nv.index, n, pids[0],

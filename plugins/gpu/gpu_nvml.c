@@ -243,7 +243,8 @@ int gpu_nvml_info(struct gpu_nvml *n, struct gpu_nvml_info *ret, char **ret_why)
         return 0;
 }
 
-/* Appends one kind of process to pids. */
+/* Appends one kind of process to pids; 1 where there are more than NVML
+ * lists at once (INSUFFICIENT_SIZE: info[] not filled, none appended). */
 static int list_processes(struct gpu_nvml *n, bool compute, unsigned *pids, unsigned max,
                           unsigned *at, char **ret_why)
 {
@@ -253,7 +254,7 @@ static int list_processes(struct gpu_nvml *n, bool compute, unsigned *pids, unsi
                                   : n->api.device_get_graphics_running_processes)(
                 n->dev, &count, info);
         if (e == GPU_NVML_ERROR_INSUFFICIENT_SIZE)
-                count = sizeof(info) / sizeof(info[0]); /* more than 64: busy enough */
+                return 1; /* more than 64: busy enough */
         else if (e == GPU_NVML_ERROR_NOT_SUPPORTED && !compute)
                 count = 0; /* a compute-only GPU (H100, H200) */
         else if (e != GPU_NVML_SUCCESS) {
@@ -275,12 +276,12 @@ int gpu_nvml_processes(struct gpu_nvml *n, unsigned *pids, unsigned max, unsigne
                        char **ret_why)
 {
         unsigned at = 0;
-        int r = list_processes(n, true, pids, max, &at, ret_why);
+        int r = list_processes(n, true, pids, max, &at, ret_why), more = r > 0;
         if (r >= 0)
                 r = list_processes(n, false, pids, max, &at, ret_why);
         if (r >= 0)
                 *ret_n = at;
-        return r;
+        return r < 0 ? r : more || r > 0;
 }
 
 int gpu_nvml_utilization(struct gpu_nvml *n, unsigned *ret_percent, char **ret_why)

@@ -254,7 +254,9 @@ int gpu_nvml_count(struct gpu_nvml *n, unsigned *ret, char **ret_why);
 int gpu_nvml_select(struct gpu_nvml *n, unsigned index, char **ret_why);
 int gpu_nvml_info(struct gpu_nvml *n, struct gpu_nvml_info *ret, char **ret_why);
 /* The pids of the compute and graphics processes on the GPU (at most
- * max), their count in *ret_n: 0 or -EIO with *ret_why. */
+ * max), their count in *ret_n: 0; 1 where more processes are on it than
+ * NVML lists at once (their pids unknown, not in pids); or -EIO with
+ * *ret_why. */
 int gpu_nvml_processes(struct gpu_nvml *n, unsigned *pids, unsigned max, unsigned *ret_n,
                        char **ret_why);
 /* The GPU's utilisation over NVML's last sample period, percent. */

@@ -209,6 +209,10 @@ int gpu_session_tick(struct gpu_session *s)
                 free(why);
                 return r;
         }
+        if (r > 0)
+                return s->h->fail(s->h, -EBUSY, "made way for the processes that started on "
+                                  "GPU %u during the run (more than NVML lists at once); not "
+                                  "counted", s->nv.index);
         for (unsigned i = 0; i < n; i++)
                 if (!is_self(s, pids[i]))
                         return s->h->fail(s->h, -EBUSY, "made way for process %u, which "

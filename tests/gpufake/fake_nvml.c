@@ -190,6 +190,10 @@ EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d, unsi
                 pids[k++] = fakegpu.busy_pid;
         if (fakegpu.process_after && fakegpu.process_calls >= fakegpu.process_after)
                 pids[k++] = 4242;
+        if (fakegpu.many_after && fakegpu.process_calls >= fakegpu.many_after) {
+                *n = 1000;
+                return E_INSUFFICIENT_SIZE;
+        }
         if (*n < k) {
                 *n = k;
                 return E_INSUFFICIENT_SIZE;

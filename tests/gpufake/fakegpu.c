@@ -76,6 +76,7 @@ void fakegpu_setup(void)
         f->d2h_bps = env_double("FAKEGPU_D2H_BPS", 40e9);
         f->busy_pid = (unsigned)env_double("FAKEGPU_BUSY_PID", 0);
         f->process_after = (unsigned)env_double("FAKEGPU_PROCESS_AFTER", 0);
+        f->many_after = (unsigned)env_double("FAKEGPU_MANY_PROCESSES", 0);
         f->self_pid = (unsigned)env_double("FAKEGPU_SELF_PID", getpid());
         f->util = (unsigned)env_double("FAKEGPU_UTIL", 0);
         f->util_looks = (unsigned)env_double("FAKEGPU_UTIL_LOOKS", 0);

@@ -21,6 +21,9 @@
  *   FAKEGPU_BUSY_PID        a process on every GPU from the start
  *   FAKEGPU_PROCESS_AFTER   N: pid 4242 appears on every GPU from the
  *                           N-th call of the compute process list on
+ *   FAKEGPU_MANY_PROCESSES  N: from the N-th call of the compute process
+ *                           list on, more processes than any list holds
+ *                           (INSUFFICIENT_SIZE, the caller's list untouched)
  *   FAKEGPU_SELF_PID        the pid the process list shows for this process
  *                           (as a PID namespace does; default getpid())
  *   FAKEGPU_UTIL            utilisation, percent (0)
@@ -61,7 +64,7 @@ struct fakegpu {
         uint64_t mem_total, allocated, peak;
         unsigned l2_bytes;
         double copy_bps, triad_bps, flops, h2d_bps, d2h_bps;
-        unsigned busy_pid, process_after, self_pid, process_calls;
+        unsigned busy_pid, process_after, self_pid, process_calls, many_after;
         unsigned util, util_looks, util_calls, sm_mhz, sm_max_mhz, power_limit_mw;
         unsigned long long reasons;
         double held[6];             /* by the plugin's reason order */

@@ -51,7 +51,8 @@ static const char *const fake_vars[] = {
         "FAKEGPU_COUNT", "FAKEGPU_MEM_TOTAL", "FAKEGPU_L2_BYTES", "FAKEGPU_COPY_BPS",
         "FAKEGPU_TRIAD_BPS",
         "FAKEGPU_FLOPS", "FAKEGPU_H2D_BPS", "FAKEGPU_D2H_BPS", "FAKEGPU_BUSY_PID",
-        "FAKEGPU_PROCESS_AFTER", "FAKEGPU_SELF_PID", "FAKEGPU_UTIL", "FAKEGPU_UTIL_LOOKS",
+        "FAKEGPU_PROCESS_AFTER", "FAKEGPU_MANY_PROCESSES", "FAKEGPU_SELF_PID", "FAKEGPU_UTIL",
+        "FAKEGPU_UTIL_LOOKS",
         "FAKEGPU_REASONS",
         "FAKEGPU_HELD", "FAKEGPU_NO_FIELDS", "FAKEGPU_NVML_VERSION",
         "FAKEGPU_SM_MHZ", "FAKEGPU_SM_MAX_MHZ",
@@ -445,6 +446,21 @@ static void test_yield(void)
                            "an idle GPU");
         CHECK(!logged(log, "cuDevicePrimaryCtxRetain") && !logged(log, "cuInit"));
         CHECK(fh.n_metrics == 0);
+        fakehost_done(&fh);
+        /* more processes than NVML lists at once: busy, no pid to name
+         * (NVML filled none in) */
+        fakehost_init(&fh);
+        CHECK(run(&fh, libdir, PARAMS("FAKEGPU_MANY_PROCESSES=1"), PARAMS(SMALL)) == -EBUSY);
+        CHECK_STR_CONTAINS(fh.error, "GPU 0 busy: more processes on it than NVML lists at "
+                           "once; waits for an idle GPU");
+        CHECK(!fake->context && fh.n_metrics == 0);
+        fakehost_done(&fh);
+        fakehost_init(&fh);
+        CHECK(run(&fh, libdir, PARAMS("FAKEGPU_MANY_PROCESSES=6"),
+                  PARAMS(SMALL, "duration=10s")) == -EBUSY);
+        CHECK_STR_CONTAINS(fh.error, "made way for the processes that started on GPU 0 during "
+                           "the run (more than NVML lists at once)");
+        CHECK(fake->allocated == 0 && !fake->context);
         fakehost_done(&fh);
         /* busy without a process in view, still a second later */
         fakehost_init(&fh);
