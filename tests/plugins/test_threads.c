@@ -4,6 +4,7 @@
  * at exactly that many events, that `yields` sets the work of an event
  * (the fastest event grows with it), that contended locks still make
  * progress, and that the parameter table rejects nonsense. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,23 @@
 #include "../fakehost.h"
 
 extern const struct bw_plugin benchwatch_plugin;
+bool threads_syscalls_flush_tlb(const char *cpuinfo);
+
+/* This VM's flags (page-table isolation, no PCID), a host with PCID, one
+ * without isolation: only the first flushes the TLB at every call. */
+static void test_tlb_flush_flags(void)
+{
+        CHECK(threads_syscalls_flush_tlb("processor\t: 0\nvendor_id\t: AuthenticAMD\n"
+                                         "flags\t\t: fpu vme sse2 ssse3 pti ibpb\n"));
+        CHECK(!threads_syscalls_flush_tlb("processor\t: 0\n"
+                                          "flags\t\t: fpu pcid sse2 pti invpcid\n"));
+        CHECK(!threads_syscalls_flush_tlb("processor\t: 0\n"
+                                          "flags\t\t: fpu pcid sse2 invpcid_single\n"));
+        CHECK(!threads_syscalls_flush_tlb("processor\t: 0\nflags\t\t: fpu sse2 ptix\n"));
+        CHECK(!threads_syscalls_flush_tlb("processor\t: 0\n"));
+        /* another field's "pti" is not a flag */
+        CHECK(!threads_syscalls_flush_tlb("model name\t: x pti\nflags\t\t: fpu pcid\n"));
+}
 
 struct figures {
         double rate, events, seconds;
@@ -43,6 +61,16 @@ static void test_figures_agree(void)
         CHECK(f.lat->hist.count == (uint64_t)f.events);
         CHECK(fh.progress == (uint64_t)f.events);
         CHECK(f.lat->hist.sum_ns / 1e9 <= f.seconds);
+        /* the report says whether this host's calls flush the TLB */
+        static char cpuinfo[1 << 16];
+        FILE *ci = fopen("/proc/cpuinfo", "re");
+        CHECK(ci);
+        size_t n = fread(cpuinfo, 1, sizeof(cpuinfo) - 1, ci);
+        cpuinfo[n] = 0;
+        fclose(ci);
+        bool said = fh.logs && strstr(fh.logs, "flushes the TLB at every system call");
+        CHECK(said == threads_syscalls_flush_tlb(cpuinfo));
+        printf("  this host's system calls %s the TLB\n", said ? "flush" : "keep");
         fakehost_done(&fh);
 }
 
@@ -143,6 +171,7 @@ int main(void)
 {
         CHECK(strcmp(benchwatch_plugin.name, "threads") == 0);
         test_bad_params();
+        test_tlb_flush_flags();
         test_figures_agree();
         test_cpu_time_figure();
         test_events_limit();
