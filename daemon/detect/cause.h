@@ -10,9 +10,13 @@
  *   inventory        MemTotal or the online CPUs differ from the reference's
  *   kernel_log       I/O errors, resets, machine checks or GPU Xids logged
  *   memory_errors    EDAC corrected or uncorrected errors, HardwareCorrupted
- *   heat             the CPUs throttled for heat, or the NVMe controller
+ *   heat             the CPUs throttled for heat, or the NVMe controller;
+ *                    of a gpu probe, the GPU's clocks held for heat
  *   cpu_quota        the daemon's cgroup throttled by its CPU quota
- *   clock            the effective clock below the reference's
+ *   clock            the effective clock below the reference's; of a gpu
+ *                    probe, the GPU's SM clock, or its clocks held for
+ *                    power (the CPUs' heat and clock set no GPU figure and
+ *                    are not its cause)
  *   hypervisor       the hypervisor stole CPU time
  *   memory_pressure  tasks stalled on memory (PSI); before the neighbour:
  *                    a probe that pages sleeps and wakes for its pages,
@@ -96,6 +100,11 @@ enum cause_figure {
         CAUSE_F_LOG_EDAC,
         CAUSE_F_LOG_XID,
         CAUSE_F_NVME_MEDIA,     /* media errors */
+        CAUSE_F_GPU_HEAT,       /* ratio of the run a GPU's clocks were held for
+                                 * heat (NVML: HW and SW thermal) */
+        CAUSE_F_GPU_POWER,      /* ratio held for power (power brake, SW power
+                                 * cap) or by the board (HW slowdown) */
+        CAUSE_F_GPU_CLOCK,      /* hertz, the GPU's SM clock during the run */
         CAUSE_N_FIGURES
 };
 
@@ -146,6 +155,8 @@ struct cause {
 #define CAUSE_MIN_ON_CPU_DROP 0.05
 #define CAUSE_MIN_PRESSURE 0.05
 #define CAUSE_CLOCK_DROP 0.05      /* below the reference's 10th percentile */
+#define CAUSE_MIN_GPU_HELD 0.05    /* of the run a GPU's clocks held back, and
+                                    * beyond the reference */
 #define CAUSE_DISK_SLOWER 0.15     /* device time per I/O above the 90th */
 #define CAUSE_QUEUE_DEEPER 1.5     /* times the reference's 90th, and +0.5 */
 #define CAUSE_SIBLINGS_ALIKE 0.05  /* within this of its siblings: not alone */

@@ -54,6 +54,29 @@ static void disk_figures(const struct result *res, struct cause_run *r)
         r->f[CAUSE_F_DISK_QUEUE] = one(res, "benchwatch_probe_disk_queue_depth", "device", dev);
 }
 
+/* A gpu run's health (one GPU a run): the share of the run its clocks
+ * were held for heat and for power, summed over those reasons (each a
+ * share of the same run; they may overlap, so capped at 1), and its SM
+ * clock. */
+static void gpu_figures(const struct result *res, struct cause_run *r)
+{
+        static const char *const heat[] = { "hw_thermal", "sw_thermal", NULL };
+        static const char *const power[] = { "hw_power_brake", "sw_power_cap", "hw_slowdown",
+                                             NULL };
+        const char *const *which[] = { heat, power };
+        const int f[] = { CAUSE_F_GPU_HEAT, CAUSE_F_GPU_POWER };
+        for (size_t k = 0; k < 2; k++) {
+                double total = NAN;
+                for (const char *const *reason = which[k]; *reason; reason++) {
+                        double v = one(res, "benchwatch_gpu_clock_event_ratio", "reason", *reason);
+                        if (!isnan(v))
+                                total = isnan(total) ? v : total + v;
+                }
+                r->f[f[k]] = isnan(total) ? NAN : fmin(total, 1);
+        }
+        r->f[CAUSE_F_GPU_CLOCK] = one(res, "benchwatch_gpu_sm_clock_hertz", NULL, NULL);
+}
+
 void cause_figures_of(const struct result *res, struct cause_run *r)
 {
         static const struct { int f; const char *family, *label, *value; } direct[] = {
@@ -91,6 +114,7 @@ void cause_figures_of(const struct result *res, struct cause_run *r)
         if (!res->io_bound)
                 r->f[CAUSE_F_ON_CPU] = 1 - one(res, "benchwatch_probe_cpu_wait_ratio", NULL,
                                                NULL);
+        gpu_figures(res, r);
         r->f[CAUSE_F_CPU_HEAT] = sum(res, "benchwatch_probe_thermal_throttle_events");
         r->f[CAUSE_F_NVME_HEAT] = sum(res, "benchwatch_probe_nvme_thermal_transitions");
         r->f[CAUSE_F_NVME_MEDIA] = sum(res, "benchwatch_probe_nvme_media_errors");

@@ -98,6 +98,14 @@ static int done(char *text, char **ret)
         return text ? 1 : -ENOMEM;
 }
 
+static const char *resource_of(const char *plugin);
+
+/* A gpu probe: its figure is the GPU's, set by the GPU's own clocks. */
+static bool of_gpu(const struct cause_ctx *c)
+{
+        return !strcmp(resource_of(c->in->plugin), "gpu");
+}
+
 static int rule_inventory(const struct cause_ctx *c, char **ret)
 {
         const int cpus = CAUSE_F_CPUS_ONLINE, mem = CAUSE_F_MEM_TOTAL;
@@ -169,9 +177,32 @@ static int rule_memory_errors(const struct cause_ctx *c, char **ret)
         return done(text, ret);
 }
 
+/* " (12% in the reference)", or " (none in the reference)". */
+static const char *ref_share(const struct cause_ctx *c, int f, char *buf, size_t size)
+{
+        char v[32];
+        snprintf(buf, size, " (%s in the reference)",
+                 cause_in_ref(c, f) ? pct(c->ref->median[f], v, sizeof(v)) : "none");
+        return buf;
+}
+
+static int rule_gpu_heat(const struct cause_ctx *c, char **ret)
+{
+        const int f = CAUSE_F_GPU_HEAT;
+        bool held = cause_above(c, f, CAUSE_MIN_GPU_HELD, CAUSE_MIN_GPU_HELD);
+        char p[32], rf[64];
+        if (!held || !ret)
+                return held;
+        return done(str_printf("the GPU's clocks held back for heat (HW and SW thermal "
+                               "slowdown) %s of the run%s", pct(c->a[f].median, p, sizeof(p)),
+                               ref_share(c, f, rf, sizeof(rf))), ret);
+}
+
 static int rule_heat(const struct cause_ctx *c, char **ret)
 {
         const int cpu = CAUSE_F_CPU_HEAT, nvme = CAUSE_F_NVME_HEAT;
+        if (of_gpu(c))
+                return rule_gpu_heat(c, ret);
         bool hot_cpu = cause_more_events(c, cpu), hot_nvme = cause_more_events(c, nvme);
         char x[32], y[32], r[32];
         char *text = NULL;
@@ -205,9 +236,32 @@ static int rule_cpu_quota(const struct cause_ctx *c, char **ret)
                                ref_pct(c, f, rf, sizeof(rf))), ret);
 }
 
+static int rule_gpu_clock(const struct cause_ctx *c, char **ret)
+{
+        const int f = CAUSE_F_GPU_CLOCK, power = CAUSE_F_GPU_POWER;
+        bool lower = cause_present(c, f) && cause_in_ref(c, f) &&
+                     c->a[f].median <= c->ref->low[f] * (1 - CAUSE_CLOCK_DROP);
+        bool held = cause_above(c, power, CAUSE_MIN_GPU_HELD, CAUSE_MIN_GPU_HELD);
+        char x[32], y[32], p[32], rf[64];
+        char *text = NULL;
+        if (!ret || !(lower || held))
+                return lower || held;
+        if (lower)
+                text = join(text, ", ", "the GPU's SM clock %s against %s in the reference",
+                            hz(c->a[f].median, x, sizeof(x)), hz(c->ref->median[f], y, sizeof(y)));
+        if (held && (text || !lower))
+                text = join(text, ", ", "its clocks held back for power (power brake, SW power "
+                            "cap, HW slowdown) %s of the run%s",
+                            pct(c->a[power].median, p, sizeof(p)),
+                            ref_share(c, power, rf, sizeof(rf)));
+        return done(text, ret);
+}
+
 static int rule_clock(const struct cause_ctx *c, char **ret)
 {
         const int f = CAUSE_F_CLOCK, max = CAUSE_F_SCALING_MAX;
+        if (of_gpu(c))
+                return rule_gpu_clock(c, ret);
         bool held = cause_present(c, f) && cause_in_ref(c, f) &&
                     c->a[f].median <= c->ref->low[f] * (1 - CAUSE_CLOCK_DROP);
         char x[32], y[32];
@@ -447,6 +501,7 @@ static char *checked(const struct cause_ctx *c)
                 { CAUSE_F_STEAL, "steal" }, { CAUSE_F_RUN_DELAY, "run delay" },
                 { CAUSE_F_ON_CPU, "on-CPU time" }, { CAUSE_F_MEM_PRESSURE, "memory pressure" },
                 { CAUSE_F_DISK_QUEUE, "disk queue" }, { CAUSE_F_DISK_READ, "device time" },
+                { CAUSE_F_GPU_HEAT, "GPU heat" }, { CAUSE_F_GPU_CLOCK, "GPU clock" },
         };
         char *text = NULL;
         for (size_t i = 0; i < sizeof(what) / sizeof(*what); i++)

@@ -32,6 +32,8 @@ struct spec {
         double throttled, clock, on_cpu, run_delay, others_cpu, steal, heat, edac_ce;
         double psi_memory, read_s, queue, io_errors, resets, cpus, mem_total;
         bool io_bound;  /* a probe that waits on a device or a server */
+        bool gpu;       /* a gpu run: its health as the gpu plugin writes it */
+        double gpu_heat, gpu_power, gpu_clock; /* shares of the run held; hertz */
 };
 
 static const struct spec quiet = {
@@ -85,6 +87,20 @@ static void run_of(const struct spec *s, double jitter, struct cause_run *ret)
         add(res, "benchwatch_probe_cpu_wait_ratio", 1 - fmin(s->on_cpu * (1 + jitter / 4), 1));
         add(res, "benchwatch_probe_others_cpu_ratio", s->others_cpu);
         CHECK(result_add(res, "benchwatch_disk_info", "test", METRIC_GAUGE, info, 1, NULL) == 0);
+        static const char *const reasons[] = { "hw_slowdown", "hw_thermal", "hw_power_brake",
+                                               "sw_thermal", "sw_power_cap", "sync_boost" };
+        for (size_t i = 0; s->gpu && i < sizeof(reasons) / sizeof(*reasons); i++) {
+                const char *lv[] = { "gpu", "0", "reason", reasons[i], NULL };
+                double v = !strcmp(reasons[i], "hw_thermal") ? s->gpu_heat * 0.75 :
+                           !strcmp(reasons[i], "sw_thermal") ? s->gpu_heat * 0.25 :
+                           !strcmp(reasons[i], "sw_power_cap") ? s->gpu_power : 0;
+                CHECK(result_add(res, "benchwatch_gpu_clock_event_ratio", "test", METRIC_GAUGE,
+                                 lv, v, NULL) == 0);
+        }
+        const char *gl[] = { "gpu", "0", NULL };
+        if (s->gpu)
+                CHECK(result_add(res, "benchwatch_gpu_sm_clock_hertz", "test", METRIC_GAUGE, gl,
+                                 s->gpu_clock * (1 + jitter / 4), NULL) == 0);
         cause_figures_of(res, ret);
         result_free(res);
 }
@@ -335,6 +351,45 @@ static void test_reference_and_errors(void)
         CHECK(cause_find(&in, &c) == -EINVAL && !c.evidence);
 }
 
+/* A gpu probe's verdict is told by the GPU's own health (NVML clock
+ * event reasons, SM clock), and never by the CPUs' heat or clock, which
+ * set no GPU figure. */
+static void test_gpu(void)
+{
+        struct spec gq = quiet, s;
+        gq.gpu = true, gq.gpu_clock = 1.98e9;
+        struct cause c;
+        s = gq, s.gpu_heat = 0.38;
+        c = judge_against(&gq, &s, "gpu", NULL, NAN);
+        EXPECT(c.kind == CAUSE_HEAT);
+        CHECK_STR_CONTAINS(c.evidence, "the GPU's clocks held back for heat (HW and SW thermal "
+                           "slowdown) 38% of the run (0.0% in the reference)");
+        cause_clear(&c);
+        s = gq, s.gpu_clock = 1.41e9, s.gpu_power = 0.30;
+        c = judge_against(&gq, &s, "gpu", NULL, NAN);
+        EXPECT(c.kind == CAUSE_CLOCK);
+        CHECK_STR_CONTAINS(c.evidence, "the GPU's SM clock 1.41 GHz against 1.98 GHz in the "
+                           "reference, its clocks held back for power");
+        cause_clear(&c);
+        s = gq, s.gpu_power = 0.30;
+        c = judge_against(&gq, &s, "gpu", NULL, NAN);
+        EXPECT(c.kind == CAUSE_CLOCK);
+        CHECK_STR_CONTAINS(c.evidence, "held back for power (power brake, SW power cap, HW "
+                           "slowdown) 30% of the run");
+        cause_clear(&c);
+        /* the CPUs hot and slower, the GPU's health as in the reference */
+        s = gq, s.heat = 40, s.clock = 2.0e9;
+        c = judge_against(&gq, &s, "gpu", NULL, NAN);
+        EXPECT(c.kind == CAUSE_COMPONENT);
+        CHECK_STR_CONTAINS(c.evidence, "GPU heat, GPU clock");
+        cause_clear(&c);
+        /* held back a little, within the floor: not the cause */
+        s = gq, s.gpu_heat = 0.03;
+        c = judge_against(&gq, &s, "gpu", NULL, NAN);
+        EXPECT(c.kind == CAUSE_COMPONENT);
+        cause_clear(&c);
+}
+
 int main(void)
 {
         const char *top = getenv("top_srcdir");
@@ -347,6 +402,7 @@ int main(void)
         test_holds_back();
         test_host_not_component();
         test_reference_and_errors();
+        test_gpu();
         evidence_host_free(host);
         free(root);
         return test_failures != 0;
