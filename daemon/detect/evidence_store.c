@@ -63,6 +63,10 @@ static int parse_run(char *rest, struct evidence_run *ret)
         ret->reference = ref == 1;
         for (int i = 0; i < CAUSE_N_FIGURES; i++) {
                 w = next_word(&rest);
+                if (!w && i >= EVIDENCE_STORE_FIGURES_1) { /* an older daemon's line */
+                        ret->fig.f[i] = NAN;
+                        continue;
+                }
                 if (!w || figure(w, &ret->fig.f[i]) < 0)
                         return -EBADMSG;
         }

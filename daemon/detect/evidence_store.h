@@ -15,6 +15,9 @@
  *   cause <label> <sentence>                 (while in regression)
  *   run <time> <ref 0|1> <figure> ...        (CAUSE_N_FIGURES, "nan")
  *
+ * New figures are added at the end: a line of an older daemon, with
+ * fewer (at least EVIDENCE_STORE_FIGURES_1, the first version's), reads
+ * with the rest "nan", so an upgrade keeps the runs' evidence.
  * A file that is not one is refused with -EBADMSG (the caller starts
  * afresh); nothing here logs. */
 #ifndef BENCHWATCH_EVIDENCE_STORE_H
@@ -26,6 +29,7 @@
 #include "detect/cause.h"
 
 #define EVIDENCE_STORE_VERSION 1
+#define EVIDENCE_STORE_FIGURES_1 CAUSE_F_GPU_HEAT /* the figures before the GPU's */
 #define EVIDENCE_RECENT_MAX DETECTOR_RECENT_MAX
 
 struct evidence_run {

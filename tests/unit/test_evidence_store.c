@@ -104,6 +104,24 @@ static void bad_files(void)
                 at += snprintf(line + at, sizeof(line) - (size_t)at, k == 3 ? " inf" : " 1");
         snprintf(line + at, sizeof(line) - (size_t)at, "\n");
         CHECK(evidence_store_parse(line, &s) == -EBADMSG); /* not finite */
+        /* a line of a daemon before the GPU's figures: read, those NAN;
+         * one figure fewer still is not a line */
+        for (int fewer = 0; fewer < 2; fewer++) {
+                at = snprintf(line, sizeof(line), "benchwatch-evidence 1\nrun 5 1");
+                for (int k = 0; k < EVIDENCE_STORE_FIGURES_1 - fewer; k++)
+                        at += snprintf(line + at, sizeof(line) - (size_t)at, " 2");
+                snprintf(line + at, sizeof(line) - (size_t)at, "\n");
+                struct evidence_store old = { 0 };
+                int r = evidence_store_parse(line, &old);
+                if (!fewer) {
+                        CHECK(r == 0 && old.n == 1 && old.runs[0].fig.f[0] == 2);
+                        CHECK(old.runs[0].fig.f[EVIDENCE_STORE_FIGURES_1 - 1] == 2);
+                        CHECK(isnan(old.runs[0].fig.f[CAUSE_F_GPU_HEAT]));
+                        CHECK(isnan(old.runs[0].fig.f[CAUSE_N_FIGURES - 1]));
+                } else
+                        CHECK(r == -EBADMSG);
+                evidence_store_clear(&old);
+        }
 }
 
 int main(void)
