@@ -177,12 +177,15 @@ static int rule_memory_errors(const struct cause_ctx *c, char **ret)
         return done(text, ret);
 }
 
-/* " (12% in the reference)", or " (none in the reference)". */
+/* " (12% in the reference)", or " (no reference figure)": runs from
+ * before a figure was kept have none, which is not none held back. */
 static const char *ref_share(const struct cause_ctx *c, int f, char *buf, size_t size)
 {
         char v[32];
-        snprintf(buf, size, " (%s in the reference)",
-                 cause_in_ref(c, f) ? pct(c->ref->median[f], v, sizeof(v)) : "none");
+        if (cause_in_ref(c, f))
+                snprintf(buf, size, " (%s in the reference)", pct(c->ref->median[f], v, sizeof(v)));
+        else
+                snprintf(buf, size, " (no reference figure)");
         return buf;
 }
 
@@ -241,7 +244,10 @@ static int rule_gpu_clock(const struct cause_ctx *c, char **ret)
         const int f = CAUSE_F_GPU_CLOCK, power = CAUSE_F_GPU_POWER;
         bool lower = cause_present(c, f) && cause_in_ref(c, f) &&
                      c->a[f].median <= c->ref->low[f] * (1 - CAUSE_CLOCK_DROP);
-        bool held = cause_above(c, power, CAUSE_MIN_GPU_HELD, CAUSE_MIN_GPU_HELD);
+        /* a GPU at its power cap under a GEMM is usual: only more of it
+         * than its own reference is a cause */
+        bool held = cause_in_ref(c, power) &&
+                    cause_above(c, power, CAUSE_MIN_GPU_HELD, CAUSE_MIN_GPU_HELD);
         char x[32], y[32], p[32], rf[64];
         char *text = NULL;
         if (!ret || !(lower || held))
@@ -504,9 +510,13 @@ static char *checked(const struct cause_ctx *c)
                 { CAUSE_F_GPU_HEAT, "GPU heat" }, { CAUSE_F_GPU_CLOCK, "GPU clock" },
         };
         char *text = NULL;
-        for (size_t i = 0; i < sizeof(what) / sizeof(*what); i++)
-                if (cause_present(c, what[i].f) && !(text = join(text, ", ", "%s", what[i].name)))
+        for (size_t i = 0; i < sizeof(what) / sizeof(*what); i++) {
+                /* the CPUs' heat and clock are not a gpu probe's evidence */
+                bool cpu_only = what[i].f == CAUSE_F_CPU_HEAT || what[i].f == CAUSE_F_CLOCK;
+                if (cause_present(c, what[i].f) && !(cpu_only && of_gpu(c)) &&
+                    !(text = join(text, ", ", "%s", what[i].name)))
                         return NULL;
+        }
         return text ? text : strdup("");
 }
 

@@ -374,9 +374,16 @@ static void test_gpu(void)
         s = gq, s.gpu_power = 0.30;
         expect_against(&gq, &s, "gpu", CAUSE_CLOCK, "held back for power (power brake, SW "
                        "power cap, HW slowdown) 30% of the run");
-        /* the CPUs hot and slower, the GPU's health as in the reference */
+        /* the CPUs hot and slower, the GPU's health as in the reference:
+         * the GPU's evidence checked, not the CPUs' */
         s = gq, s.heat = 40, s.clock = 2.0e9;
-        expect_against(&gq, &s, "gpu", CAUSE_COMPONENT, "GPU heat, GPU clock");
+        expect_against(&gq, &s, "gpu", CAUSE_COMPONENT, "memory errors, CPU quota, steal");
+        expect_against(&gq, &s, "gpu", CAUSE_COMPONENT, "device time, GPU heat, GPU clock as");
+        /* held back for power as much as in its reference: usual */
+        struct spec capped = gq;
+        capped.gpu_power = 0.30;
+        s = capped, s.gpu_power = 0.31;
+        expect_against(&capped, &s, "gpu", CAUSE_COMPONENT, "no host counter moved");
         /* held back a little, within the floor: not the cause */
         s = gq, s.gpu_heat = 0.03;
         expect_against(&gq, &s, "gpu", CAUSE_COMPONENT, "no host counter moved");
