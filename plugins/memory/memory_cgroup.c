@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/fdio.h"
 
@@ -81,48 +82,43 @@ static bool cgroup_path(const char *self_cgroup, const char *controller, char *b
         return false;
 }
 
-static int room_v1(const char *dir, uint64_t *ret)
+/* The room under one level's limit: v1 (memory.limit_in_bytes, at or above
+ * V1_UNLIMITED none; memory.usage_in_bytes; total_inactive_file) or v2
+ * (memory.max, "max" none; memory.current; inactive_file).  -ENOENT: no
+ * limit there. */
+static int room_at(const char *dir, bool v1, char *stat, uint64_t *ret)
 {
-        char path[DIR_MAX + 32], *stat = malloc(FILE_MAX);
+        char path[DIR_MAX + 32], max[64];
         uint64_t limit, usage, inactive = 0;
-        int r = -ENOENT;
+        snprintf(path, sizeof(path), "%s/%s", dir, v1 ? "memory.limit_in_bytes" : "memory.max");
+        if (fdio_read_small(path, max, sizeof(max)) < 0 || !strncmp(max, "max", 3) ||
+            !read_number(path, &limit) || (v1 && limit >= V1_UNLIMITED))
+                return -ENOENT;
         snprintf(path, sizeof(path), "%s/memory.stat", dir);
-        if (stat && fdio_read_small(path, stat, FILE_MAX) >= 0 &&
-            stat_value(stat, "hierarchical_memory_limit", &limit) && limit < V1_UNLIMITED) {
-                (void)stat_value(stat, "total_inactive_file", &inactive);
-                snprintf(path, sizeof(path), "%s/memory.usage_in_bytes", dir);
-                if (read_number(path, &usage)) {
-                        *ret = room_of(limit, usage, inactive);
-                        r = 0;
-                }
-        }
-        free(stat);
-        return r;
+        if (fdio_read_small(path, stat, FILE_MAX) >= 0)
+                (void)stat_value(stat, v1 ? "total_inactive_file" : "inactive_file", &inactive);
+        snprintf(path, sizeof(path), "%s/%s", dir,
+                 v1 ? "memory.usage_in_bytes" : "memory.current");
+        if (!read_number(path, &usage))
+                return -ENOENT;
+        *ret = room_of(limit, usage, inactive);
+        return 0;
 }
 
-/* The tightest room of dir and its parents up to the mount (`top`). */
-static int room_v2(char *dir, size_t top, uint64_t *ret)
+/* The tightest room of dir and its parents up to the hierarchy's root
+ * (the first `top` bytes of dir): a limit may be any level's (a slice's
+ * MemoryMax= over a unit's), and a level's usage holds its children's. */
+static int room_up(char *dir, size_t top, bool v1, uint64_t *ret)
 {
-        char path[DIR_MAX + 32], *stat = malloc(FILE_MAX);
+        char *stat = malloc(FILE_MAX);
         int r = -ENOENT;
         if (!stat)
                 return -ENOMEM;
         for (;;) {
-                char max[64];
-                uint64_t limit, usage, inactive = 0;
-                snprintf(path, sizeof(path), "%s/memory.max", dir);
-                if (fdio_read_small(path, max, sizeof(max)) >= 0 && strncmp(max, "max", 3) &&
-                    read_number(path, &limit)) {
-                        snprintf(path, sizeof(path), "%s/memory.stat", dir);
-                        if (fdio_read_small(path, stat, FILE_MAX) >= 0)
-                                (void)stat_value(stat, "inactive_file", &inactive);
-                        snprintf(path, sizeof(path), "%s/memory.current", dir);
-                        if (read_number(path, &usage)) {
-                                uint64_t room = room_of(limit, usage, inactive);
-                                if (r < 0 || room < *ret)
-                                        *ret = room;
-                                r = 0;
-                        }
+                uint64_t room;
+                if (room_at(dir, v1, stat, &room) == 0 && (r < 0 || room < *ret)) {
+                        *ret = room;
+                        r = 0;
                 }
                 char *slash = strrchr(dir, '/');
                 if (!slash || (size_t)(slash - dir) < top)
@@ -136,12 +132,16 @@ static int room_v2(char *dir, size_t top, uint64_t *ret)
 int memory_cgroup_room(const char *self_cgroup, const char *mount, uint64_t *ret)
 {
         char rel[4096], dir[DIR_MAX];
-        if (cgroup_path(self_cgroup, "memory", rel, sizeof(rel))) {
-                snprintf(dir, sizeof(dir), "%s/memory%s", mount, rel);
-                return room_v1(dir, ret);
-        }
-        if (!cgroup_path(self_cgroup, "", rel, sizeof(rel)))
+        bool v1 = cgroup_path(self_cgroup, "memory", rel, sizeof(rel));
+        if (!v1 && !cgroup_path(self_cgroup, "", rel, sizeof(rel)))
                 return -ENOENT;
-        snprintf(dir, sizeof(dir), "%s%s", mount, strcmp(rel, "/") ? rel : "");
-        return room_v2(dir, strlen(mount), ret);
+        int top = snprintf(dir, sizeof(dir), "%s%s", mount, v1 ? "/memory" : "");
+        if (top < 0 || (size_t)top >= sizeof(dir))
+                return -ENOENT;
+        snprintf(dir + top, sizeof(dir) - (size_t)top, "%s", strcmp(rel, "/") ? rel : "");
+        /* in a container that shares the host's cgroup namespace the path
+         * is the host's, and the mount's root is already this cgroup */
+        if (access(dir, F_OK) < 0)
+                dir[top] = 0;
+        return room_up(dir, (size_t)top, v1, ret);
 }

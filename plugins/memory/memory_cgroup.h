@@ -6,9 +6,13 @@
  * So the probe takes the smaller of the two.  Room is the limit less what
  * the cgroup uses that it cannot give back: its usage less its inactive
  * page cache (what the kernel reclaims first; kubelet's "working set").
- * cgroup v2: every level from the process's cgroup up to the root of the
- * mount, the tightest; v1: the memory controller's hierarchical limit.
- * Paths are parameters so that tests use fixture trees. */
+ * Every level from the process's cgroup up to the root of the hierarchy,
+ * the tightest (cgroup v2: memory.max, memory.current; v1's memory
+ * controller: memory.limit_in_bytes, memory.usage_in_bytes).  In a
+ * container sharing the host's cgroup namespace the path names the host's
+ * cgroup, not found under the container's mount: there the mount's root
+ * is the container's.  Paths are parameters so that tests use fixture
+ * trees. */
 #ifndef BENCHWATCH_MEMORY_CGROUP_H
 #define BENCHWATCH_MEMORY_CGROUP_H
 

@@ -10,17 +10,15 @@
 [ "$(id -u)" = 0 ] || skip "needs root to make a cgroup"
 LIMIT=$((1024 * 1024 * 1024))
 if [ -w /sys/fs/cgroup/memory/cgroup.procs ]; then
-        CG=/sys/fs/cgroup/memory/bwtest-memory-$$
-        mkdir "$CG" || skip "cannot make a v1 memory cgroup"
-        echo "$LIMIT" > "$CG/memory.limit_in_bytes" || fail "cannot set the v1 limit"
+        CG=/sys/fs/cgroup/memory/bwtest-memory-$$ LIMIT_FILE=memory.limit_in_bytes
 elif grep -qw memory /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null; then
-        CG=/sys/fs/cgroup/bwtest-memory-$$
-        mkdir "$CG" || skip "cannot make a v2 cgroup"
-        echo "$LIMIT" > "$CG/memory.max" || fail "cannot set memory.max"
+        CG=/sys/fs/cgroup/bwtest-memory-$$ LIMIT_FILE=memory.max
 else
         skip "no writable memory controller"
 fi
+mkdir "$CG" || skip "cannot make a memory cgroup ($CG)"
 trap 'rmdir "$CG" 2>/dev/null; cleanup_test' EXIT
+echo "$LIMIT" > "$CG/$LIMIT_FILE" || fail "cannot set $CG/$LIMIT_FILE"
 
 sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$CG" \
         "$BENCHWATCH" -v run memory mode=dram duration=1s > "$T/out" 2>&1

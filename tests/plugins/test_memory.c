@@ -301,17 +301,25 @@ static void test_cgroup_room(void)
         put(root, "memory.max", "1073741824\n");
         put(root, "memory.current", "2147483648\n"); /* past it: no room */
         CHECK(memory_cgroup_room("0::/\n", root, &v) == 0 && v == 0);
-        /* v1 (or hybrid: the memory controller's line wins), with the
-         * hierarchy's limit; PAGE_COUNTER_MAX is no limit */
+        /* a container sharing the host's cgroup namespace: its path is
+         * not under its mount, whose root is its own cgroup */
+        CHECK(memory_cgroup_room("0::/docker/xyz\n", root, &v) == 0 && v == 0);
+        /* v1 (or hybrid: the memory controller's line wins); the
+         * kernel's PAGE_COUNTER_MAX is no limit */
         mkdirs(root, "/memory/docker/abc", dir, sizeof(dir));
-        put(dir, "memory.stat", "cache 0\nhierarchical_memory_limit 1073741824\n"
-            "total_inactive_file 104857600\n");
+        put(dir, "memory.limit_in_bytes", "1073741824\n");
         put(dir, "memory.usage_in_bytes", "209715200\n");
+        put(dir, "memory.stat", "cache 0\ntotal_inactive_file 104857600\n");
         const char *v1 = "5:cpu,cpuacct:/docker/abc\n4:memory:/docker/abc\n0::/\n";
         CHECK(memory_cgroup_room(v1, root, &v) == 0);
         CHECK(v == 924 * MIB);                       /* 1 GiB - (200 - 100 MiB) */
-        put(dir, "memory.stat", "hierarchical_memory_limit 9223372036854771712\n");
+        put(dir, "memory.limit_in_bytes", "9223372036854771712\n");
         CHECK(memory_cgroup_room(v1, root, &v) == -ENOENT);
+        /* the parent's limit, its usage holding its children's */
+        mkdirs(root, "/memory/docker", dir, sizeof(dir));
+        put(dir, "memory.limit_in_bytes", "536870912\n");
+        put(dir, "memory.usage_in_bytes", "314572800\n");
+        CHECK(memory_cgroup_room(v1, root, &v) == 0 && v == 212 * MIB);
         /* no cgroup at all, or an unreadable tree */
         CHECK(memory_cgroup_room("", root, &v) == -ENOENT);
         CHECK(memory_cgroup_room("0::/nowhere\n", "/nonexistent", &v) == -ENOENT);
