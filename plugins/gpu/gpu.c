@@ -8,9 +8,10 @@
  * No CUDA at build time: libcuda.so.1 and libnvidia-ml.so.1 are opened at
  * run time (gpu_cuda.h, gpu_nvml.h), the kernels travel as PTX text; a
  * host without the NVIDIA driver, or whose driver has no GPU to show
- * (NVML does not initialise, or counts none), makes `check` say -ENODEV
+ * (its module not loaded, or NVML counts none), makes `check` say -ENODEV
  * ("no NVIDIA driver", "no usable GPU"), so `run` exits 3 and the daemon
- * skips the probe (plugin.h).
+ * skips the probe (plugin.h); NVML failing otherwise on a GPU host is a
+ * fault the runs show.
  *
  * Polite to the GPU's real work: a run starts only when NVML shows no
  * other process on the GPU and its utilisation at most IDLE_PERCENT, makes

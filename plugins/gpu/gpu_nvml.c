@@ -137,7 +137,11 @@ int gpu_nvml_open(struct gpu_nvml *ret, char **ret_why)
         }
         int r = lookup(&ret->api, ret_why);
         nvmlReturn_t e = r < 0 ? GPU_NVML_SUCCESS : ret->api.init();
-        if (r >= 0 && e != GPU_NVML_SUCCESS) {
+        if (r >= 0 && e == GPU_NVML_ERROR_DRIVER_NOT_LOADED) {
+                *ret_why = str_printf("no NVIDIA driver loaded (nvmlInit: %s)",
+                                      gpu_nvml_error(ret, e));
+                r = -ENODEV;
+        } else if (r >= 0 && e != GPU_NVML_SUCCESS) {
                 *ret_why = str_printf("nvmlInit: %s", gpu_nvml_error(ret, e));
                 r = -EIO;
         }
@@ -159,21 +163,20 @@ int gpu_nvml_usable(char **ret_why)
         if (r >= 0) {
                 r = gpu_nvml_count(&n, &count, &why);
                 gpu_nvml_close(&n);
-                if (r >= 0 && count == 0)
-                        why = strdup("the NVIDIA driver sees none");
-                r = r < 0 || count == 0 ? -EIO : 0;
+                if (r >= 0 && count == 0) {
+                        *ret_why = strdup("no usable GPU (the NVIDIA driver sees none)");
+                        return *ret_why ? -ENODEV : -ENOMEM;
+                }
         }
-        if (r == -EIO) {
-                *ret_why = why ? str_printf("no usable GPU (%s)", why) : NULL;
-                r = -ENODEV;
-        } else if (r == -ENODEV) {
+        if (r == -ENODEV) { /* no driver, or its module not loaded */
                 *ret_why = why;
-                why = NULL;
-        } else {
-                r = 0; /* a driver too old: `run` says so */
+                return -ENODEV;
         }
+        /* NVML that fails otherwise (a library and module of two versions,
+         * a GPU lost, no permission for its device nodes) is a fault of a
+         * GPU host: `run` fails with it, where it shows */
         free(why);
-        return r;
+        return 0;
 }
 
 void gpu_nvml_close(struct gpu_nvml *n)

@@ -93,6 +93,7 @@ typedef int nvmlPerfPolicyType_t;
 #define GPU_NVML_SUCCESS 0
 #define GPU_NVML_ERROR_NOT_SUPPORTED 3
 #define GPU_NVML_ERROR_INSUFFICIENT_SIZE 7
+#define GPU_NVML_ERROR_DRIVER_NOT_LOADED 9
 #define GPU_NVML_ERROR_TIMEOUT 10
 #define GPU_NVML_CLOCK_SM 1
 #define GPU_NVML_TEMPERATURE_GPU 0
@@ -239,12 +240,12 @@ unsigned gpu_nvml_event_field_base(const char *nvml_version);
 /* Opens libnvidia-ml.so.1 and initialises NVML: -ENODEV, -ENOSYS or
  * -EIO with *ret_why (malloc'd). */
 int gpu_nvml_open(struct gpu_nvml *ret, char **ret_why);
-/* Whether NVML initialises and sees a GPU (`check`: opened, looked at,
- * shut down; NVML makes no context, unlike cuInit): -ENODEV with
- * *ret_why, malloc'd: "no usable GPU (nvmlInit: Driver Not Loaded)", "no
- * usable GPU (the NVIDIA driver sees none)", or gpu_nvml_open()'s "no
- * NVIDIA driver (...)"; 0 otherwise, a driver too old included (`run`
- * says so). */
+/* Whether the host has a GPU for the probe (`check`: NVML opened, looked
+ * at, shut down; NVML makes no context, unlike cuInit): -ENODEV with
+ * *ret_why, malloc'd, where it has none: "no NVIDIA driver (...)", "no
+ * NVIDIA driver loaded (nvmlInit: Driver Not Loaded)", "no usable GPU
+ * (the NVIDIA driver sees none)"; 0 otherwise, NVML failing another way
+ * included (a fault of a GPU host, which `run` shows). */
 int gpu_nvml_usable(char **ret_why);
 /* nvmlShutdown and forget (the library stays loaded). */
 void gpu_nvml_close(struct gpu_nvml *n);

@@ -4,6 +4,7 @@
  * fakegpu.h. */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fakegpu.h"
@@ -54,6 +55,7 @@ typedef struct {
 #define E_INVALID_ARGUMENT 2
 #define E_NOT_SUPPORTED 3
 #define E_INSUFFICIENT_SIZE 7
+#define E_DRIVER_NOT_LOADED 9
 #define E_TIMEOUT 10
 #define E_UNKNOWN 999
 #define EXPORT __attribute__((visibility("default")))
@@ -84,6 +86,9 @@ static int gpu_of(nvmlDevice_t d)
 EXPORT nvmlReturn_t nvmlInit_v2(void)
 {
         CALL("nvmlInit_v2");
+        const char *not_loaded = getenv("FAKEGPU_DRIVER_NOT_LOADED");
+        if (not_loaded && !strcmp(not_loaded, "1"))
+                return E_DRIVER_NOT_LOADED;
         fakegpu_setup();
         fakegpu.t0_ns = fakegpu_now_ns();
         fakegpu.process_calls = 0;

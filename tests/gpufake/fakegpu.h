@@ -51,6 +51,8 @@
  *   FAKEGPU_NOT_SUPPORTED   NVML entry points that say NOT_SUPPORTED
  *   FAKEGPU_FAIL            an entry point that fails (CUDA: out of
  *                           memory; NVML: unknown error)
+ *   FAKEGPU_DRIVER_NOT_LOADED  1: nvmlInit says the kernel driver is not
+ *                           loaded (the libraries installed, no module)
  *   FAKEGPU_LOG             a file each call's name is appended to */
 #ifndef BENCHWATCH_FAKEGPU_H
 #define BENCHWATCH_FAKEGPU_H

@@ -40,11 +40,18 @@ rc=$?
 grep -q "gpu probe 'gpu': no usable GPU (the NVIDIA driver sees none)" "$T/err" ||
         fail "run gpu with a driver that sees no GPU: $(cat "$T/err")"
 # shellcheck disable=SC2086
+FAKEGPU_DRIVER_NOT_LOADED=1 BENCHWATCH_GPU_LIBDIR=$T/fake bw run gpu $SMALL > "$T/out" 2> "$T/err"
+rc=$?
+[ $rc = 3 ] || fail "run gpu with the driver's module not loaded: exit $rc, not 3: $(cat "$T/err")"
+grep -q "gpu probe 'gpu': no NVIDIA driver loaded (nvmlInit: " "$T/err" ||
+        fail "run gpu with the driver's module not loaded: $(cat "$T/err")"
+# NVML failing otherwise is a GPU host's fault: the run fails, and shows it
+# shellcheck disable=SC2086
 FAKEGPU_FAIL=nvmlInit_v2 BENCHWATCH_GPU_LIBDIR=$T/fake bw run gpu $SMALL > "$T/out" 2> "$T/err"
 rc=$?
-[ $rc = 3 ] || fail "run gpu where NVML does not start: exit $rc, not 3: $(cat "$T/err")"
-grep -q "gpu probe 'gpu': no usable GPU (nvmlInit: Unknown Error)" "$T/err" ||
-        fail "run gpu where NVML does not start: $(cat "$T/err")"
+[ $rc = 1 ] || fail "run gpu where NVML fails: exit $rc, not 1: $(cat "$T/err")"
+grep -q "nvmlInit: Unknown Error" "$T/out" "$T/err" ||
+        fail "run gpu where NVML fails: $(cat "$T/out" "$T/err")"
 echo "run gpu, a driver with no GPU: exit 3: $(cat "$T/err")"
 
 # ---- the fake driver ---------------------------------------------------------
