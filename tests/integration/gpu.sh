@@ -1,13 +1,16 @@
 #!/bin/bash
 # gpu.sh — the gpu plugin through the real command line and the daemon on
-# a host without a GPU: `run gpu` with no NVIDIA driver, or a driver that
-# sees no GPU, exits 3 and says so; with the recording fake driver (tests/gpufake/, through the
-# BENCHWATCH_GPU_LIBDIR test hook: the fake's figures are its model's,
-# not measurements) a run goes through the child process and the runner
-# with its figures, labels and info metric, and a process that appears
-# on the GPU makes the run give way (exit 1, the reason); the daemon
-# skips a gpu probe with no driver in one log line while its other probes
-# run (check-config says absent, with no driver or no GPU), and counts a run that gave way as a deferral, not a failure.
+# a host without a GPU: `run gpu` with no NVIDIA driver, its module not
+# loaded, or a driver that sees no GPU, exits 3 and says so (NVML failing
+# otherwise fails the run); with the recording fake driver
+# (tests/gpufake/, through the BENCHWATCH_GPU_LIBDIR test hook: the
+# fake's figures are its model's, not measurements) a run goes through
+# the child process and the runner with its figures, labels and info
+# metric, and a process that appears on the GPU makes the run give way
+# (exit 1, the reason); the daemon skips a gpu probe with no driver in
+# one log line while its other probes run (check-config says absent, with
+# no driver or no GPU), and counts a run that gave way as a deferral, not
+# a failure.
 . "$top_srcdir/tests/integration/lib/lib.sh"
 
 FAKE=$top_builddir/tests/gpufake/.libs/fakegpu.so
