@@ -23,6 +23,7 @@ struct rundelay {
         struct thread_delay *t;
         size_t n, cap;
         size_t runnable;            /* threads in state R at the last sample */
+        size_t active;              /* threads that ran since the sample before */
 };
 
 int rundelay_new(const char *proc, pid_t pid, struct rundelay **ret)
@@ -84,8 +85,11 @@ static int read_thread(struct rundelay *d, const char *name)
                 return -ENOMEM;
         if ((double)delay > t->ns)
                 t->ns = (double)delay;
-        if ((double)run > t->cpu_ns)
+        if ((double)run > t->cpu_ns) {
+                if (t->cpu_ns > 0 || t->ns > 0)
+                        d->active++;
                 t->cpu_ns = (double)run;
+        }
         if (thread_runnable(d, name))
                 d->runnable++;
         return 0;
@@ -98,7 +102,7 @@ int rundelay_sample(struct rundelay *d)
         int r = 0;
         if (!dir)
                 return -errno;
-        d->runnable = 0;
+        d->runnable = d->active = 0;
         while (r >= 0 && (e = readdir(dir)))
                 if (e->d_name[0] != '.')
                         r = read_thread(d, e->d_name);
@@ -136,6 +140,11 @@ size_t rundelay_threads(const struct rundelay *d)
 size_t rundelay_runnable(const struct rundelay *d)
 {
         return d->runnable;
+}
+
+size_t rundelay_active(const struct rundelay *d)
+{
+        return d->active;
 }
 
 void rundelay_free(struct rundelay *d)

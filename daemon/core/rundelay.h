@@ -48,6 +48,9 @@ size_t rundelay_threads(const struct rundelay *d);
  * sample: a thread that shows neither run nor wait since the sample before
  * was either held off the CPU all along (R) or asleep. */
 size_t rundelay_runnable(const struct rundelay *d);
+/* Threads that ran between the last two samples (a thread's first sample
+ * is not counted): the ones doing the probe's work, not its idle helpers. */
+size_t rundelay_active(const struct rundelay *d);
 void rundelay_free(struct rundelay *d);
 
 #endif

@@ -76,6 +76,7 @@ struct sample {
         double probe_cpu;            /* jiffies (USER_HZ, as /proc/stat) */
         double probe_wait, probe_run; /* seconds, its threads (rundelay) */
         size_t probe_runnable;       /* its threads runnable at the sample */
+        size_t probe_active;         /* its threads that ran lately */
         double throttled;            /* seconds the daemon's cgroup was held */
         double psi_cpu_us;           /* NAN when the kernel has no PSI */
         double disk_bytes, probe_bytes;
@@ -260,6 +261,7 @@ static int take(const struct yield_monitor *m, struct sample *s)
         s->probe_wait = m->delay ? rundelay_seconds(m->delay) : 0;
         s->probe_run = m->delay ? rundelay_cpu_seconds(m->delay) : 0;
         s->probe_runnable = m->delay ? rundelay_runnable(m->delay) : 0;
+        s->probe_active = m->delay ? rundelay_active(m->delay) : 0;
         s->throttled = m->quota && m->lim.starved ? evidence_host_throttled_seconds(m->quota)
                                                   : NAN;
         s->psi_cpu_us = read_psi_total("/proc/pressure/cpu");
@@ -328,8 +330,9 @@ static double others_wait(const struct sample *a, const struct sample *b)
 }
 
 /* Of the time the probe's threads wanted a CPU in a..b, the share they
- * waited (0 when they wanted none); of an I/O-bound probe, their waits
- * per second of a..b.  A thread's wait is accounted (schedstat) only when
+ * waited (0 when they wanted none); of an I/O-bound probe, the waits per
+ * second of a..b of each of its threads that ran lately (its idle helper
+ * threads left out).  A thread's wait is accounted (schedstat) only when
  * it gets the CPU: a CPU-bound thread held off for longer than a sample
  * shows neither run nor wait.  Where one of the threads is runnable at b,
  * the part of a..b accounted as neither is such a wait still under way;
@@ -340,8 +343,8 @@ static double probe_wait_share(const struct yield_monitor *m, const struct sampl
 {
         double wait = b->probe_wait - a->probe_wait, run = b->probe_run - a->probe_run;
         double dt = b->mono - a->mono;
-        if (m->io_bound)
-                return dt > 0 ? wait / dt : 0;
+        if (m->io_bound) /* each working thread's, as the tracker counts runs */
+                return dt > 0 ? wait / dt / (double)(b->probe_active ? b->probe_active : 1) : 0;
         if (dt > wait + run && b->probe_runnable > 0)
                 wait = dt - run;
         return wait + run > 0 ? wait / (wait + run) : 0;

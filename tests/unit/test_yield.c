@@ -263,6 +263,62 @@ static void sleeping_is_not_starving(void)
         CHECK(standing_thread('S', &reason) == 0);
 }
 
+/* An I/O-bound probe (http, mysql) whose `threads` fixture threads run and
+ * each wait `share` of every sample: how many samples said to stop the
+ * run.  Its threads' waits count each, as the tracker counts its runs:
+ * 4 threads waiting 20% each are not starved (summed, 80% was). */
+static int io_threads_waiting(int threads, double share)
+{
+        char root[] = "/tmp/test_yield.XXXXXX", dir[256], path[320];
+        struct yield_monitor *m;
+        struct rundelay *d;
+        const char *reason = NULL;
+        int yes = 0;
+        CHECK(mkdtemp(root));
+        snprintf(dir, sizeof(dir), "%s/%d", root, (int)getpid());
+        CHECK(mkdir(dir, 0755) == 0);
+        snprintf(dir, sizeof(dir), "%s/%d/task", root, (int)getpid());
+        CHECK(mkdir(dir, 0755) == 0);
+        for (int k = 0; k <= 4; k++) {
+                for (int t = 1; t <= threads; t++) {
+                        char text[96];
+                        snprintf(path, sizeof(path), "%s/%d", dir, t);
+                        CHECK(k || mkdir(path, 0755) == 0);
+                        snprintf(path, sizeof(path), "%s/%d/stat", dir, t);
+                        CHECK(put_text(path, "1 (w) S 1 1 1 0\n"));
+                        snprintf(text, sizeof(text), "%.0f %.0f %d\n", 1e8 + k * 1e7,
+                                 k * share * YIELD_INTERVAL * 1e9, k);
+                        snprintf(path, sizeof(path), "%s/%d/schedstat", dir, t);
+                        CHECK(put_text(path, text));
+                }
+                if (!k) {
+                        CHECK(rundelay_new(root, getpid(), &d) == 0 && rundelay_sample(d) == 0);
+                        CHECK(yield_monitor_new(&(struct yield_limits){ .starved = true },
+                                                getpid(), BW_CAP_NETWORK, d, NULL, &m) == 0);
+                        continue;
+                }
+                nap(YIELD_INTERVAL);
+                CHECK(rundelay_sample(d) == 0);
+                char *why = NULL;
+                int r = yield_monitor_sample(m, &reason, &why);
+                CHECK(r >= 0);
+                yes += r > 0;
+                free(why);
+        }
+        CHECK(rundelay_active(d) == (size_t)threads);
+        yield_monitor_free(m);
+        rundelay_free(d);
+        snprintf(path, sizeof(path), "rm -rf '%s'", root);
+        CHECK(system(path) == 0);
+        return yes;
+}
+
+static void io_bound_waits_per_thread(void)
+{
+        CHECK(io_threads_waiting(4, 0.2) == 0);
+        CHECK(io_threads_waiting(1, 1.6) >= 1); /* room for a slow nap */
+}
+
 /* Under its own CPU quota (20% of a CPU) a burning thread waits for most
  * of the time it wants one, as runnable: that is the quota's, not the
  * host's work, and the run is not stopped for it (the verdict is to see
@@ -367,6 +423,7 @@ int main(void)
         own_waits_spread_over_cpus();
         unaccounted_wait_is_starving();
         sleeping_is_not_starving();
+        io_bound_waits_per_thread();
         quota_is_not_starving();
         gone_is_an_error();
         printf("test_yield: ok\n");
