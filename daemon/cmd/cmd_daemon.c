@@ -120,6 +120,11 @@ static int state_probes(struct daemon *d)
                         status_file_find(&d->state, info.name);
                 const struct probe_cfg *pc = conf_find_probe(d->app->cfg, info.name);
                 struct status_file_probe *p = &probes[i];
+                if (old && pc && old->plugin && strcmp(old->plugin, pc->plugin->name)) {
+                        /* a reload gave the name to another plugin's probe */
+                        status_file_probe_clear(old);
+                        old = NULL;
+                }
                 if (old) {
                         *p = *old;
                         *old = (struct status_file_probe){ 0 };
@@ -146,10 +151,13 @@ static int state_probes(struct daemon *d)
         return 0;
 }
 
-/* Each probe's wait as the daemon before this one left it in status.txt:
- * a restart does not start the wait afresh, or a daemon that keeps
- * restarting would never be seen not measuring.  A probe now of another
- * plugin by the same name starts afresh. */
+/* Each probe's wait as the daemon before this one left it in status.txt,
+ * where that daemon tried the probe within RESTORE_WAIT_MAX: a restart
+ * does not start the wait afresh, or a daemon that keeps restarting would
+ * never be seen not measuring; after a longer stop the time it was down
+ * is no wait.  A probe now of another plugin by the same name starts
+ * afresh. */
+#define RESTORE_WAIT_MAX (3 * 3600.0) /* as BenchwatchHostStale's 3 hours */
 static void restore_waits(struct daemon *d)
 {
         struct status_file *old = NULL;
@@ -164,7 +172,8 @@ static void restore_waits(struct daemon *d)
                 struct status_file_probe *p = &d->state.probes[i];
                 const struct status_file_probe *o = status_file_find(old, p->name);
                 if (!o || !o->wait_reason || !(o->waiting_since > 0) || !o->plugin ||
-                    strcmp(o->plugin, p->plugin))
+                    strcmp(o->plugin, p->plugin) ||
+                    !(now_wall() - o->last_try < RESTORE_WAIT_MAX))
                         continue;
                 char *reason = strdup(o->wait_reason);
                 if (!reason)

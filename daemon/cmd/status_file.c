@@ -274,14 +274,19 @@ int status_file_read(const char *state_dir, struct status_file **ret, char **ret
         return r;
 }
 
+void status_file_probe_clear(struct status_file_probe *p)
+{
+        free(p->name);
+        free(p->plugin);
+        free(p->why);
+        free(p->wait_reason);
+        *p = (struct status_file_probe){ 0 };
+}
+
 void status_file_clear(struct status_file *sf)
 {
-        for (size_t i = 0; i < sf->n_probes; i++) {
-                free(sf->probes[i].name);
-                free(sf->probes[i].plugin);
-                free(sf->probes[i].why);
-                free(sf->probes[i].wait_reason);
-        }
+        for (size_t i = 0; i < sf->n_probes; i++)
+                status_file_probe_clear(&sf->probes[i]);
         free(sf->probes);
         sink_health_entries_free(sf->sinks, sf->n_sinks);
         *sf = (struct status_file){ 0 };

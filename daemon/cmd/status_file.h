@@ -72,6 +72,8 @@ int status_file_parse(FILE *f, struct status_file **ret);
 void status_file_free(struct status_file *sf);
 /* Free what sf holds and zero it (for one not from status_file_read). */
 void status_file_clear(struct status_file *sf);
+/* Free what one probe's entry holds and zero it. */
+void status_file_probe_clear(struct status_file_probe *p);
 const struct status_file_probe *status_file_find(const struct status_file *sf, const char *probe);
 const struct sink_health_entry *status_file_find_sink(const struct status_file *sf,
                                                       const char *sink);

@@ -124,4 +124,20 @@ BW_PIDS=""
 "$BENCHWATCH" -c "$T/bw.conf" status > "$T/status" 2>&1
 grep -q "c: no counted run for .*: no room for it on the host's CPUs (at its last try; the daemon is not running)" \
         "$T/status" || fail "status without the daemon: $(cat "$T/status")"
+# after a stop of over 3 hours the time the daemon was down is no wait:
+# the last try 4 hours back, the wait starts with the new daemon
+old_try=$(awk '$1 == "wait" && $2 == "c" { print $4 }' "$T/state/status.txt")
+[ -n "$old_try" ] || fail "no wait line for c in status.txt: $(cat "$T/state/status.txt")"
+awk -v t="$(($(date +%s) - 4 * 3600))" '$1 == "wait" && $2 == "c" { $4 = t } { print }' \
+        "$T/state/status.txt" > "$T/status.new" && mv "$T/status.new" "$T/state/status.txt"
+rm -f "$T/bw.prom"
+started_at=$(date +%s.%N)
+"$BENCHWATCH" -c "$T/bw.conf" daemon > "$T/out" 2> "$T/err3" &
+dpid=$!
+BW_PIDS="$dpid"
+wait_quietly 20 waits_again || fail "no deferral for room after the long stop: $(tail -3 "$T/err3")"
+fresh=$(prom 'benchwatch_probe_waiting_since_timestamp_seconds{probe="c",reason="room"}')
+awk -v w="$fresh" -v t="$started_at" 'BEGIN { exit !(w >= t - 1) }' ||
+        fail "after a 4-hour stop the wait kept its start: since $fresh, the daemon started at $started_at"
+echo "after a 4-hour stop: waiting since the new start ($fresh)"
 echo "room: ok"
