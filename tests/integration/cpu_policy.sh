@@ -76,7 +76,8 @@ done
 
 # `run` keeps SCHED_OTHER whatever the daemon's policy
 conf "cpu_policy = idle" > "$T/bw.conf"
-"$BENCHWATCH" -c "$T/bw.conf" run cpu threads=2 duration=2s --format=json > "$T/run.json" &
+# long enough for a busy host to start its threads before it ends
+"$BENCHWATCH" -c "$T/bw.conf" run cpu threads=2 duration=5s --format=json > "$T/run.json" &
 BW_PIDS=$!
 child_policies "$BW_PIDS" || fail "run: no child"
 wait_for 10 settled "$BW_PIDS" 0 3
