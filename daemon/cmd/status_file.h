@@ -46,7 +46,8 @@ struct status_file_probe {
         unsigned yielded_day;     /* stopped during the run, last 24 h */
         double waiting_since;     /* UNIX time of the last counted run's end
                                      (before one: when a daemon began
-                                     to watch it; a restart keeps it) */
+                                     to watch it; a restart soon after
+                                     its last try keeps it) */
         double last_try;          /* UNIX time of the last run or deferral */
         char *wait_reason;        /* why the last try did not count; "none" */
 };
