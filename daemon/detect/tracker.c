@@ -225,7 +225,7 @@ static double figure(const struct result *res, const char *family)
         return s ? s->value : NAN;
 }
 
-/* The threads a CPU-bound run ran: its "threads" parameter, else 1. */
+/* The threads a run ran: its "threads" parameter, else 1. */
 static double threads_of(const struct result *res)
 {
         double n;
