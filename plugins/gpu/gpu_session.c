@@ -147,6 +147,13 @@ int gpu_session_open_cuda(struct gpu_session *s, const struct gpu_nvml_info *inf
                 return gpu_session_cuda_fail(s, e, "cuCtxSetCurrent");
         (void)s->cu.device_get_attribute(&s->sm_count,
                                          GPU_CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, s->dev);
+        int major = 0;
+        if (!s->cu.device_get_attribute(&major, GPU_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                                        s->dev) && major < GPU_SESSION_MIN_CC_MAJOR)
+                return s->h->fail(s->h, -ENOTSUP, "GPU %u (%s): compute capability %d.x; the "
+                                  "plugin's kernels (PTX for sm_80) need %d.0 (Ampere) or "
+                                  "later", s->nv.index, info->name, major,
+                                  GPU_SESSION_MIN_CC_MAJOR);
         if ((r = load_module(s)) < 0)
                 return r;
         if ((e = s->cu.stream_create(&s->stream, GPU_CU_STREAM_NON_BLOCKING)))

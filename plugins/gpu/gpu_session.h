@@ -29,6 +29,7 @@
 
 #define GPU_SESSION_BATCH 0.05   /* seconds of GPU work between two ticks */
 #define GPU_SESSION_MAX_PIDS 64
+#define GPU_SESSION_MIN_CC_MAJOR 8 /* the PTX targets sm_80 (its bf16 wmma) */
 
 enum gpu_kernel {
         GPU_K_STREAM_INIT,

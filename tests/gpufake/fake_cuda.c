@@ -96,7 +96,7 @@ EXPORT CUresult cuDeviceGetAttribute(int *pi, int attr, CUdevice dev)
         case 34: *pi = 0; return OK;                /* PCI device */
         case 38: *pi = (int)fakegpu.l2_bytes; return OK;
         case 50: *pi = 0; return OK;                /* PCI domain */
-        case 75: *pi = 9; return OK;
+        case 75: *pi = fakegpu.cc_major; return OK; /* compute capability */
         }
         return E_INVALID_VALUE;
 }

@@ -69,6 +69,7 @@ void fakegpu_setup(void)
         f->count = (unsigned)env_double("FAKEGPU_COUNT", 1);
         f->mem_total = (uint64_t)env_double("FAKEGPU_MEM_TOTAL", 1 << 30);
         f->l2_bytes = (unsigned)env_double("FAKEGPU_L2_BYTES", 4 << 20);
+        f->cc_major = (int)env_double("FAKEGPU_CC_MAJOR", 9);
         f->copy_bps = env_double("FAKEGPU_COPY_BPS", 2e12);
         f->triad_bps = env_double("FAKEGPU_TRIAD_BPS", 2.5e12);
         f->flops = env_double("FAKEGPU_FLOPS", 1e12);

@@ -12,6 +12,7 @@
  * Driven by the environment, read again at every cuInit() and nvmlInit():
  *   FAKEGPU_COUNT           GPUs (1)
  *   FAKEGPU_MEM_TOTAL       bytes of each GPU (1 GiB)
+ *   FAKEGPU_CC_MAJOR        its compute capability's major number (9)
  *   FAKEGPU_L2_BYTES        its L2 cache (4 MiB: small, so that the tests'
  *                           arrays, 4 x of it at least, stay cheap)
  *   FAKEGPU_COPY_BPS, FAKEGPU_TRIAD_BPS  the bandwidth of the BabelStream
@@ -65,6 +66,7 @@ struct fakegpu {
         unsigned count;
         uint64_t mem_total, allocated, peak;
         unsigned l2_bytes;
+        int cc_major;
         double copy_bps, triad_bps, flops, h2d_bps, d2h_bps;
         unsigned busy_pid, process_after, self_pid, process_calls, many_after;
         unsigned util, util_looks, util_calls, sm_mhz, sm_max_mhz, power_limit_mw;

@@ -58,7 +58,8 @@ static const char *const fake_vars[] = {
         "FAKEGPU_SM_MHZ", "FAKEGPU_SM_MAX_MHZ",
         "FAKEGPU_POWER_LIMIT_W", "FAKEGPU_ECC", "FAKEGPU_REMAPPED", "FAKEGPU_REPLAY",
         "FAKEGPU_XID", "FAKEGPU_PCIE", "FAKEGPU_PCIE_IDLE", "FAKEGPU_PCIE_MAX",
-        "FAKEGPU_NOT_SUPPORTED", "FAKEGPU_FAIL", "FAKEGPU_LOG", NULL,
+        "FAKEGPU_NOT_SUPPORTED", "FAKEGPU_FAIL", "FAKEGPU_LOG", "FAKEGPU_DRIVER_NOT_LOADED",
+        "FAKEGPU_CC_MAJOR", NULL,
 };
 
 /* The fakes' settings for the next run: rates that keep the C kernels
@@ -575,6 +576,18 @@ static void test_failing_call(void)
         fakehost_done(&fh);
 }
 
+/* A GPU older than the PTX's sm_80 (a V100: 7.0): the run says why, before
+ * the driver would fail to compile the kernels. */
+static void test_old_gpu(void)
+{
+        struct fakehost fh;
+        fakehost_init(&fh);
+        CHECK(run(&fh, libdir, PARAMS("FAKEGPU_CC_MAJOR=7"), PARAMS(SMALL)) == -ENOTSUP);
+        CHECK_STR_CONTAINS(fh.error, "compute capability 7.x; the plugin's kernels (PTX for "
+                           "sm_80) need 8.0 (Ampere) or later");
+        fakehost_done(&fh);
+}
+
 /* ---- parameters ------------------------------------------------------------ */
 
 static void expect_refused(const char *const *params, const char *why)
@@ -651,6 +664,7 @@ int main(void)
         test_rotation();
         test_memory_cap();
         test_failing_call();
+        test_old_gpu();
         teardown();
         return 0;
 }
