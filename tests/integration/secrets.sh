@@ -25,7 +25,9 @@ umask 022
 # read, until its timeout).
 python3 -u "$top_srcdir/tests/integration/lib/secret_catcher.py" "$T/seen" > "$T/ports" 2> "$T/fake.err" &
 BW_PIDS="$BW_PIDS $!"
-for i in $(seq 50); do [ -s "$T/ports" ] && break; sleep 0.1; done
+# python starts in well under a second; a host busy with a sanitizer build
+# may take several
+for i in $(seq 300); do [ -s "$T/ports" ] && break; sleep 0.1; done
 read -r PG_PORT MY_PORT WEB_PORT < "$T/ports" || fail "fake servers did not start"
 
 mkdir -p "$T/state" "$T/cache" "$T/tf"
