@@ -88,11 +88,11 @@ static bool cgroup_path(const char *self_cgroup, const char *controller, char *b
  * limit there. */
 static int room_at(const char *dir, bool v1, char *stat, uint64_t *ret)
 {
-        char path[DIR_MAX + 32], max[64];
+        char path[DIR_MAX + 32];
         uint64_t limit, usage, inactive = 0;
         snprintf(path, sizeof(path), "%s/%s", dir, v1 ? "memory.limit_in_bytes" : "memory.max");
-        if (fdio_read_small(path, max, sizeof(max)) < 0 || !strncmp(max, "max", 3) ||
-            !read_number(path, &limit) || (v1 && limit >= V1_UNLIMITED))
+        /* v2's "max" is no number: no limit, as v1's PAGE_COUNTER_MAX */
+        if (!read_number(path, &limit) || (v1 && limit >= V1_UNLIMITED))
                 return -ENOENT;
         snprintf(path, sizeof(path), "%s/memory.stat", dir);
         if (fdio_read_small(path, stat, FILE_MAX) >= 0)
