@@ -29,6 +29,12 @@
 # client-cpu.sh, docs/reports/benchmarks.md), so there the row would
 # measure the clients' costs as well as the servers' speed.
 # SHARE=1 runs them on the same CPUs instead, to see that difference.
+# The other rows run both tools on one CPU, the last (PIN_CPU; PIN_CPU=
+# unpinned): unpinned, the two tools' single-threaded runs land on
+# whichever CPU is free, and on a shared VM one CPU can be 15-20% slower
+# than the other for seconds at a time (the memory row's pairs were
+# 0.85-1.23 unpinned at 09:34 on 5 December, 1.03-1.09 pinned just
+# after).
 #
 # Usage: bench/compare/all.sh [PAIRS, default 7] [SECONDS, default 3]
 # Env:   BENCHWATCH (default: benchwatch on PATH; from a build tree also
@@ -38,7 +44,8 @@
 #        nginx), SEED_REQUESTS (20000), KEEP=1 keeps the test file;
 #        BEFORE (another build's benchwatch) and BEFORE_PLUGIN_DIR: its runs
 #        join every round, its ratios in a column beside (before / after);
-#        SHARE=1: servers and clients on the same CPUs (above).
+#        SHARE=1: servers and clients on the same CPUs (above); PIN_CPU
+#        (the last CPU): the other rows' CPU, empty: unpinned.
 # Run it under `flock -o /tmp/bw-measure.lock` on a quiet machine; not part
 # of `make check`.  About 15 minutes at 7 pairs.
 set -u
@@ -58,6 +65,8 @@ export CONF=$DIR/nice0.conf LOOP= CHASE= HTTP_URL=${HTTP_URL:-} SEED_URL= MYSQL_
 . "$here/../lib/split.sh"
 export SERVER_CPUS= CLIENT_CPUS=
 [ -n "${SHARE:-}" ] || split_cpus
+command -v taskset > /dev/null || PIN_CPU=
+export PIN_CPU=${PIN_CPU-$(($(nproc) - 1))}
 printf '[daemon]\nnice = 0\nioprio_level = 4\n' > "$CONF"
 cleanup() {
         [ -n "$LOOP" ] && losetup -d "$LOOP"
