@@ -87,7 +87,7 @@ duration = 2s
 plugin = memory
 mode = latency
 duration = 1s
-[probe disk]
+[probe disklat]
 plugin = disklat
 size = 1G
 rate = 100
@@ -115,7 +115,7 @@ CONF
 first=${NAMES# }
 first=${first%% *}
 BENCHWATCH_PLUGIN_DIR=${PLUG[$first]} "${BIN[$first]}" run disklat size=1G rate=100 \
-        duration=1s path="$WORK/cache/disk-disk.dat" > /dev/null 2>&1 || :
+        duration=1s path="$WORK/cache/disk-disklat.dat" > /dev/null 2>&1 || :
 i=0
 for nb in $NEIGHBOURS; do
         order=$NAMES

@@ -193,7 +193,7 @@ duration = 2s
 plugin = memory
 mode = latency
 duration = 2s
-[probe disk]
+[probe disklat]
 plugin = disklat
 size = 1G
 rate = 100

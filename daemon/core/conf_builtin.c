@@ -51,14 +51,16 @@ const char conf_builtin_default[] =
  * about 50,000 (1.7 GB an hour, and up to a CPU of the host's hypervisor
  * while it ran: bench/compare/ioping.sh); its p50 is as steady from run to run.
  * 1 GiB: larger than the caches of disks (64 to 512 MiB on HDDs), so the
- * device itself answers; written once, kept in cache_dir (the file of the
- * disk plugin's probe of the same name, reused). */
+ * device itself answers; written once, kept in cache_dir.  Named after
+ * its plugin, as the others: a probe named "disk" here would take the
+ * word from the disk plugin, and `benchwatch run disk threads=40` would
+ * run this probe (and refuse threads=). */
 const char conf_builtin_disk[] =
         "\n"
         "# a disk's read latency (ioping -D: a 4 kB O_DIRECT read every 10 ms\n"
         "# at random offsets of a 1 GiB test file); the disk plugin measures\n"
         "# IOPS where a probe of it is configured\n"
-        "[probe disk]\n"
+        "[probe disklat]\n"
         "plugin = disklat\n"
         "size = 1G\n"
         "rate = 100\n"

@@ -133,6 +133,17 @@ grep -q "$T/bad.conf:3: \[probe broken\] max_prime" "$T/err" || fail "check-conf
 grep -q "fastcpu .*plugin cpu" "$T/out" || fail "check-config -c did not read the file: $(cat "$T/out")"
 "$BENCHWATCH" run fastcpu --config="$T/bw.conf" --format=json > "$T/fast2.json" || fail "run --config after the command"
 json "$T/fast2.json" 'value("benchwatch_cpu_events_total", max_prime="2000") == 30' || fail "run --config= params"
+# README's `benchwatch run disk threads=40` on a host without a
+# configuration file: no built-in probe takes a plugin's name, so the word
+# is the disk plugin's (the built-in disk latency probe was named "disk",
+# and refused threads=)
+if "$BENCHWATCH" check-config 2> /dev/null | grep -q '^<built-in>:'; then
+        "$BENCHWATCH" run disk "path=$T/readme.dat" size=16M threads=2 duration=0.2s \
+                --format=json > "$T/readme.json" 2> "$T/err" ||
+                fail "run disk threads=2 on the built-in configuration: $(cat "$T/err")"
+        json "$T/readme.json" 'r["plugin"] == "disk" and value("benchwatch_disk_iops", op="read") > 0' ||
+                fail "run disk on the built-in configuration ran: $(head -c 300 "$T/readme.json")"
+fi
 for c in "check-config" "run cpu" "verify" "daemon" "sweep cpu threads=1,2" "plugins" "cleanup" "history x" "replay x"; do
         # plugins reads no configuration
         "$BENCHWATCH" $c --config "$T/bad.conf" > /dev/null 2> "$T/err"; r=$?

@@ -728,11 +728,15 @@ static void test_builtin(void)
         if (r < 0)
                 fprintf(stderr, "%s\n", err);
         CHECK(r == 0 && !strcmp(cfg->source, "<built-in>"));
-        CHECK(cfg->n_probes == 5 && conf_find_probe(cfg, "disk") &&
+        CHECK(cfg->n_probes == 5 && conf_find_probe(cfg, "disklat") &&
               conf_find_probe(cfg, "memory-latency"));
         /* the built-in disk probe is the latency trickle, not the
-         * saturating disk plugin */
-        CHECK(!strcmp(conf_find_probe(cfg, "disk")->plugin->name, "disklat"));
+         * saturating disk plugin, and is named after its plugin: no
+         * probe takes the disk plugin's name (`run disk threads=40`) */
+        CHECK(!strcmp(conf_find_probe(cfg, "disklat")->plugin->name, "disklat"));
+        for (size_t i = 0; i < cfg->n_probes; i++)
+                CHECK(!strcmp(cfg->probes[i].name, "memory-latency") ||
+                      !strcmp(cfg->probes[i].name, cfg->probes[i].plugin->name));
         /* The CPU-bound probes burn their whole run, so their seconds of
          * run an hour are the built-in configuration's cost: at most 0.25%
          * of a 2-core host, 18 CPU s an hour (bench/cost/cost.sh,
@@ -751,7 +755,7 @@ static void test_builtin(void)
 
         e.userdata = (void *)no_disk;
         CHECK(conf_load_builtin(&e, &cfg, &err) == 0);
-        CHECK(cfg->n_probes == 4 && !conf_find_probe(cfg, "disk"));
+        CHECK(cfg->n_probes == 4 && !conf_find_probe(cfg, "disklat"));
         CHECK(conf_find_probe(cfg, "cpu") && conf_find_probe(cfg, "threads")
               && conf_find_probe(cfg, "memory"));
         conf_free(cfg);
