@@ -11,7 +11,7 @@ test file), CHASE (the pointer chase built from memlat_chase.c), LOOP
 HTTP_URL, SEED_URL (empty: not run), MYSQL_* (empty MYSQL_PORT: not run),
 CLIENT_CPUS and SERVER_CPUS (the CPUs of the server rows' clients and of
 their servers, which all.sh has pinned there; empty: shared), PIN_CPU (the
-CPU of both tools of the other rows; empty: unpinned).
+CPU of both tools of the rows of CPU_ROWS; empty: unpinned).
 """
 import json, os, re, resource, shutil, statistics, subprocess, sys, time
 
@@ -24,7 +24,8 @@ BEFORE = E.get("BEFORE", "")  # another build's benchwatch, run beside
 current = "bw"                # whose runs: "bw", "before" or "classic"
 SERVER_ROWS = ("http", "mysql", "seed")
 CLIENT_CPUS = E.get("CLIENT_CPUS", "")
-PIN_CPU = E.get("PIN_CPU", "")  # the other rows' tools' CPU; empty: unpinned
+PIN_CPU = E.get("PIN_CPU", "")  # the CPU rows' tools' CPU; empty: unpinned
+CPU_ROWS = ("cpu", "threads", "memory", "memlat")
 pin = []                      # the current row's clients' taskset, or none
 
 
@@ -263,7 +264,7 @@ def pairs(name, ours, theirs):
     if name in SERVER_ROWS:
         pin = ["taskset", "-c", CLIENT_CPUS] if CLIENT_CPUS else []
     else:
-        pin = ["taskset", "-c", PIN_CPU] if PIN_CPU else []
+        pin = ["taskset", "-c", PIN_CPU] if PIN_CPU and name in CPU_ROWS else []
     runs = [("bw", ours), ("classic", theirs)] + ([("before", ours)] if BEFORE else [])
     if name != "seqread":
         for who, f in runs:
@@ -336,8 +337,8 @@ def main():
               % (E.get("SERVER_CPUS", ""), CLIENT_CPUS), flush=True)
     else:
         print("http, mysql, seed: servers and clients share the CPUs", flush=True)
-    print("the other rows: both tools on %s" % ("CPU " + PIN_CPU if PIN_CPU else "any CPU"),
-          flush=True)
+    print("%s: both tools on %s; the disk rows on any CPU"
+          % (", ".join(CPU_ROWS), "CPU " + PIN_CPU if PIN_CPU else "any CPU"), flush=True)
     table = [row(*r) for r in ROWS if not want or r[0] in want]
     print("\nload at the end %s; ratio: benchwatch / classic, the median of the pairs"
           % " ".join(open("/proc/loadavg").read().split()[:3]))

@@ -29,12 +29,16 @@
 # client-cpu.sh, docs/reports/benchmarks.md), so there the row would
 # measure the clients' costs as well as the servers' speed.
 # SHARE=1 runs them on the same CPUs instead, to see that difference.
-# The other rows run both tools on one CPU, the last (PIN_CPU; PIN_CPU=
-# unpinned): unpinned, the two tools' single-threaded runs land on
-# whichever CPU is free, and on a shared VM one CPU can be 15-20% slower
-# than the other for seconds at a time (the memory row's pairs were
-# 0.85-1.23 unpinned at 09:34 on 5 December, 1.03-1.09 pinned just
-# after).
+# The rows whose work is all on a CPU (cpu, threads, memory, memlat) run
+# both tools on one CPU, the last (PIN_CPU; PIN_CPU= unpinned): unpinned,
+# the two tools' single-threaded runs land on whichever CPU is free, and
+# on a shared VM one CPU can be 15-20% slower than the other for seconds
+# at a time (the memory row's pairs were 0.85-1.23 unpinned at 09:34 on
+# 5 December, 1.03-1.09 pinned just after).  The disk rows run unpinned:
+# pinned, the tool, its I/O's completions and the virtual disk's work
+# share one CPU, and the row measures each tool's CPU an I/O as well as
+# the disk (fio's row 1.069, 1.00 .. 1.13, pinned at 10:15; 1.014,
+# 0.77 .. 1.22, unpinned at 10:25; ioping's 0.921 and 0.985).
 #
 # Usage: bench/compare/all.sh [PAIRS, default 7] [SECONDS, default 3]
 # Env:   BENCHWATCH (default: benchwatch on PATH; from a build tree also
@@ -45,7 +49,7 @@
 #        BEFORE (another build's benchwatch) and BEFORE_PLUGIN_DIR: its runs
 #        join every round, its ratios in a column beside (before / after);
 #        SHARE=1: servers and clients on the same CPUs (above); PIN_CPU
-#        (the last CPU): the other rows' CPU, empty: unpinned.
+#        (the last CPU): the CPU rows' CPU, empty: unpinned.
 # Run it under `flock -o /tmp/bw-measure.lock` on a quiet machine; not part
 # of `make check`.  About 15 minutes at 7 pairs.
 set -u
