@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <syslog.h>
 #include <unistd.h>
@@ -48,6 +49,10 @@ static const char *const op_names[] = { "read", "write" };
 #define MAX_BUFFERS (1ull << 30) /* threads x iodepth x block_size */
 #define STOP_MARGIN 1.0          /* seconds kept before the run's deadline */
 #define PROGRESS_BATCH 64
+#define REAP_SLEPT_NS 5000       /* an io_getevents this long slept: waited */
+#define CPU_BOUND_WAITED 0.1     /* of its run a worker waited for the disk */
+#define CPU_BOUND_SLEEPS 0.25    /* a sync worker's sleeps an I/O */
+#define CPU_BOUND_MIN_IOS 1000   /* CPU-bound below either, over this many I/Os */
 
 struct job {
         const struct bw_host *h;
@@ -81,6 +86,8 @@ struct worker {
         uint64_t rng, quota, issued, seq_lo, seq_hi, seq_next, due_ns;
         uint64_t writes_since_sync, fsyncs, unreported, last_ns;
         uint64_t ios[2], errors[2];
+        uint64_t sleeps;       /* the thread's voluntary context switches */
+        uint64_t waited_ns;    /* in io_getevents or rate= sleeps: not on a CPU */
         int first_err;
         struct blockperm perm; /* randommap: this worker's passes */
         struct bw_hist hist[2];
@@ -263,7 +270,10 @@ static unsigned reap(struct worker *w, unsigned inflight, bool waiting)
                 tmo = &ts;
         }
         int n = io_getevents(w->ctx, 1, 1, &ev, tmo);
+        uint64_t asked = now;
         now = now_ns();
+        if (now - asked > REAP_SLEPT_NS)
+                w->waited_ns += now - asked;
         if (n < 0 && n != -EINTR) { /* cannot happen with a valid context */
                 if (!w->first_err)
                         w->first_err = n;
@@ -297,7 +307,9 @@ static void run_async(struct worker *w)
                         if (stop)
                                 break;
                         sleep_until_ns(w->due_ns < j->end_ns ? w->due_ns : j->end_ns);
+                        uint64_t slept = now;
                         now = now_ns();
+                        w->waited_ns += now - slept;
                         continue;
                 }
                 bool waiting = !stop && j->interval_ns && inflight < j->iodepth;
@@ -318,10 +330,14 @@ static void *worker_main(void *arg)
         pthread_mutex_unlock(&j->lock);
         /* stagger the rate schedules so the threads do not issue in bursts */
         w->due_ns = j->start_ns + j->interval_ns * w->idx / j->threads;
+        struct rusage ru0, ru1;
+        getrusage(RUSAGE_THREAD, &ru0);
         if (j->iodepth == 1)
                 run_sync(w);
         else
                 run_async(w);
+        getrusage(RUSAGE_THREAD, &ru1);
+        w->sleeps = (uint64_t)(ru1.ru_nvcsw - ru0.ru_nvcsw);
         report_progress(w, true);
         return NULL;
 }
@@ -483,6 +499,43 @@ static int verdict(const struct bw_host *h, const struct job *j,
         return 0;
 }
 
+/* A worker that seldom waited for the disk set the pace itself: the figure
+ * is its CPU's.  With iodepth > 1 it waits in io_getevents (a call that
+ * took over REAP_SLEPT_NS slept; one that found an event ready takes 1-2
+ * us, which is CPU) and between I/Os paced by rate=: 34-39% of the run
+ * on this VM's disk at queue depths 4 and 32, none for cached reads
+ * (direct=no), which complete in io_submit.  With iodepth 1 the wait is
+ * inside pread, so a worker's sleeps (voluntary context switches) tell:
+ * one an I/O from a disk, 0.06 for cached reads.  (Sleeps cannot judge
+ * the queued case: at depth 32 the completions come in batches, 0.03
+ * sleeps an I/O with a third of the run waiting; nor can the time on a
+ * CPU, which steal and run delay keep at 0.74-0.80 of a CPU-bound run on
+ * a VM.)  There the classic tool counts fewer: fio spent 14-15 us of CPU
+ * an I/O where this probe spent 10-11 (16k random reads, queue depth 8,
+ * 3-s runs on this VM), and with both on one CPU the probe counted 7% more
+ * I/Os (docs/reports/benchmarks.md). */
+static void note_cpu_bound(const struct bw_host *h, const struct job *j,
+                           const struct worker *ws)
+{
+        for (unsigned i = 0; i < j->threads; i++) {
+                /* its own run: with requests= it ends before end_ns */
+                double wall = (double)(ws[i].last_ns > j->start_ns ?
+                                       ws[i].last_ns - j->start_ns : 0);
+                uint64_t ios = ws[i].ios[OP_READ] + ws[i].ios[OP_WRITE];
+                bool seldom = j->iodepth > 1
+                        ? (double)ws[i].waited_ns / wall < CPU_BOUND_WAITED
+                        : (double)ws[i].sleeps / (double)(ios ? ios : 1) < CPU_BOUND_SLEEPS;
+                if (ios < CPU_BOUND_MIN_IOS || !(wall > 0) || !seldom)
+                        continue;
+                h->log(h, LOG_NOTICE, "a worker seldom waited for the disk: its CPU set "
+                       "the pace, and the figure is this host's CPU's more than the "
+                       "disk's (more threads or a deeper iodepth reach the disk's own "
+                       "limit); fio, which spends more CPU an I/O, counts fewer I/Os "
+                       "on such a run");
+                return;
+        }
+}
+
 static int run_job(const struct bw_host *h, struct job *j, const char *path,
                    unsigned align, double duration, double stop_by)
 {
@@ -507,6 +560,8 @@ static int run_job(const struct bw_host *h, struct job *j, const char *path,
                         t->first_err = -errno; /* end-of-run sync, not timed */
                 r = verdict(h, j, t, path);
         }
+        if (r == 0)
+                note_cpu_bound(h, j, ws);
         if (r == 0)
                 emit(h, j, t);
         for (unsigned i = 0; ws && i < n; i++)

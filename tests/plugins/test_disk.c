@@ -206,6 +206,36 @@ static void test_direct_bypasses_cache(void)
         fakehost_done(&fh);
 }
 
+/* A worker that seldom sleeps set the pace itself: cached reads
+ * (direct=no) are bounded by the CPU and the report says so; reads paced
+ * by rate= wait, and it says nothing. */
+static void test_cpu_bound_notice(void)
+{
+        struct fakehost fh;
+        char *path = xprintf("path=%s/bw-cpu-bound-%d.dat", getenv("TMPDIR") ?
+                             getenv("TMPDIR") : "/var/tmp", (int)getpid());
+        fakehost_init(&fh);
+        CHECK(fakehost_run(&fh, P, PARAMS(path, "size=16M", "requests=20000",
+                "direct=no")) == 0);
+        CHECK(fh.logs && strstr(fh.logs, "its CPU set the pace"));
+        fakehost_done(&fh);
+        fakehost_init(&fh);
+        CHECK(fakehost_run(&fh, P, PARAMS(path, "size=16M", "requests=20000",
+                "iodepth=8", "direct=no")) == 0);
+        CHECK(fh.logs && strstr(fh.logs, "its CPU set the pace"));
+        fakehost_done(&fh);
+        /* paced by rate=: it waits, synchronous or queued */
+        for (int q = 0; q < 2; q++) {
+                fakehost_init(&fh);
+                CHECK(fakehost_run(&fh, P, PARAMS(path, "size=16M", "requests=3000",
+                        "rate=5000", "direct=no", q ? "iodepth=8" : "iodepth=1")) == 0);
+                CHECK(!fh.logs || !strstr(fh.logs, "its CPU set the pace"));
+                fakehost_done(&fh);
+        }
+        unlink(path + 5);
+        free(path);
+}
+
 static char *shm_file; /* removed even when a check fails */
 
 static void remove_shm_file(void)
@@ -393,6 +423,7 @@ int main(void)
         test_fsync();
         test_rate();
         test_direct_bypasses_cache();
+        test_cpu_bound_notice();
         test_tmpfs_refused();
         test_alignment();
         test_file_lifecycle();
