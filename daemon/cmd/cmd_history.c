@@ -128,10 +128,12 @@ static int plot(const struct history_opts *o, const struct history_entry *e, siz
                 double thr)
 {
         struct history_entry *sel = malloc((n ? n : 1) * sizeof(*sel));
-        size_t k = 0;
+        size_t k = 0, runs = 0; /* a run's figures are entries side by side */
         for (size_t i = 0; sel && i < n; i++)
-                if (!o->metric || matches(e[i].key, o->metric))
+                if (!o->metric || matches(e[i].key, o->metric)) {
+                        runs += !k || sel[k - 1].t != e[i].t;
                         sel[k++] = e[i]; /* borrowed keys */
+                }
         if (!sel || !k) {
                 log_error("history: no run of probe '%s'%s%s to draw", o->probe,
                           o->metric ? " with " : "", o->metric ? o->metric : "");
@@ -152,7 +154,7 @@ static int plot(const struct history_opts *o, const struct history_entry *e, siz
                 log_error("history: cannot write '%s': %s", o->plot, strerror(-r));
                 return EXIT_ENV;
         }
-        fprintf(stderr, "history: %zu run(s) drawn to %s\n", k, o->plot);
+        fprintf(stderr, "history: %zu run(s) drawn to %s\n", runs, o->plot);
         return EXIT_OK;
 }
 

@@ -212,6 +212,9 @@ assert {r["state"] for r in rows} == {"learning", "ok", "REGRESSION"}, {r["state
 assert all(float(r["value"]) > 0 for r in rows)
 assert all(r["reference"] == "" for r in rows if r["state"] == "learning")' || fail "history csv"
 hist --plot "$T/h.svg" 2> "$T/err" || fail "history --plot: $(cat "$T/err")"
+# a run is one time with several figures: the runs drawn, not the points
+runs=$(hist --format=csv | awk -F, 'NR > 1 { t[$1] = 1 } END { print length(t) }')
+grep -q "history: $runs run(s) drawn" "$T/err" || fail "history --plot of $runs runs said: $(cat "$T/err")"
 python3 -c 'import sys, xml.dom.minidom as m; d = m.parse(sys.argv[1]); assert len(d.getElementsByTagName("polyline")) >= 4' \
         "$T/h.svg" || fail "the plot is not an SVG with a line per figure"
 [ "$(hist --since 1s | wc -l)" -lt "$(wc -l < "$T/hist")" ] || fail "--since kept everything"
