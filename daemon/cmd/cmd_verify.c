@@ -392,6 +392,10 @@ int cmd_verify(struct app *app, int argc, char **argv)
                         ex = r;
         }
         evidence_host_free(ev);
+        if (!checked && ex == EXIT_OK) {
+                log_error("verify: no enabled probe to check in %s", app->cfg->source);
+                ex = EXIT_USAGE;
+        }
         if (fmt == FORMAT_JSON)
                 printf("],\"status\":\"%s\"}\n", ex == EXIT_OK       ? "pass"
                                                  : ex == EXIT_FAILED ? "regression"
@@ -405,10 +409,6 @@ int cmd_verify(struct app *app, int argc, char **argv)
                        : ex == EXIT_FAILED ? "FAIL (regression)"
                                            : "ERROR",
                        checked);
-        if (!checked && ex == EXIT_OK) {
-                log_error("verify: no enabled probe to check in %s", app->cfg->source);
-                ex = EXIT_USAGE;
-        }
         app_done(app);
         return ex;
 }

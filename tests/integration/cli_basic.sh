@@ -133,6 +133,13 @@ grep -q "$T/bad.conf:3: \[probe broken\] max_prime" "$T/err" || fail "check-conf
 grep -q "fastcpu .*plugin cpu" "$T/out" || fail "check-config -c did not read the file: $(cat "$T/out")"
 "$BENCHWATCH" run fastcpu --config="$T/bw.conf" --format=json > "$T/fast2.json" || fail "run --config after the command"
 json "$T/fast2.json" 'value("benchwatch_cpu_events_total", max_prime="2000") == 30' || fail "run --config= params"
+# verify with no probe to check: an error, and no PASS beside it
+printf '[daemon]\nstate_dir = %s/state\n' "$T" > "$T/none.conf"
+"$BENCHWATCH" -c "$T/none.conf" verify > "$T/out" 2> "$T/err"; r=$?
+[ $r = 2 ] && grep -q "no enabled probe" "$T/err" && ! grep -q PASS "$T/out" ||
+        fail "verify without probes: exit $r: $(cat "$T/out" "$T/err")"
+"$BENCHWATCH" -c "$T/none.conf" verify --format=json > "$T/out" 2> /dev/null
+json "$T/out" 'r["status"] == "error"' || fail "verify --format=json without probes: $(cat "$T/out")"
 # README's `benchwatch run disk threads=40` on a host without a
 # configuration file: no built-in probe takes a plugin's name, so the word
 # is the disk plugin's (the built-in disk latency probe was named "disk",
