@@ -12,7 +12,6 @@
 #include "sink/sink.h"
 #include "util/strutil.h"
 
-#define DEFAULT_CONFIG SYSCONFDIR "/benchwatch/benchwatch.conf"
 
 static const struct bw_plugin *lookup(void *userdata, const char *name)
 {
@@ -44,7 +43,7 @@ int app_load_config(struct app *app, struct config **ret, char **ret_error)
                 .lookup = lookup, .plugin_name = plugin_name,
                 .userdata = app->reg, .sections = section_types(),
         };
-        const char *path = app->config_path ? app->config_path : DEFAULT_CONFIG;
+        const char *path = app->config_path ? app->config_path : APP_DEFAULT_CONFIG;
         int r = conf_load_file(&env, path, ret, ret_error);
         if (r == -ENOENT && !app->config_path) {
                 free(*ret_error);

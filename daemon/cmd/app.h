@@ -20,6 +20,10 @@ enum {
         EXIT_ENV = 3,
 };
 
+/* The configuration file read without --config; the built-in text when
+ * it is absent. */
+#define APP_DEFAULT_CONFIG SYSCONFDIR "/benchwatch/benchwatch.conf"
+
 struct app {
         const char *config_path; /* NULL: the default, or built-in if absent */
         struct plugin_registry *reg;

@@ -27,6 +27,9 @@ int cmd_config(struct app *app, int argc, char **argv)
                 return ex;
         app_warn_obsolete(app);
         printf("%s: OK, %zu probe(s)\n", app->cfg->source, app->cfg->n_probes);
+        if (!app->config_path && !strcmp(app->cfg->source, "<built-in>"))
+                printf("  (no %s: the built-in configuration, and the drop-ins of the "
+                       "conf.d beside it)\n", APP_DEFAULT_CONFIG);
         printf("  state_dir %s, cache_dir %s\n", app_daemon_option(app, "state_dir")->s,
                app_daemon_option(app, "cache_dir")->s);
         for (size_t i = 0; i < app->cfg->n_probes; i++) {

@@ -145,6 +145,9 @@ json "$T/out" 'r["status"] == "error"' || fail "verify --format=json without pro
 # is the disk plugin's (the built-in disk latency probe was named "disk",
 # and refused threads=)
 if "$BENCHWATCH" check-config 2> /dev/null | grep -q '^<built-in>:'; then
+        # and check-config says which file it did not find
+        "$BENCHWATCH" check-config 2> /dev/null | grep -q '^  (no /.*/benchwatch/benchwatch.conf: the built-in' ||
+                fail "check-config on the built-in configuration: $("$BENCHWATCH" check-config 2>&1 | head -3)"
         "$BENCHWATCH" run disk "path=$T/readme.dat" size=16M threads=2 duration=0.2s \
                 --format=json > "$T/readme.json" 2> "$T/err" ||
                 fail "run disk threads=2 on the built-in configuration: $(cat "$T/err")"
