@@ -256,6 +256,27 @@ static struct result *run_level(const struct sweep_run *s, const char *param,
         return res;
 }
 
+/* Every level checked before the first runs: a typo in the last level of
+ * a long disk sweep is a usage error at once, not after minutes. */
+static int check_levels(const struct sweep_run *s, const char *param, char **levels)
+{
+        for (size_t i = 0; levels[i]; i++) {
+                struct param_set *ps;
+                char *why = NULL;
+                if (param_set_copy(s->base, &ps) < 0)
+                        return EXIT_ENV;
+                int r = param_set_assign(ps, param, levels[i], &why);
+                param_set_free(ps);
+                if (r < 0) {
+                        log_error("%s probe '%s': sweep level %s", s->plugin->name, s->probe,
+                                  why ? why : levels[i]);
+                        free(why);
+                        return EXIT_USAGE;
+                }
+        }
+        return EXIT_OK;
+}
+
 static int sweep_all(const struct sweep_run *s, const char *param, char **levels)
 {
         size_t n = 0;
@@ -363,6 +384,9 @@ int cmd_sweep(struct app *app, int argc, char **argv)
                 s.base = base;
                 if (o.timeout > 0)
                         s.timeout = o.timeout;
+                ex = check_levels(&s, param, levels);
+        }
+        if (ex == EXIT_OK) {
                 ex = app_ensure_dir(app_daemon_option(app, "cache_dir")->s) < 0
                              ? EXIT_ENV
                              : sweep_all(&s, param, levels);

@@ -25,6 +25,9 @@ bw sweep cpu threads=1,2 events=50 --format=prometheus > "$T/s.prom" || fail "pr
 bw sweep cpu nosuch=1,2 2> "$T/err"; [ $? = 2 ] && grep -q "no parameter 'nosuch'" "$T/err" || fail "unknown sweep parameter"
 bw sweep cpu threads 2> "$T/err"; [ $? = 2 ] || fail "malformed levels"
 bw sweep cpu threads=1,0 events=10 2> "$T/err"; [ $? = 2 ] && grep -q "out of range" "$T/err" || fail "bad level: $(cat "$T/err")"
+# a bad last level stops the sweep before its first level runs
+bw sweep cpu threads=1,x duration=30s 2> "$T/err"; [ $? = 2 ] && grep -q "'x' is not an integer" "$T/err" &&
+        ! grep -q "threads=1 \.\.\." "$T/err" || fail "bad last level: $(cat "$T/err")"
 # a mode without the throughput figure levels are ranked by: said, not ranked by zeros
 bw sweep memory size=1M,2M mode=latency duration=0.2s > "$T/lat.table" 2> "$T/err"
 [ $? = 2 ] && grep -q "reports no benchwatch_memory_bytes_per_second" "$T/err" &&
