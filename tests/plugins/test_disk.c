@@ -195,10 +195,15 @@ static void test_direct_bypasses_cache(void)
         char *path = xprintf("path=%s/d.dat", fh.cache_dir);
         CHECK(fakehost_run(&fh, P, PARAMS(path, "size=64M", "requests=2000",
                 "iodepth=4")) == 0);
+        /* the run that made the file says where, and how it goes */
+        CHECK(fh.logs && strstr(fh.logs, "made the test file") &&
+              strstr(fh.logs, "benchwatch cleanup ") && strstr(fh.logs, path));
         size_t direct = resident(path + 5);
         CHECK(fakehost_run(&fh, P, PARAMS(path, "size=64M", "requests=2000",
                 "iodepth=4", "direct=no")) == 0);
         size_t cached = resident(path + 5);
+        /* the second reused it and says nothing of it */
+        CHECK(!strstr(strstr(fh.logs, "made the test file") + 1, "made the test file"));
         fprintf(stderr, "resident pages: direct %zu, buffered %zu\n", direct, cached);
         CHECK(direct <= 4);   /* at most the check's own block */
         CHECK(cached > 500);  /* 2000 x 16k reads over 16384 pages */
