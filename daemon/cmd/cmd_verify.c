@@ -165,8 +165,8 @@ static void print_stop(const struct probe_cfg *pc, const struct baseline *b, int
                 free(ctx);
                 free(t);
         } else if (outcome == DETECTOR_VERIFY_PASS && !bound) {
-                fprintf(stderr, "%s: pass after %zu run(s): every figure is clearly within "
-                                "%.0f%% of its reference%s\n", pc->name, runs,
+                fprintf(stderr, "%s: pass after %zu run(s): no figure is worse than its "
+                                "reference by %.0f%% or more, clearly%s\n", pc->name, runs,
                         ts->det.threshold * 100, learning_note(b, ts));
         } else {
                 fprintf(stderr, "%s: pass at the bound (%zu runs, [regression] verify_runs): "
