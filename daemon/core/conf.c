@@ -24,6 +24,7 @@
 #include "core/conf_lexer.h"
 #include "core/precheck.h"
 #include "util/fdio.h"
+#include "util/format.h"
 #include "util/strutil.h"
 
 #define MAX_FILE_SIZE (1024 * 1024)
@@ -558,6 +559,15 @@ static int cfg_reader_init(struct cfg_reader *l, const struct cfg_env *env,
         return 0;
 }
 
+/* The run's deadline: run_timeout, else timeout, else [daemon]'s. */
+static double probe_timeout(const struct config *cfg, const struct probe_cfg *p)
+{
+        const struct bw_param_value *o = p->opts->values;
+        return o[PO_RUN_TIMEOUT].is_set ? o[PO_RUN_TIMEOUT].d
+               : o[PO_TIMEOUT].is_set   ? o[PO_TIMEOUT].d
+                                        : cfg->daemon->values[CFG_D_TIMEOUT].d;
+}
+
 static void apply_defaults(struct config *cfg)
 {
         const struct bw_param_value *d = cfg->daemon->values;
@@ -566,11 +576,28 @@ static void apply_defaults(struct config *cfg)
                 const struct bw_param_value *o = p->opts->values;
                 p->interval = o[PO_INTERVAL].is_set ? o[PO_INTERVAL].d
                                                     : d[CFG_D_INTERVAL].d;
-                p->timeout = o[PO_RUN_TIMEOUT].is_set ? o[PO_RUN_TIMEOUT].d
-                             : o[PO_TIMEOUT].is_set   ? o[PO_TIMEOUT].d
-                                                      : d[CFG_D_TIMEOUT].d;
+                p->timeout = probe_timeout(cfg, p);
                 p->enabled = o[PO_ENABLED].b && !p->absent;
         }
+}
+
+/* A run longer than its deadline would be cut short every time, and
+ * measure less than its parameters say: the duration (the plugin's own
+ * parameter, where it has one) must end before the timeout. */
+static void check_duration(struct cfg_reader *l, const struct probe_cfg *p,
+                           const char *section)
+{
+        int k = param_index(p->plugin->params, "duration");
+        if (k < 0 || p->plugin->params[k].type != BW_PARAM_DURATION)
+                return;
+        double duration = p->params->values[k].d, timeout = probe_timeout(l->cfg, p);
+        if (duration < timeout)
+                return;
+        char a[32], b[32];
+        err_at(l, p->file, p->line, section, "duration %s does not end before the run's "
+               "timeout %s: every run would be cut short; raise %s or shorten duration",
+               format_duration(duration, a, sizeof(a)), format_duration(timeout, b, sizeof(b)),
+               param_index(p->plugin->params, "timeout") >= 0 ? "run_timeout" : "timeout");
 }
 
 /* Each probe's cross-parameter checks (the plugin's `check`), so a bad
@@ -595,6 +622,8 @@ static void check_probes(struct cfg_reader *l)
                         p->absent = why, why = NULL;
                 else if (r < 0)
                         err_at(l, p->file, p->line, section, "%s", why);
+                else
+                        check_duration(l, p, section);
                 free(section);
                 free(why);
         }

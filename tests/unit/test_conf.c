@@ -309,7 +309,7 @@ static void test_good_probes(const struct config *cfg)
 
         p = conf_find_probe(cfg, "cpu.fast_1");
         CHECK(p && p->plugin == &fake_cpu && p->line == 32);
-        CHECK(p->interval == 15 * 60 && p->timeout == 2 && p->enabled);
+        CHECK(p->interval == 15 * 60 && p->timeout == 120 && p->enabled);
         CHECK(pv(p->params, "max_prime")->i == 20000);
         CHECK(pv(p->params, "duration")->d == 90);
         CHECK(pv(p->params, "threads")->i == 1 &&
@@ -359,7 +359,7 @@ static void test_string_forms(void)
                            "timeout : 1500ms ; why\r\n"
                            "  cache_dir = /tmp/a;b  \r\n\r\n"
                            "# full-line comment\r\n[probe x]\r\n"
-                           "plugin=cpu\r\nduration = 0.5h";
+                           "plugin=cpu\r\nduration = 1200ms";
         int r = conf_load_string(&env, "inline", text, &cfg, &err);
         if (r < 0)
                 fprintf(stderr, "%s\n", err);
@@ -370,8 +370,16 @@ static void test_string_forms(void)
         CHECK(!strcmp(cfg->daemon->values[CFG_D_CACHE_DIR].s, "/tmp/a;b"));
         const struct probe_cfg *p = conf_find_probe(cfg, "x");
         CHECK(p && p->interval == 7200 && p->timeout == 1.5);
-        CHECK(pv(p->params, "duration")->d == 1800);
+        CHECK(pv(p->params, "duration")->d == 1.2);
         conf_free(cfg);
+
+        /* a duration that does not end before the run's deadline: every
+         * run would be cut short */
+        r = conf_load_string(&env, "inline", "[probe x]\nplugin = cpu\n"
+                               "duration = 10s\ntimeout = 2s\n", &cfg, &err);
+        CHECK(r == -EINVAL && err && strstr(err, "inline:1: [probe x] duration 10s does "
+                                            "not end before the run's timeout 2s"));
+        free(err);
 
         /* ';' right after a value is part of it; here it breaks a number */
         r = conf_load_string(&env, "inline", "[probe x]\nplugin = cpu\n"
@@ -418,8 +426,9 @@ static void test_sizes_and_durations(void)
                 struct config *cfg = NULL;
                 char *err = NULL;
                 bool short_run = durs[i].s < 0.1; /* below timeout's min */
-                char *t = str_printf("[probe d]\nplugin = disk\nruntime = "
-                                     "%s\n%s%s\n", durs[i].text,
+                /* a run short enough to end before every timeout here */
+                char *t = str_printf("[probe d]\nplugin = disk\nduration = 50us\n"
+                                     "runtime = %s\n%s%s\n", durs[i].text,
                                      short_run ? "" : "timeout = ",
                                      short_run ? "" : durs[i].text);
                 if (conf_load_string(&env, "d", t, &cfg, &err) < 0)
