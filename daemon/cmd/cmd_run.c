@@ -16,6 +16,7 @@
 #include "core/log.h"
 #include "encode/prom_text.h"
 #include "encode/report_format.h"
+#include "util/format.h"
 #include "util/parse.h"
 
 static void run_usage(FILE *f)
@@ -124,6 +125,24 @@ static void probe_runs_free(struct probe_run *pr, size_t n)
         free(pr);
 }
 
+/* EXIT_USAGE, said, when the plugin's duration does not end before the
+ * run's deadline: the run would be cut short, and report less than its
+ * parameters say (as the configuration refuses it, conf.c). */
+static int check_duration(const char *name, const struct bw_plugin *plugin,
+                          const struct param_set *ps, double timeout)
+{
+        int k = param_index(plugin->params, "duration");
+        if (k < 0 || plugin->params[k].type != BW_PARAM_DURATION ||
+            !(ps->values[k].d >= timeout))
+                return EXIT_OK;
+        char a[32], b[32];
+        log_error("%s probe '%s': duration %s does not end before the run's timeout %s: "
+                  "the run would be cut short; raise --timeout or shorten duration",
+                  plugin->name, name, format_duration(ps->values[k].d, a, sizeof(a)),
+                  format_duration(timeout, b, sizeof(b)));
+        return EXIT_USAGE;
+}
+
 /* Every probe is resolved and checked before the first one runs, so a
  * typo in the last is a usage error, not a failure after minutes. */
 static int run_probes(struct app *app, const struct run_opts *ro, int argc, char **argv)
@@ -139,6 +158,9 @@ static int run_probes(struct app *app, const struct run_opts *ro, int argc, char
                                             start[i + 1] - start[i] - 1, &cols[i].plugin,
                                             &pr[i].params, &pr[i].timeout);
                 cols[i].params = pr[i].params;
+                if (ex == EXIT_OK)
+                        ex = check_duration(cols[i].name, cols[i].plugin, pr[i].params,
+                                            ro->timeout > 0 ? ro->timeout : pr[i].timeout);
         }
         const char *cache_dir = app_daemon_option(app, "cache_dir")->s;
         int r = ex == EXIT_OK ? app_ensure_dir(cache_dir) : 0;
