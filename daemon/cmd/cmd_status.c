@@ -61,6 +61,7 @@ struct status_ctx {
         bool daemon_running;
         double now;
         bool json;
+        int name_width;         /* the probe column: its longest name */
 };
 
 /* "12s", "5min", "3h": rounded for people. */
@@ -204,8 +205,8 @@ static void table_probe(const struct status_ctx *c, const struct probe_status *p
                 in(c->now, p->first_due, due, sizeof(due));
         if (p->sp && c->daemon_running)
                 in(c->now, p->sp->next, next, sizeof(next));
-        printf("%-12s %-16s %-7s %-9s %-24s %-10s %-26s %-13s %s\n", p->pc->name, last,
-               counted, defer, ref, verdict_word(p), change, due, next);
+        printf("%-*s %-16s %-7s %-9s %-24s %-10s %-26s %-13s %s\n", c->name_width,
+               p->pc->name, last, counted, defer, ref, verdict_word(p), change, due, next);
 }
 
 /* Why a probe's last try did not count, for people. */
@@ -455,8 +456,8 @@ static void header(const struct status_ctx *c)
         else
                 printf("daemon: NOT RUNNING (last seen %s), state in %s\n",
                        ago(c->now, c->sf->written, t, sizeof(t)), c->state_dir);
-        printf("%-12s %-16s %-7s %-9s %-24s %-10s %-26s %-13s %s\n", "probe", "last run",
-               "counted", "defer/yld", "reference", "verdict", "change (95% CI)",
+        printf("%-*s %-16s %-7s %-9s %-24s %-10s %-26s %-13s %s\n", c->name_width, "probe",
+               "last run", "counted", "defer/yld", "reference", "verdict", "change (95% CI)",
                "first verdict", "next run");
 }
 
@@ -571,6 +572,10 @@ int cmd_status(struct app *app, int argc, char **argv)
         char *why = NULL;
         c.state_dir = app_daemon_option(app, "state_dir")->s;
         tracker_settings(app->cfg, &c.ts);
+        c.name_width = 12;
+        for (size_t i = 0; i < app->cfg->n_probes; i++)
+                if ((int)strlen(app->cfg->probes[i].name) > c.name_width)
+                        c.name_width = (int)strlen(app->cfg->probes[i].name);
         int r = status_file_read(c.state_dir, &c.sf, &why);
         if (r < 0 && r != -ENOENT) {
                 log_error("status: %s", why ? why : strerror(-r));

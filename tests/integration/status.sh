@@ -105,10 +105,11 @@ grep -q "daemon: running (pid $dpid" "$T/out" || fail "running daemon not said: 
 stop_daemon
 
 # A probe that fails: its directory goes away once the daemon started.
+# Its name is longer than the table's probe column was wide.
 mkdir "$T/gone"
 cat >> "$T/bw.conf" <<CONF
 
-[probe disk]
+[probe disk-in-a-gone-dir]
 plugin = disk
 path = $T/gone/bw.dat
 size = 4M
@@ -122,12 +123,20 @@ failing() { status > /dev/null 2>&1; [ $? = 1 ]; }
 wait_for 60 failing || fail "status never said the disk probe fails: $(status 2>&1)"
 status > "$T/out"; rc=$?
 [ $rc = 1 ] || fail "status with a failing probe: exit $rc"
-grep -Eq '^disk +[0-9]+s ago FAILED' "$T/out" || fail "failing probe: $(cat "$T/out")"
-grep -q "disk: last run failed: .*gone" "$T/out" || fail "no reason: $(cat "$T/out")"
+grep -Eq '^disk-in-a-gone-dir +[0-9]+s ago FAILED' "$T/out" || fail "failing probe: $(cat "$T/out")"
+grep -q "disk-in-a-gone-dir: last run failed: .*gone" "$T/out" || fail "no reason: $(cat "$T/out")"
+# every row's columns under the header's, the long name's too
+python3 - "$T/out" <<'PY' || fail "status columns not aligned: $(cat "$T/out")"
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+col = next(l for l in lines if l.startswith("probe ")).index("last run")
+rows = [l for l in lines if l.startswith(("cpu ", "disk-in-a-gone-dir "))]
+assert len(rows) == 2 and all(r[col - 1] == " " and r[col] != " " for r in rows), rows
+PY
 status --format=json > "$T/s.json"; rc=$?
 [ $rc = 1 ] || fail "status --format=json with a failing probe: exit $rc"
 check_json "$T/s.json" "
-d = [p for p in r['probes'] if p['name'] == 'disk'][0]
+d = [p for p in r['probes'] if p['name'] == 'disk-in-a-gone-dir'][0]
 assert d['last_run']['ok'] is False and 'gone' in d['last_run']['why'], d
 assert r['problems'] == 1 and r['exit'] == 1, r" || fail "status with a failing probe: $(cat "$T/s.json")"
 stop_daemon
