@@ -736,7 +736,7 @@ start_neighbour() {
                 start_web || return 1
                 rate=$(awk -v c="$WEB_CAPACITY" -v p="${1#web}" 'BEGIN { printf "%d", c * p / 100 }')
                 web_client run http url="http://127.0.0.1:$WEB_PORT/index.html" rate="$rate" \
-                        concurrency="$WEB_CONC" duration=86400s timeout=5s --nice=0 --format=json \
+                        concurrency="$WEB_CONC" duration=86400s timeout=5s --timeout=86410s --nice=0 --format=json \
                         > "$f.json" 2> "$f.err" &
                 NB_PIDS=$!
                 NB_TEXT="$1: $rate requests/s open loop (${1#web}% of $WEB_CAPACITY), pid $NB_PIDS" ;;
