@@ -60,15 +60,16 @@ struct threads_req {
 };
 
 /* sysbench's threads_execute_event(), access for access: each round reads
- * the round count, the mutex array and the request's lock again (after
- * calls that might change them, as sysbench's globals are read), so the
- * loop touches the same pages between its system calls as sysbench's.  On
- * a host whose system calls flush the TLB each such page is a page walk
- * a round; keeping them in registers made this loop 2-3% faster than
- * sysbench there (bench/compare/threads-loop.sh).  noipa: the compiler
- * may not see through the pointers, as it cannot in sysbench. */
-__attribute__((noipa))
-static void threads_rounds(const struct threads_job *job, const struct threads_req *req)
+ * the round count, the mutex array and the request's lock again from
+ * memory (sysbench's compiler must: they are globals and a pointer, read
+ * after calls that might change them), so the loop touches the same pages
+ * between its system calls as sysbench's.  On a host whose system calls
+ * flush the TLB each such page is a page walk a round; keeping them in
+ * registers made this loop 2-3% faster than sysbench there
+ * (bench/compare/threads-loop.sh).  volatile: this compiler may not keep
+ * them in registers either. */
+static void threads_rounds(const volatile struct threads_job *job,
+                           const volatile struct threads_req *req)
 {
         for (unsigned i = 0; i < job->yields; i++) {
                 pthread_mutex_lock(&job->mutexes[req->lock]);
@@ -80,7 +81,7 @@ static void threads_rounds(const struct threads_job *job, const struct threads_r
 static int threads_event(void *arg, unsigned tid)
 {
         struct threads_job *job = arg;
-        struct threads_req req = {
+        volatile struct threads_req req = { /* in memory, as sysbench's */
                 .lock = __atomic_fetch_add(&job->next, 1, __ATOMIC_RELAXED) % job->locks,
         };
 
