@@ -306,8 +306,8 @@ static void run_async(struct worker *w)
                 if (!inflight) {
                         if (stop)
                                 break;
+                        uint64_t slept = now_ns();
                         sleep_until_ns(w->due_ns < j->end_ns ? w->due_ns : j->end_ns);
-                        uint64_t slept = now;
                         now = now_ns();
                         w->waited_ns += now - slept;
                         continue;
