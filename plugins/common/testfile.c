@@ -549,8 +549,8 @@ int testfile_run(const struct bw_run *run, const struct bw_host *h,
                 /* where it is, and how it goes: a one-off run leaves it too */
                 h->log(h, LOG_NOTICE, "made the test file '%s' (%.0f MiB), kept for the "
                        "next runs: `benchwatch cleanup %s%s%s` removes it", p,
-                       (double)size / (1024.0 * 1024.0), run->probe, *path ? " path=" : "",
-                       path);
+                       (double)size / (1024.0 * 1024.0), run->probe,
+                       path && *path ? " path=" : "", path && *path ? path : "");
         testfile_done(&tf);
         return r;
 }
