@@ -125,15 +125,15 @@ static void probe_runs_free(struct probe_run *pr, size_t n)
         free(pr);
 }
 
-/* EXIT_USAGE, said, when the plugin's duration does not end before the
- * run's deadline: the run would be cut short, and report less than its
+/* EXIT_USAGE, said, when a duration set does not end before the run's
+ * deadline: the run would be cut short, and report less than its
  * parameters say (as the configuration refuses it, conf.c). */
 static int check_duration(const char *name, const struct bw_plugin *plugin,
                           const struct param_set *ps, double timeout)
 {
         int k = param_index(plugin->params, "duration");
         if (k < 0 || plugin->params[k].type != BW_PARAM_DURATION ||
-            !(ps->values[k].d >= timeout))
+            !ps->values[k].is_set || !(ps->values[k].d >= timeout))
                 return EXIT_OK;
         char a[32], b[32];
         log_error("%s probe '%s': duration %s does not end before the run's timeout %s: "

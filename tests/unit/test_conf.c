@@ -373,13 +373,17 @@ static void test_string_forms(void)
         CHECK(pv(p->params, "duration")->d == 1.2);
         conf_free(cfg);
 
-        /* a duration that does not end before the run's deadline: every
-         * run would be cut short */
+        /* a duration set that does not end before the run's deadline:
+         * every run would be cut short (a default one is a bound) */
         r = conf_load_string(&env, "inline", "[probe x]\nplugin = cpu\n"
                                "duration = 10s\ntimeout = 2s\n", &cfg, &err);
         CHECK(r == -EINVAL && err && strstr(err, "inline:1: [probe x] duration 10s does "
                                             "not end before the run's timeout 2s"));
         free(err);
+        r = conf_load_string(&env, "inline", "[probe x]\nplugin = cpu\ntimeout = 2s\n",
+                             &cfg, &err);
+        CHECK(r == 0);
+        conf_free(cfg);
 
         /* ';' right after a value is part of it; here it breaks a number */
         r = conf_load_string(&env, "inline", "[probe x]\nplugin = cpu\n"
@@ -426,9 +430,8 @@ static void test_sizes_and_durations(void)
                 struct config *cfg = NULL;
                 char *err = NULL;
                 bool short_run = durs[i].s < 0.1; /* below timeout's min */
-                /* a run short enough to end before every timeout here */
-                char *t = str_printf("[probe d]\nplugin = disk\nduration = 50us\n"
-                                     "runtime = %s\n%s%s\n", durs[i].text,
+                char *t = str_printf("[probe d]\nplugin = disk\nruntime = "
+                                     "%s\n%s%s\n", durs[i].text,
                                      short_run ? "" : "timeout = ",
                                      short_run ? "" : durs[i].text);
                 if (conf_load_string(&env, "d", t, &cfg, &err) < 0)
