@@ -502,7 +502,9 @@ static int verdict(const struct bw_host *h, const struct job *j,
 /* A worker that seldom waited for the disk set the pace itself: the figure
  * is its CPU's.  With iodepth > 1 it waits in io_getevents (a call that
  * took over REAP_SLEPT_NS slept; one that found an event ready takes 1-2
- * us, which is CPU) and between I/Os paced by rate=: 34-39% of the run
+ * us, which is CPU; a CPU that another task took from it there counts as
+ * waiting, so on a busy host the notice errs toward silence) and between
+ * I/Os paced by rate=: 34-39% of the run
  * on this VM's disk at queue depths 4 and 32, none for cached reads
  * (direct=no), which complete in io_submit.  With iodepth 1 the wait is
  * inside pread, so a worker's sleeps (voluntary context switches) tell:
