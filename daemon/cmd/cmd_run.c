@@ -126,19 +126,17 @@ static void probe_runs_free(struct probe_run *pr, size_t n)
 }
 
 /* EXIT_USAGE, said, when a duration set does not end before the run's
- * deadline: the run would be cut short, and report less than its
- * parameters say (as the configuration refuses it, conf.c). */
+ * deadline (param_duration_past; the configuration refuses it too). */
 static int check_duration(const char *name, const struct bw_plugin *plugin,
                           const struct param_set *ps, double timeout)
 {
-        int k = param_index(plugin->params, "duration");
-        if (k < 0 || plugin->params[k].type != BW_PARAM_DURATION ||
-            !ps->values[k].is_set || !(ps->values[k].d >= timeout))
+        double duration = param_duration_past(ps, timeout);
+        if (!duration)
                 return EXIT_OK;
         char a[32], b[32];
         log_error("%s probe '%s': duration %s does not end before the run's timeout %s: "
                   "the run would be cut short; raise --timeout or shorten duration",
-                  plugin->name, name, format_duration(ps->values[k].d, a, sizeof(a)),
+                  plugin->name, name, format_duration(duration, a, sizeof(a)),
                   format_duration(timeout, b, sizeof(b)));
         return EXIT_USAGE;
 }

@@ -581,20 +581,13 @@ static void apply_defaults(struct config *cfg)
         }
 }
 
-/* A run longer than its deadline would be cut short every time, and
- * measure less than its parameters say: a duration set (the plugin's own
- * parameter, where it has one) must end before the timeout.  A default
- * duration is a bound, not a promise: a probe may end on requests= or
- * events=, or be meant to meet its deadline. */
+/* A duration set must end before the timeout (param_duration_past). */
 static void check_duration(struct cfg_reader *l, const struct probe_cfg *p,
                            const char *section)
 {
-        int k = param_index(p->plugin->params, "duration");
-        if (k < 0 || p->plugin->params[k].type != BW_PARAM_DURATION ||
-            !p->params->values[k].is_set)
-                return;
-        double duration = p->params->values[k].d, timeout = probe_timeout(l->cfg, p);
-        if (duration < timeout)
+        double timeout = probe_timeout(l->cfg, p);
+        double duration = param_duration_past(p->params, timeout);
+        if (!duration)
                 return;
         char a[32], b[32];
         err_at(l, p->file, p->line, section, "duration %s does not end before the run's "

@@ -28,6 +28,15 @@ int param_index(const struct bw_param_def *defs, const char *name)
         return -ENOENT;
 }
 
+double param_duration_past(const struct param_set *ps, double timeout)
+{
+        int k = param_index(ps->defs, "duration");
+        if (k < 0 || ps->defs[k].type != BW_PARAM_DURATION || !ps->values[k].is_set ||
+            !(ps->values[k].d >= timeout)) /* no timeout (NaN) bounds nothing */
+                return 0;
+        return ps->values[k].d;
+}
+
 bool param_obsolete(const struct bw_param_def *d)
 {
         return d->help && !strncmp(d->help, PARAM_OBSOLETE_HELP, strlen(PARAM_OBSOLETE_HELP));

@@ -18,6 +18,12 @@ struct param_set {
 };
 
 int param_index(const struct bw_param_def *defs, const char *name);
+/* The duration ps sets, where it does not end before timeout; else 0.
+ * Such a run would be cut short every time, and report less than its
+ * parameters say.  Only a duration set counts: a default one is a bound,
+ * not a promise (a probe may end on requests= or events=, or be meant to
+ * meet its deadline). */
+double param_duration_past(const struct param_set *ps, double timeout);
 
 /* How an option no longer used starts its help: it is accepted (an old
  * file still loads) and ignored, and a set one is warned of. */
