@@ -9,7 +9,8 @@ PAIRS, ROWS (the rows to run, by name; empty: all), SIZE (the disk rows'
 test file), CHASE (the pointer chase built from memlat_chase.c), LOOP
 (a read-only direct-io loop device over the test file, or empty),
 HTTP_URL, SEED_URL (empty: not run), MYSQL_* (empty MYSQL_PORT: not run),
-CLIENT_CPUS and SERVER_CPUS (the CPUs of the server rows' clients and of
+CAP_CGROUP and CAP (a cgroup v1 blkio group whose processes' reads of
+LOOP are capped at CAP a second, or empty), CLIENT_CPUS and SERVER_CPUS (the CPUs of the server rows' clients and of
 their servers, which all.sh has pinned there; empty: shared), PIN_CPU (the
 CPU of both tools of the rows of CPU_ROWS; empty: unpinned).
 """
@@ -27,6 +28,7 @@ CLIENT_CPUS = E.get("CLIENT_CPUS", "")
 PIN_CPU = E.get("PIN_CPU", "")  # the CPU rows' tools' CPU; empty: unpinned
 CPU_ROWS = ("cpu", "threads", "memory", "memlat")
 pin = []                      # the current row's clients' taskset, or none
+cgroup = ""                   # the current row's blkio cgroup, or none
 
 
 class Skip(Exception):
@@ -37,9 +39,17 @@ def run(cmd, cwd=None):
     """stdout of cmd (which must succeed), and its user+system CPU seconds."""
     if not shutil.which(cmd[0]):
         raise Skip("needs %s" % os.path.basename(cmd[0]))
+    join = None
+    if cgroup:
+        # the throttle hands out its budget per 100 ms slice: a run that
+        # starts within one of the last run's end inherits what it left
+        # (at a cap of 20000 a second, 62000 reads in a 3-s run that
+        # followed fio at once; 60000 after a pause)
+        time.sleep(0.5)
+        join = lambda: open(os.path.join(cgroup, "cgroup.procs"), "w").write(str(os.getpid()))
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     p = subprocess.run(pin + cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       text=True, cwd=cwd)
+                       text=True, cwd=cwd, preexec_fn=join)
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     if p.returncode != 0:
         raise RuntimeError("%s failed (%d): %s" % (cmd[0], p.returncode,
@@ -117,20 +127,34 @@ def memlat_ref():
     return float(out.split()[0])
 
 
-def disk_bw():
-    d = bw("disk", "path=" + FILE, "size=" + SIZE, "mode=randread", "block_size=16k",
+def disk_bw(path=FILE):
+    d = bw("disk", "path=" + path, "size=" + SIZE, "mode=randread", "block_size=16k",
            "iodepth=8", "duration=%ds" % SECS)
     return pick(d, "benchwatch_disk_iops", op="read")
 
 
-def disk_fio():
+def disk_fio(path=FILE):
     # the issue's command, on benchwatch's test file: fio's defaults
     # (random map, randrepeat) as a user types it
-    out, _ = run(["fio", "--name=compare", "--filename=" + FILE, "--size=" + SIZE,
+    out, _ = run(["fio", "--name=compare", "--filename=" + path, "--size=" + SIZE,
                   "--rw=randread", "--bs=16k", "--direct=1", "--ioengine=libaio",
                   "--iodepth=8", "--time_based", "--runtime=%d" % SECS,
                   "--output-format=json"])
     return json.loads(out)["jobs"][0]["read"]["iops"]
+
+
+def capped(f):
+    """f on the loop device, its reads capped at CAP a second: a device
+    whose pace is known, where both tools must report CAP."""
+    def g():
+        if not E.get("CAP_CGROUP"):
+            raise Skip("needs root, cgroup v1 blkio and a free loop device")
+        got = f(E["LOOP"])
+        if got < 0.95 * float(E["CAP"]):
+            print("  diskcap: %.0f reads/s, under the cap %s: the device, not the cap, "
+                  "set this run's pace" % (got, E["CAP"]), flush=True)
+        return got
+    return g
 
 
 def disklat_bw():
@@ -240,6 +264,7 @@ ROWS = [
                             "--memory-oper=write"])),
     ("memlat", "a pointer chase, 256M", memlat_bw, memlat_ref),
     ("disk", "fio, 16k randread qd 8", disk_bw, disk_fio),
+    ("diskcap", "the same, reads capped", capped(disk_bw), capped(disk_fio)),
     ("disklat", "ioping -D, p50", disklat_bw, disklat_ioping),
     ("seqread", "hdparm -T (cached)", seqread_bw, seqread_hdparm),
     ("seqdisk", "hdparm -t (disk)", None, None),
@@ -260,7 +285,8 @@ def pairs(name, ours, theirs):
     """PAIRS rounds, the order rotating (a drift hits all alike), after one
     run of each left out (caches, a server's buffers, first connections);
     {who: [ratio to the classic tool's run of the same round]}."""
-    global pin
+    global pin, cgroup
+    cgroup = E.get("CAP_CGROUP", "") if name == "diskcap" else ""
     if name in SERVER_ROWS:
         pin = ["taskset", "-c", CLIENT_CPUS] if CLIENT_CPUS else []
     else:
@@ -270,14 +296,21 @@ def pairs(name, ours, theirs):
         for who, f in runs:
             with_build(who, f)
     ratios = {who: [] for who, _ in runs if who != "classic"}
+    ratios["self"] = []  # the classic tool's run against its last round's
+    last = None
     for i in range(PAIRS):
         k = i % len(runs)
         got = {who: with_build(who, f) for who, f in runs[k:] + runs[:k]}
         for who in ratios:
-            ratios[who].append(got[who] / got["classic"])
+            if who != "self":
+                ratios[who].append(got[who] / got["classic"])
+        if last:
+            ratios["self"].append(got["classic"] / last)
+        last = got["classic"]
         print("  %-8s pair %d: %s  ratio %s  load %s" % (
             name, i + 1, "  ".join("%s %.6g" % kv for kv in got.items()),
-            " / ".join("%.3f" % ratios[w][-1] for w in ratios), load()), flush=True)
+            " / ".join("%.3f" % ratios[w][-1] for w in ratios if w != "self"), load()),
+            flush=True)
         if name == "seqread":
             seq_rounds.append(dict(seq_last))
     return ratios
@@ -306,24 +339,31 @@ def seqdisk_ratios():
     """seqdisk's ratios come from the seqread row's runs."""
     if not seq_rounds:
         raise Skip("runs with the seqread row")
-    return {who: [r[who, "disk"] / r["classic", "disk"] for r in seq_rounds]
-            for who in ("bw", "before") if (who, "disk") in seq_rounds[0]}
+    r = {who: [r[who, "disk"] / r["classic", "disk"] for r in seq_rounds]
+         for who in ("bw", "before") if (who, "disk") in seq_rounds[0]}
+    r["self"] = [b["classic", "disk"] / a["classic", "disk"]
+                 for a, b in zip(seq_rounds, seq_rounds[1:])]
+    return r
 
 
 def cells(r):
-    return ["%.3f" % statistics.median(r), "%.2f .. %.2f" % (min(r), max(r))]
+    return ["%.3f" % statistics.median(r), spread(r)]
+
+
+def spread(r):
+    return "%.2f .. %.2f" % (min(r), max(r)) if r else ""
 
 
 def row(name, classic, ours, theirs):
     try:
         r = seqdisk_ratios() if name == "seqdisk" else pairs(name, ours, theirs)
     except Skip as why:
-        return [name, classic] + (["", ""] if BEFORE else []) + ["not run: %s" % why, "", ""]
+        return [name, classic] + (["", ""] if BEFORE else []) + ["not run: %s" % why, "", "", ""]
     except RuntimeError as err:
         print("  %s: %s" % (name, err), flush=True)
-        return [name, classic] + (["", ""] if BEFORE else []) + ["failed", "", ""]
+        return [name, classic] + (["", ""] if BEFORE else []) + ["failed", "", "", ""]
     before = cells(r["before"]) if BEFORE else []
-    return [name, classic] + before + cells(r["bw"]) + [str(len(r["bw"]))]
+    return [name, classic] + before + cells(r["bw"]) + [spread(r["self"]), str(len(r["bw"]))]
 
 
 def main():
@@ -340,14 +380,16 @@ def main():
     print("%s: both tools on %s; the disk rows on any CPU"
           % (", ".join(CPU_ROWS), "CPU " + PIN_CPU if PIN_CPU else "any CPU"), flush=True)
     table = [row(*r) for r in ROWS if not want or r[0] in want]
-    print("\nload at the end %s; ratio: benchwatch / classic, the median of the pairs"
+    print("\nload at the end %s; ratio: benchwatch / classic, the median of the pairs;"
+          "\nclassic's own: each round's classic run / the round before's (the noise floor)"
           % " ".join(open("/proc/loadavg").read().split()[:3]))
     if BEFORE:
-        print("\n| probe | classic tool | before | spread | ratio | spread | pairs |")
-        print("|---|---|--:|---|--:|---|--:|")
+        print("\n| probe | classic tool | before | spread | ratio | spread | classic's own "
+              "| pairs |")
+        print("|---|---|--:|---|--:|---|---|--:|")
     else:
-        print("\n| probe | classic tool | ratio | spread | pairs |")
-        print("|---|---|--:|---|--:|")
+        print("\n| probe | classic tool | ratio | spread | classic's own | pairs |")
+        print("|---|---|--:|---|---|--:|")
     for r in table:
         print("| %s |" % " | ".join(r))
 

@@ -5,7 +5,11 @@
 # Rows: cpu, threads and memory against sysbench; memory latency against an
 # independent pointer chase (memlat_chase.c); disk against fio (random 16k
 # O_DIRECT reads at queue depth 8 of a 1 GiB file, fio's defaults, on
-# benchwatch's test file); disklat against `ioping -D` (p50); seqread
+# benchwatch's test file); diskcap, the same on a device whose pace is
+# known: a loop device over that file, its reads capped at CAP a second by
+# a cgroup v1 blkio throttle (root), where both tools must report CAP and
+# the VM disk's noise is out of the way (fio against itself 0.50-1.53 in
+# 3-s runs a few seconds apart on 5 December); disklat against `ioping -D` (p50); seqread
 # against `hdparm -T` and `hdparm -t` on a read-only direct-io loop device
 # over that file (root); http against `wrk -t1 -c50` (keep-alive, a 612-byte
 # page from nginx, one worker); mysql against sysbench oltp_read_write
@@ -19,7 +23,9 @@
 # server is missing prints "not run" and why; the others still run.  Every
 # pair is printed as it ends, with the load average; the table at the end
 # is the README's Figures table (`| probe | classic tool | ratio | spread
-# | pairs |`).
+# | classic's own | pairs |`), where "classic's own" is the classic tool's
+# figure against its own in the round before: the noise floor, the
+# spread a ratio cannot be judged within.
 # The rows with a server (http, mysql, seed) run the servers on the first
 # half of the CPUs and both clients on the other half, where there are two
 # or more: on CPUs the two share, the requests/s a client gets also depend
@@ -48,7 +54,8 @@
 #        nginx), SEED_REQUESTS (20000), KEEP=1 keeps the test file;
 #        BEFORE (another build's benchwatch) and BEFORE_PLUGIN_DIR: its runs
 #        join every round, its ratios in a column beside (before / after);
-#        SHARE=1: servers and clients on the same CPUs (above); PIN_CPU
+#        SHARE=1: servers and clients on the same CPUs (above); CAP
+#        (diskcap's reads a second, 20000: under what the disk does); PIN_CPU
 #        (the last CPU): the CPU rows' CPU, empty: unpinned.
 # Run it under `flock -o /tmp/bw-measure.lock` on a quiet machine; not part
 # of `make check`.  About 15 minutes at 7 pairs.
@@ -64,7 +71,7 @@ command -v python3 > /dev/null || { echo "bench/compare/all.sh: needs python3" >
 want() { [ -z "$ROWS" ] || [[ " $ROWS " == *" $1 "* ]]; }
 
 mkdir -p "$DIR" || exit 1
-export CONF=$DIR/nice0.conf LOOP= CHASE= HTTP_URL=${HTTP_URL:-} SEED_URL= MYSQL_PORT=
+export CONF=$DIR/nice0.conf LOOP= CAP_CGROUP= CAP=${CAP:-20000} CHASE= HTTP_URL=${HTTP_URL:-} SEED_URL= MYSQL_PORT=
 # the servers' CPUs and the clients' (empty: shared)
 . "$here/../lib/split.sh"
 export SERVER_CPUS= CLIENT_CPUS=
@@ -73,6 +80,7 @@ command -v taskset > /dev/null || PIN_CPU=
 export PIN_CPU=${PIN_CPU-$(($(nproc) - 1))}
 printf '[daemon]\nnice = 0\nioprio_level = 4\n' > "$CONF"
 cleanup() {
+        [ -n "$CAP_CGROUP" ] && rmdir "$CAP_CGROUP"
         [ -n "$LOOP" ] && losetup -d "$LOOP"
         declare -F http_servers_stop > /dev/null && http_servers_stop
         declare -F mariadb_cleanup > /dev/null && mariadb_cleanup
@@ -92,8 +100,15 @@ if want disk || want disklat || want seqread; then
         "$BW" -c "$CONF" run disk "path=$DIR/disk.dat" size="$SIZE" requests=1 > /dev/null ||
                 { echo "bench/compare/all.sh: cannot create $DIR/disk.dat" >&2; exit 1; }
 fi
-if want seqread && [ "$(id -u)" = 0 ]; then
+if { want seqread || want diskcap; } && [ "$(id -u)" = 0 ]; then
         LOOP=$(losetup --find --show --read-only --direct-io=on "$DIR/disk.dat" 2>/dev/null)
+fi
+blkio=/sys/fs/cgroup/blkio
+if want diskcap && [ -n "$LOOP" ] && [ -w "$blkio" ] &&
+   mkdir "$blkio/benchwatch-bench.$$" 2>/dev/null; then
+        CAP_CGROUP=$blkio/benchwatch-bench.$$
+        echo "$(lsblk -dno MAJ:MIN "$LOOP" | tr -d ' ') $CAP" \
+                > "$CAP_CGROUP/blkio.throttle.read_iops_device" || exit 1
 fi
 if { want http && [ -z "$HTTP_URL" ]; } || want seed; then
         . "$here/../../tests/integration/lib/http_servers.sh"
