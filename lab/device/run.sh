@@ -14,8 +14,12 @@
 #   lab/device/run.sh --collect    the libraries the GPU host lacks (ldd
 #                                  of benchwatch, its plugins, sysbench,
 #                                  fio, stress-ng) into .device-libs/, the
-#                                  tools into .device-bin/
-# then carry the tree with .device-libs and .device-bin, and run there
+#                                  tools into .device-bin/, both packed in
+#                                  .device-pack.tar.xz (27 MB: the tree that
+#                                  travels may hold 64 MiB, and fio alone
+#                                  needs 96 MB of Ceph, Gluster and ICU)
+# then carry benchwatch, plugins/.libs and .device-pack.tar.xz with the
+# tree (the pack is unpacked there on the first run), and run there
 #   lab/device/run.sh [gpu] [busy] [compare]     (default: all three)
 # One part a call: a call may run 10 minutes, and a session has 15 all
 # told.  gpu first (nothing of issue 46 has been measured on a GPU), then
@@ -32,8 +36,13 @@ if [ "${1:-}" = --collect ]; then
                 awk '/=> \// { print $3 }' | sort -u |
                 grep -Ev '/(libc|libm|libdl|librt|libpthread|libresolv|ld-linux[^/]*|libgcc_s|libstdc\+\+)\.so' |
                 while read -r lib; do cp -L "$lib" "$top/.device-libs/"; done
-        du -sh "$top/.device-libs" "$top/.device-bin"
+        tar -C "$top" -cf - .device-libs .device-bin | xz -T0 -6 > "$top/.device-pack.tar.xz" ||
+                exit 1
+        du -sh "$top/.device-libs" "$top/.device-bin" "$top/.device-pack.tar.xz"
         exit 0
+fi
+if [ ! -d "$top/.device-libs" ] && [ -f "$top/.device-pack.tar.xz" ]; then
+        xz -dc "$top/.device-pack.tar.xz" | tar -C "$top" -xf - || exit 1
 fi
 OUT=${OUT:-$top/device-out}
 mkdir -p "$OUT"
