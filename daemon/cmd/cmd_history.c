@@ -124,8 +124,17 @@ static int print_entries(const struct history_opts *o, const struct history_entr
         return (int)shown;
 }
 
+/* Where a probe has no history, a hint when no probe of that name is
+ * configured (a typo, or a probe since removed). */
+static const char *unconfigured(const struct app *app, const char *probe)
+{
+        return app->cfg && !conf_find_probe(app->cfg, probe)
+                       ? "; no probe of that name is configured (`benchwatch status` lists them)"
+                       : "";
+}
+
 static int plot(const struct history_opts *o, const struct history_entry *e, size_t n,
-                double thr)
+                double thr, const char *hint)
 {
         struct history_entry *sel = malloc((n ? n : 1) * sizeof(*sel));
         size_t k = 0, runs = 0; /* a run's figures are entries side by side */
@@ -135,8 +144,8 @@ static int plot(const struct history_opts *o, const struct history_entry *e, siz
                         sel[k++] = e[i]; /* borrowed keys */
                 }
         if (!sel || !k) {
-                log_error("history: no run of probe '%s'%s%s to draw", o->probe,
-                          o->metric ? " with " : "", o->metric ? o->metric : "");
+                log_error("history: no run of probe '%s'%s%s to draw%s", o->probe,
+                          o->metric ? " with " : "", o->metric ? o->metric : "", hint);
                 free(sel);
                 return sel ? EXIT_USAGE : EXIT_ENV;
         }
@@ -245,11 +254,11 @@ int cmd_history(struct app *app, int argc, char **argv)
         struct tracker_settings ts;
         tracker_settings(app->cfg, &ts);
         if (o.plot)
-                ex = plot(&o, e, n, ts.det.threshold);
+                ex = plot(&o, e, n, ts.det.threshold, unconfigured(app, o.probe));
         else if (print_entries(&o, e, n) == 0 && o.fmt == HF_TABLE)
-                fprintf(stderr, "history: no run of probe '%s'%s%s in %s%s\n", o.probe,
+                fprintf(stderr, "history: no run of probe '%s'%s%s in %s%s%s\n", o.probe,
                         o.metric ? " with " : "", o.metric ? o.metric : "", state_dir,
-                        isinf(o.since) ? "" : " in that time");
+                        isinf(o.since) ? "" : " in that time", unconfigured(app, o.probe));
         history_entries_free(e, n);
         app_done(app);
         return ex;
