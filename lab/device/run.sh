@@ -4,7 +4,8 @@
 # the device machine's time is short (15 minutes a session, start-up
 # included), so each part is bounded and writes under $OUT as it goes.
 #   busy     the built-in probes beside busy loops on 0, 4, 8, 12 and 15 of
-#            16 CPUs (bench/cost/busy-host.sh, BUSY_SECONDS a phase, 45):
+#            16 CPUs (bench/cost/busy-host.sh, BUSY_SECONDS a phase, 45;
+#            BUSY_NEIGHBOURS="none busy1" tries it on 2 CPUs):
 #            runs done and counted, figures against alone (issue 43)
 #   compare  the classic tools side by side where they were carried
 #            (bench/compare/all.sh, the cpu, memory and disk rows; issue 45)
@@ -52,23 +53,27 @@ export PATH=$top/.device-bin:$PATH
 export BENCHWATCH_PLUGIN_DIR=$top/plugins/.libs
 PARTS=${*:-gpu busy compare}
 echo "== $(date -u +%FT%TZ) $(hostname): $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
+# Each part writes under $OUT/PART, packed at its end into $OUT/PART.tar.xz:
+# at most 8 files come back from a call, and run.log has every line.
 for part in $PARTS; do
+        dir=$OUT/$part
+        mkdir -p "$dir"
         case $part in
         busy)
-                WORK=$OUT/busy BENCH_DIR=$OUT timeout 600 bench/cost/busy-host.sh \
-                        "${BUSY_SECONDS:-45}" none busy4 busy8 busy12 busy15 > "$OUT/busy.txt" 2>&1
-                cat "$OUT/busy.txt" ;;
+                WORK=$dir/work BENCH_DIR=$dir timeout 540 bench/cost/busy-host.sh \
+                        "${BUSY_SECONDS:-45}" ${BUSY_NEIGHBOURS:-none busy4 busy8 busy12 busy15} \
+                        > "$dir/busy.txt" 2>&1
+                cat "$dir/busy.txt" ;;
         compare)
-                if [ -x bench/compare/all.sh ]; then
-                        BENCHWATCH=$top/benchwatch ROWS="cpu memory disk" timeout 400 \
-                                bench/compare/all.sh 7 > "$OUT/compare.txt" 2>&1
-                        cat "$OUT/compare.txt"
-                else
-                        echo "compare: no bench/compare/all.sh in this tree"
-                fi ;;
+                BENCHWATCH=$top/benchwatch BENCH_DIR=$dir ROWS="cpu memory disk" timeout 400 \
+                        bench/compare/all.sh 7 > "$dir/compare.txt" 2>&1
+                cat "$dir/compare.txt" ;;
         gpu)
-                OUT=$OUT/gpu timeout 500 lab/gpu/device.sh 7 ;;
-        *) echo "run.sh: unknown part '$part' (busy, compare, gpu)" ;;
+                OUT=$dir timeout 500 lab/gpu/device.sh 7 ;;
+        *) echo "run.sh: unknown part '$part' (busy, compare, gpu)"; rmdir "$dir"; continue ;;
         esac
+        # the test files stay behind (cache: a disk probe's 1 GiB)
+        tar -C "$OUT" --exclude=cache --exclude="*.dat" -cJf "$OUT/$part.tar.xz" "$part" &&
+                rm -rf "$dir"
 done
 echo "== done $(date -u +%FT%TZ)"
