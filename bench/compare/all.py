@@ -10,9 +10,10 @@ test file), CHASE (the pointer chase built from memlat_chase.c), LOOP
 (a read-only direct-io loop device over the test file, or empty),
 HTTP_URL, SEED_URL (empty: not run), MYSQL_* (empty MYSQL_PORT: not run),
 CAP_CGROUP and CAP (a cgroup v1 blkio group whose processes' reads of
-LOOP are capped at CAP a second, or empty), CLIENT_CPUS and SERVER_CPUS (the CPUs of the server rows' clients and of
-their servers, which all.sh has pinned there; empty: shared), PIN_CPU (the
-CPU of both tools of the rows of CPU_ROWS; empty: unpinned).
+LOOP are capped at CAP a second, or empty), CLIENT_CPUS and SERVER_CPUS
+(the CPUs of the server rows' clients and of their servers, which all.sh
+has pinned there; empty: shared), PIN_CPU (the CPU of both tools of the
+rows of CPU_ROWS; empty: unpinned).
 """
 import json, os, re, resource, shutil, statistics, subprocess, sys, time
 

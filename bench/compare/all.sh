@@ -9,10 +9,11 @@
 # known: a loop device over that file, its reads capped at CAP a second by
 # a cgroup v1 blkio throttle (root), where both tools must report CAP and
 # the VM disk's noise is out of the way (fio against itself 0.50-1.53 in
-# 3-s runs a few seconds apart on 5 December); disklat against `ioping -D` (p50); seqread
-# against `hdparm -T` and `hdparm -t` on a read-only direct-io loop device
-# over that file (root); http against `wrk -t1 -c50` (keep-alive, a 612-byte
-# page from nginx, one worker); mysql against sysbench oltp_read_write
+# 3-s runs a few seconds apart on 5 December); disklat against `ioping -D`
+# (p50); seqread against `hdparm -T` and `hdparm -t` on a read-only
+# direct-io loop device over that file (root); http against `wrk -t1 -c50`
+# (keep-alive, a 612-byte page from nginx, one worker); mysql against
+# sysbench oltp_read_write
 # (MariaDB, 4 threads); the seed's proxy test (`ab -i -c 500` through nginx
 # in front of two squids, and benchwatch's HEAD at concurrency 500).
 # Each row runs PAIRS pairs of SECONDS runs, benchwatch first in odd pairs
@@ -71,7 +72,8 @@ command -v python3 > /dev/null || { echo "bench/compare/all.sh: needs python3" >
 want() { [ -z "$ROWS" ] || [[ " $ROWS " == *" $1 "* ]]; }
 
 mkdir -p "$DIR" || exit 1
-export CONF=$DIR/nice0.conf LOOP= CAP_CGROUP= CAP=${CAP:-20000} CHASE= HTTP_URL=${HTTP_URL:-} SEED_URL= MYSQL_PORT=
+export CONF=$DIR/nice0.conf LOOP= CAP_CGROUP= CAP=${CAP:-20000} CHASE=
+export HTTP_URL=${HTTP_URL:-} SEED_URL= MYSQL_PORT=
 # the servers' CPUs and the clients' (empty: shared)
 . "$here/../lib/split.sh"
 export SERVER_CPUS= CLIENT_CPUS=
@@ -96,7 +98,7 @@ if want memlat && command -v "${CC:-cc}" > /dev/null &&
    "${CC:-cc}" -O2 -o "$DIR/chase" "$here/memlat_chase.c"; then
         CHASE=$DIR/chase
 fi
-if want disk || want disklat || want seqread; then
+if want disk || want diskcap || want disklat || want seqread; then
         "$BW" -c "$CONF" run disk "path=$DIR/disk.dat" size="$SIZE" requests=1 > /dev/null ||
                 { echo "bench/compare/all.sh: cannot create $DIR/disk.dat" >&2; exit 1; }
 fi
