@@ -42,8 +42,14 @@ if [ "${1:-}" = --collect ]; then
         du -sh "$top/.device-libs" "$top/.device-bin" "$top/.device-pack.tar.xz"
         exit 0
 fi
+# python3 where xz is missing (the GPU host has python3: PyTorch)
 if [ ! -d "$top/.device-libs" ] && [ -f "$top/.device-pack.tar.xz" ]; then
-        xz -dc "$top/.device-pack.tar.xz" | tar -C "$top" -xf - || exit 1
+        if command -v xz > /dev/null; then
+                xz -dc "$top/.device-pack.tar.xz" | tar -C "$top" -xf -
+        else
+                python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
+                        "$top/.device-pack.tar.xz" "$top"
+        fi || exit 1
 fi
 OUT=${OUT:-$top/device-out}
 mkdir -p "$OUT"
