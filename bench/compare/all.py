@@ -297,24 +297,26 @@ def pairs(name, ours, theirs):
         for who, f in runs:
             with_build(who, f)
     ratios = {who: [] for who, _ in runs if who != "classic"}
-    ratios["self"] = []  # the classic tool's run against its last round's
-    last = None
+    classic = []
     for i in range(PAIRS):
         k = i % len(runs)
         got = {who: with_build(who, f) for who, f in runs[k:] + runs[:k]}
         for who in ratios:
-            if who != "self":
-                ratios[who].append(got[who] / got["classic"])
-        if last:
-            ratios["self"].append(got["classic"] / last)
-        last = got["classic"]
+            ratios[who].append(got[who] / got["classic"])
+        classic.append(got["classic"])
         print("  %-8s pair %d: %s  ratio %s  load %s" % (
             name, i + 1, "  ".join("%s %.6g" % kv for kv in got.items()),
-            " / ".join("%.3f" % ratios[w][-1] for w in ratios if w != "self"), load()),
-            flush=True)
+            " / ".join("%.3f" % ratios[w][-1] for w in ratios), load()), flush=True)
         if name == "seqread":
             seq_rounds.append(dict(seq_last))
+    ratios["self"] = own(classic)
     return ratios
+
+
+def own(figures):
+    """The classic tool against itself: each round's run over the round
+    before's (the noise floor)."""
+    return [b / a for a, b in zip(figures, figures[1:])]
 
 
 def with_build(who, f):
@@ -340,11 +342,10 @@ def seqdisk_ratios():
     """seqdisk's ratios come from the seqread row's runs."""
     if not seq_rounds:
         raise Skip("runs with the seqread row")
-    r = {who: [r[who, "disk"] / r["classic", "disk"] for r in seq_rounds]
-         for who in ("bw", "before") if (who, "disk") in seq_rounds[0]}
-    r["self"] = [b["classic", "disk"] / a["classic", "disk"]
-                 for a, b in zip(seq_rounds, seq_rounds[1:])]
-    return r
+    ratios = {who: [r[who, "disk"] / r["classic", "disk"] for r in seq_rounds]
+              for who in ("bw", "before") if (who, "disk") in seq_rounds[0]}
+    ratios["self"] = own([r["classic", "disk"] for r in seq_rounds])
+    return ratios
 
 
 def cells(r):
