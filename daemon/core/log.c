@@ -31,22 +31,24 @@ void log_msg(int priority, const char *fmt, ...)
 {
         if (priority > max_level)
                 return;
+        char *msg = NULL, prefix[24] = "";
         va_list ap;
         va_start(ap, fmt);
-        /* one line at a time: the sink threads log too, and a journal line
-         * merged with another's loses its priority and its meaning (the
-         * fault campaign read a restart's "started" line that way) */
-        flockfile(stderr);
-        if (to_journal())
-                fprintf(stderr, "<%d>", priority);
-        else if (priority <= LOG_ERR)
-                fputs("benchwatch: error: ", stderr);
-        else if (priority == LOG_WARNING)
-                fputs("benchwatch: warning: ", stderr);
-        vfprintf(stderr, fmt, ap);
-        fputc('\n', stderr);
-        funlockfile(stderr);
+        if (vasprintf(&msg, fmt, ap) < 0)
+                msg = NULL;
         va_end(ap);
+        if (to_journal())
+                snprintf(prefix, sizeof(prefix), "<%d>", priority);
+        else if (priority <= LOG_ERR)
+                snprintf(prefix, sizeof(prefix), "benchwatch: error: ");
+        else if (priority == LOG_WARNING)
+                snprintf(prefix, sizeof(prefix), "benchwatch: warning: ");
+        /* a line in one write: the sink threads log too, and so does a
+         * probe's process on the same stream, and a journal line merged
+         * with another's loses its priority and its meaning (the fault
+         * campaign read a restart's "started" line that way) */
+        fprintf(stderr, "%s%s\n", prefix, msg ? msg : fmt);
+        free(msg);
 }
 
 void log_event(int priority, const char *const *fields, const char *fmt, ...)
