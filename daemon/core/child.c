@@ -16,6 +16,7 @@
 
 #include "core/codec.h"
 #include "core/loader.h"
+#include "core/log.h"
 #include "core/param.h"
 #include "core/priority.h"
 #include "core/result.h"
@@ -247,8 +248,7 @@ static void host_log(const struct bw_host *h, int prio, const char *fmt, ...)
         va_start(ap, fmt);
         char *msg = str_vprintf(fmt, ap);
         va_end(ap);
-        fprintf(stderr, "%s probe '%s': %s\n", c->plugin->name,
-                c->result->probe, msg ? msg : fmt);
+        log_msg(prio, "%s probe '%s': %s", c->plugin->name, c->result->probe, msg ? msg : fmt);
         free(msg);
 }
 
@@ -448,6 +448,7 @@ int child_main(int argc, char **argv)
                 return 2;
         }
         free(buf);
+        log_set_level(req->log_level);
         signal(SIGINT, SIG_IGN); /* the parent decides; Ctrl-C reaches it */
         signal(SIGPIPE, SIG_IGN);
         dup2(STDERR_FILENO, STDOUT_FILENO);

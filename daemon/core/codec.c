@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 
 #include "proto/run.pb-c.h"
 #include "util/strutil.h"
@@ -39,13 +40,14 @@ int codec_encode_request(const struct run_request *req, uint8_t **ret,
         m.state_dir = req->state_dir;
         m.timeout = req->timeout;
         m.has_progress = m.has_cleanup = m.has_nice = 1;
-        m.has_ioprio_class = m.has_ioprio_level = m.has_cpu_policy = 1;
+        m.has_ioprio_class = m.has_ioprio_level = m.has_cpu_policy = m.has_log_level = 1;
         m.progress = req->progress;
         m.cleanup = req->cleanup;
         m.nice = req->nice;
         m.ioprio_class = req->ioprio_class;
         m.ioprio_level = req->ioprio_level;
         m.cpu_policy = req->cpu_policy;
+        m.log_level = req->log_level;
         size_t size = benchwatch__run_request__get_packed_size(&m);
         uint8_t *buf = malloc(size ? size : 1);
         if (buf)
@@ -125,6 +127,7 @@ int codec_decode_request(const uint8_t *buf, size_t size,
                 req->ioprio_class = m->ioprio_class;
                 req->ioprio_level = m->ioprio_level;
                 req->cpu_policy = m->cpu_policy;
+                req->log_level = m->has_log_level ? m->log_level : LOG_INFO;
         }
         benchwatch__run_request__free_unpacked(m, NULL);
         if (r < 0) {

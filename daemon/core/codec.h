@@ -29,6 +29,7 @@ struct run_request {
         int ioprio_class;    /* 0 = leave alone */
         int ioprio_level;
         int cpu_policy;      /* PRIO_CPU_*: 0 = leave alone */
+        int log_level;       /* the child logs up to this syslog priority */
 };
 
 int codec_encode_request(const struct run_request *req, uint8_t **ret,

@@ -20,6 +20,11 @@ void log_set_level(int priority)
         max_level = priority;
 }
 
+int log_get_level(void)
+{
+        return max_level;
+}
+
 static bool to_journal(void)
 {
         if (use_prefix < 0)

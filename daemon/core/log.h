@@ -8,6 +8,8 @@
 #include <syslog.h>
 
 void log_set_level(int priority);
+/* The most verbose priority logged: a probe's process logs up to it too. */
+int log_get_level(void);
 void log_msg(int priority, const char *fmt, ...)
         __attribute__((format(printf, 2, 3)));
 

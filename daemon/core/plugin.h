@@ -133,7 +133,9 @@ struct bw_host {
         void (*latency)(const struct bw_host *h, const char *name,
                         const char *help, const char *const *labels,
                         const struct bw_hist *hist);
-        /* Informational text for the terminal/journal (priority as syslog). */
+        /* Informational text for the terminal/journal (priority as syslog),
+         * logged as the daemon's own lines are: the journal gets the
+         * priority, and debug lines show only under --verbose. */
         void (*log)(const struct bw_host *h, int priority, const char *fmt,
                     ...) __attribute__((format(printf, 3, 4)));
         /* Records why the run failed and returns err (a -errno value), so a

@@ -15,6 +15,7 @@
 
 #include "core/child.h"
 #include "core/codec.h"
+#include "core/log.h"
 #include "core/perfclock.h"
 #include "core/rundelay.h"
 #include "util/fdio.h"
@@ -93,7 +94,7 @@ static int build_request(const struct run_spec *s, uint8_t **ret, size_t *ret_si
                 .timeout = s->timeout, .progress = s->progress,
                 .cleanup = s->cleanup, .nice = s->nice,
                 .ioprio_class = s->ioprio_class, .ioprio_level = s->ioprio_level,
-                .cpu_policy = s->cpu_policy,
+                .cpu_policy = s->cpu_policy, .log_level = log_get_level(),
         };
         int r = names && values ? codec_encode_request(&req, ret, ret_size) : -ENOMEM;
         free(names);

@@ -43,6 +43,15 @@ json "$T/mem.json" 'value("benchwatch_memory_events_total") == 65536 and value("
 json "$T/mem.json" 'abs(value("benchwatch_memory_bytes_per_second") * value("benchwatch_memory_total_time_seconds") / value("benchwatch_memory_bytes_total") - 1) < 0.01' \
         || fail "memory bytes_per_second x total_time_seconds != bytes_total"
 
+
+# Under systemd (JOURNAL_STREAM set) a probe's own lines carry their
+# syslog priority as the daemon's do: a notice is a notice in the journal,
+# not the unit's default; no line goes without one
+JOURNAL_STREAM=0:0 bw run memory mode=latency size=16M duration=0.2s > /dev/null 2> "$T/jerr" ||
+        fail "run memory latency: $(cat "$T/jerr")"
+grep -q "^<6>memory probe 'memory': latency: 16M buffer" "$T/jerr" || fail "no info line with <6>: $(cat "$T/jerr")"
+grep -q "^<5>memory probe 'memory': latency mode: " "$T/jerr" || fail "no notice with <5>: $(cat "$T/jerr")"
+grep -qv '^<[0-7]>' "$T/jerr" && fail "a line without a priority: $(grep -v '^<[0-7]>' "$T/jerr")"
 # the same run in the text exposition format carries the probe and param labels
 bw run cpu events=20 --format=prometheus > "$T/cpu.prom" || fail "prometheus format"
 grep -q '^benchwatch_cpu_events_total{probe="cpu",.*max_prime="10000"' "$T/cpu.prom" || fail "prometheus labels: $(head -5 "$T/cpu.prom")"
