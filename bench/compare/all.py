@@ -10,7 +10,9 @@ test file), CHASE (the pointer chase built from memlat_chase.c), LOOP
 (a read-only direct-io loop device over the test file, or empty),
 HTTP_URL, SEED_URL (empty: not run), MYSQL_* (empty MYSQL_PORT: not run),
 CAP_CGROUP and CAP (a cgroup v1 blkio group whose processes' reads of
-LOOP are capped at CAP a second, or empty), CLIENT_CPUS and SERVER_CPUS
+LOOP are capped at CAP a second, or empty), FIX_LOOP and FIX_US (a loop
+device over the test file whose every read is FIX_US microseconds late,
+or empty), CLIENT_CPUS and SERVER_CPUS
 (the CPUs of the server rows' clients and of their servers, which all.sh
 has pinned there; empty: shared), PIN_CPU (the CPU of both tools of the
 rows of CPU_ROWS; empty: unpinned).
@@ -158,17 +160,28 @@ def capped(f):
     return g
 
 
-def disklat_bw():
-    d = bw("disklat", "path=" + FILE, "size=" + SIZE, "rate=100",
+def disklat_bw(path=FILE):
+    size = ["size=" + SIZE] if path == FILE else []
+    d = bw("disklat", "path=" + path, *size, "rate=100",
            "duration=%ds" % max(SECS, 3))
     return pick(d, "benchwatch_disklat_latency_seconds", "0.5") * 1e6
 
 
-def disklat_ioping():
+def disklat_ioping(path=FILE):
     out, _ = run(["ioping", "-D", "-q", "-p", "1", "-i", "10ms",
-                  "-w", "%ds" % max(SECS, 3), FILE])
+                  "-w", "%ds" % max(SECS, 3), path])
     return statistics.median(float(l.split()[5]) / 1e3 for l in out.splitlines()
                              if l.strip())
+
+
+def fixed(f):
+    """f on the loop device whose every read is FIX_US late: a device of
+    known latency, where both tools' p50 must be that and the same path."""
+    def g():
+        if not E.get("FIX_LOOP"):
+            raise Skip("needs root, FUSE (fuse3) and a free loop device")
+        return f(E["FIX_LOOP"])
+    return g
 
 
 seq_last = {}
@@ -267,6 +280,7 @@ ROWS = [
     ("disk", "fio, 16k randread qd 8", disk_bw, disk_fio),
     ("diskcap", "the same, reads capped", capped(disk_bw), capped(disk_fio)),
     ("disklat", "ioping -D, p50", disklat_bw, disklat_ioping),
+    ("disklatfix", "the same, reads delayed", fixed(disklat_bw), fixed(disklat_ioping)),
     ("seqread", "hdparm -T (cached)", seqread_bw, seqread_hdparm),
     ("seqdisk", "hdparm -t (disk)", None, None),
     ("http", "wrk -t1 -c50, keep-alive", http_bw, http_wrk),

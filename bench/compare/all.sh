@@ -10,7 +10,12 @@
 # a cgroup v1 blkio throttle (root), where both tools must report CAP and
 # the VM disk's noise is out of the way (fio against itself 0.50-1.53 in
 # 3-s runs a few seconds apart on 5 December); disklat against `ioping -D`
-# (p50); seqread against `hdparm -T` and `hdparm -t` on a read-only
+# (p50); disklatfix, the same on a device of known latency: a loop device
+# over that file as the slowdisk FUSE fixture serves it
+# (tests/integration/lib/slowdisk), every read FIX_US later (root, FUSE),
+# where both tools' p50 must be that delay and the same fixed path
+# (ioping against itself 0.65-1.68 on the bare VM disk on 5 December);
+# seqread against `hdparm -T` and `hdparm -t` on a read-only
 # direct-io loop device over that file (root); http against `wrk -t1 -c50`
 # (keep-alive, a 612-byte page from nginx, one worker); mysql against
 # sysbench oltp_read_write
@@ -56,7 +61,8 @@
 #        BEFORE (another build's benchwatch) and BEFORE_PLUGIN_DIR: its runs
 #        join every round, its ratios in a column beside (before / after);
 #        SHARE=1: servers and clients on the same CPUs (above); CAP
-#        (diskcap's reads a second, 20000: under what the disk does); PIN_CPU
+#        (diskcap's reads a second, 20000: under what the disk does); FIX_US
+#        (disklatfix's delay a read, 2000 microseconds); PIN_CPU
 #        (the last CPU): the CPU rows' CPU, empty: unpinned.
 # Run it under `flock -o /tmp/bw-measure.lock` on a quiet machine; not part
 # of `make check`.  About 15 minutes at 7 pairs.
@@ -73,6 +79,8 @@ want() { [ -z "$ROWS" ] || [[ " $ROWS " == *" $1 "* ]]; }
 
 mkdir -p "$DIR" || exit 1
 export CONF=$DIR/nice0.conf LOOP= CAP_CGROUP= CAP=${CAP:-20000} CHASE=
+export FIX_LOOP= FIX_US=${FIX_US:-2000}
+FIX_PID=
 export HTTP_URL=${HTTP_URL:-} SEED_URL= MYSQL_PORT=
 # the servers' CPUs and the clients' (empty: shared)
 . "$here/../lib/split.sh"
@@ -83,6 +91,11 @@ export PIN_CPU=${PIN_CPU-$(($(nproc) - 1))}
 printf '[daemon]\nnice = 0\nioprio_level = 4\n' > "$CONF"
 cleanup() {
         [ -n "$CAP_CGROUP" ] && rmdir "$CAP_CGROUP"
+        [ -n "$FIX_LOOP" ] && losetup -d "$FIX_LOOP"
+        mountpoint -q "$DIR/fix" && fusermount3 -u "$DIR/fix"
+        [ -n "$FIX_PID" ] && kill "$FIX_PID" 2>/dev/null && wait "$FIX_PID" 2>/dev/null
+        rm -f "$DIR/slowdisk"
+        [ -d "$DIR/fix" ] && rmdir "$DIR/fix"
         [ -n "$LOOP" ] && losetup -d "$LOOP"
         declare -F http_servers_stop > /dev/null && http_servers_stop
         declare -F mariadb_cleanup > /dev/null && mariadb_cleanup
@@ -98,7 +111,7 @@ if want memlat && command -v "${CC:-cc}" > /dev/null &&
    "${CC:-cc}" -O2 -o "$DIR/chase" "$here/memlat_chase.c"; then
         CHASE=$DIR/chase
 fi
-if want disk || want diskcap || want disklat || want seqread; then
+if want disk || want diskcap || want disklat || want disklatfix || want seqread; then
         "$BW" -c "$CONF" run disk "path=$DIR/disk.dat" size="$SIZE" requests=1 > /dev/null ||
                 { echo "bench/compare/all.sh: cannot create $DIR/disk.dat" >&2; exit 1; }
 fi
@@ -111,6 +124,16 @@ if want diskcap && [ -n "$LOOP" ] && [ -w "$blkio" ] &&
         CAP_CGROUP=$blkio/benchwatch-bench.$$
         echo "$(lsblk -dno MAJ:MIN "$LOOP" | tr -d ' ') $CAP" \
                 > "$CAP_CGROUP/blkio.throttle.read_iops_device" || exit 1
+fi
+# disklatfix's device: the slowdisk fixture over the test file, a loop
+# device over what it serves
+if want disklatfix && [ "$(id -u)" = 0 ] && command -v fusermount3 > /dev/null &&
+   "${CC:-cc}" -O2 -o "$DIR/slowdisk" "$here/../../tests/integration/lib/slowdisk/slowdisk.c" \
+        $(pkg-config --cflags --libs fuse3 2>/dev/null) 2>/dev/null && mkdir -p "$DIR/fix"; then
+        "$DIR/slowdisk" "$DIR/disk.dat" "$DIR/fix" -f --delay-us="$FIX_US" 2> /dev/null &
+        FIX_PID=$!
+        for _ in $(seq 50); do [ -e "$DIR/fix/disk" ] && break; sleep 0.1; done
+        FIX_LOOP=$(losetup --find --show --read-only --direct-io=on "$DIR/fix/disk" 2>/dev/null)
 fi
 if { want http && [ -z "$HTTP_URL" ]; } || want seed; then
         . "$here/../../tests/integration/lib/http_servers.sh"
