@@ -6,10 +6,8 @@
  * the same thing and a host's sysbench history stays comparable.  Threads,
  * the time limit and the event budget behave as sysbench's --threads, --time
  * and --events (common/sbloop.c). */
-#include <errno.h>
 #include <math.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "common/sbloop.h"
 #include "core/plugin.h"
@@ -77,15 +75,11 @@ static int cpu_run(const struct bw_run *run, const struct bw_host *h)
                 .event = cpu_event, .arg = &job,
         };
         struct sbloop_result res;
-        int r = sbloop_run(&spec, h, &res);
+        int r = sbloop_outcome(h, &spec, sbloop_run(&spec, h, &res), &res);
 
-        if (r < 0)
-                return h->fail(h, r, "cannot run %u worker threads: %s",
-                               spec.threads, strerror(-r));
-        if (res.stopped)
-                return h->fail(h, -ECANCELED, "stopped before the end of the run");
-        sbloop_emit(h, &res, "sysbench cpu event");
-        return 0;
+        if (r == 0)
+                sbloop_emit(h, &res, "sysbench cpu event");
+        return r;
 }
 
 BW_PLUGIN_DEFINE = {

@@ -153,14 +153,12 @@ static int threads_run(const struct bw_run *run, const struct bw_host *h)
         for (unsigned i = 0; i < job.locks; i++)
                 pthread_mutex_destroy(&job.mutexes[i]);
         free(job.mutexes);
-        if (r < 0)
-                return h->fail(h, r, "cannot run %u worker threads: %s",
-                               spec.threads, strerror(-r));
-        if (res.stopped)
-                return h->fail(h, -ECANCELED, "stopped before the end of the run");
-        sbloop_emit(h, &res, "sysbench threads event");
-        note_tlb_flushes(h);
-        return 0;
+        r = sbloop_outcome(h, &spec, r, &res);
+        if (r == 0) {
+                sbloop_emit(h, &res, "sysbench threads event");
+                note_tlb_flushes(h);
+        }
+        return r;
 }
 
 BW_PLUGIN_DEFINE = {

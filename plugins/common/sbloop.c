@@ -20,6 +20,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <syslog.h>
 
 #include "sbrand.h"
@@ -314,6 +315,17 @@ int sbloop_run(const struct sbloop_spec *spec, const struct bw_host *h,
 double sbloop_per_cpu_second(double work, const struct sbloop_result *res)
 {
         return res->cpu_seconds > 0 ? work / res->cpu_seconds : 0;
+}
+
+int sbloop_outcome(const struct bw_host *h, const struct sbloop_spec *spec, int r,
+                   const struct sbloop_result *res)
+{
+        if (r < 0)
+                return h->fail(h, r, "cannot run %u worker threads: %s", spec->threads,
+                               strerror(-r));
+        if (res->stopped)
+                return h->fail(h, -ECANCELED, "stopped before the end of the run");
+        return 0;
 }
 
 void sbloop_emit(const struct bw_host *h, const struct sbloop_result *res,

@@ -83,6 +83,12 @@ int sbloop_run(const struct sbloop_spec *spec, const struct bw_host *h,
  * (0 when they used none). */
 double sbloop_per_cpu_second(double work, const struct sbloop_result *res);
 
+/* What a plugin returns once sbloop_run() is over: 0, or h->fail()'s
+ * -errno where threads of spec could not be started (r) or the run was
+ * stopped before its end (nothing of it is reported). */
+int sbloop_outcome(const struct bw_host *h, const struct sbloop_spec *spec, int r,
+                   const struct sbloop_result *res);
+
 /* The figures every sysbench-style plugin reports: events_per_second,
  * events_total, latency_seconds, latency_sysbench_p95_seconds and
  * total_time_seconds, and beside the rate its CPU-time twin

@@ -312,13 +312,10 @@ static int block_run(const struct bw_run *run, const struct bw_host *h)
         }
         r = sbloop_run(&spec, h, &res);
         block_free(&job);
-        if (r < 0)
-                return h->fail(h, r, "cannot run %u worker threads: %s",
-                               threads, strerror(-r));
-        if (res.stopped)
-                return h->fail(h, -ECANCELED, "stopped before the end of the run");
-        block_emit(h, &res, oper, block);
-        return 0;
+        r = sbloop_outcome(h, &spec, r, &res);
+        if (r == 0)
+                block_emit(h, &res, oper, block);
+        return r;
 }
 
 /* ---- latency mode: sizing (the chase is in memory_latency.c) -------------- */
