@@ -247,6 +247,7 @@ static void note_run(struct daemon *d, const struct result *res,
         if (!p)
                 return;
         p->last = res->started + res->duration;
+        p->took = res->duration;
         p->ok = res->success;
         p->counted = o->counted;
         free(p->why);

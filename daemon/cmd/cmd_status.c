@@ -144,7 +144,10 @@ static int summarise(const struct status_ctx *c, const struct probe_cfg *pc,
                                                                        : c->ts.det.reference_runs;
         if (!ret->verdict && ret->held < need) {
                 double last = ret->sp && ret->sp->last > 0 ? ret->sp->last : c->now;
-                ret->first_due = last + (need - ret->held) * pc->interval;
+                double took = ret->sp && ret->sp->took > 0 ? ret->sp->took : NAN;
+                double period = conf_daemon_mean_period(c->app->cfg->daemon->values,
+                                                        pc->interval, took);
+                ret->first_due = last + (need - ret->held) * period;
         }
         if (ret->regression && evidence_store_load(c->state_dir, pc->name, &ret->ev, &why) < 0) {
                 log_warning("status: %s", why ? why : "cannot read the evidence");

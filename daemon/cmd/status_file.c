@@ -28,9 +28,9 @@ static void put_text(FILE *f, const char *s)
 
 static void put_probe(FILE *f, const struct status_file_probe *p)
 {
-        fprintf(f, "probe %s %s %.17g %.17g %.17g %d %d %u %u\n", p->name, p->plugin,
+        fprintf(f, "probe %s %s %.17g %.17g %.17g %d %d %u %u %.17g\n", p->name, p->plugin,
                 p->interval, p->next, p->last, p->ok, p->counted, p->deferred_day,
-                p->yielded_day);
+                p->yielded_day, p->took);
         if (p->why) {
                 fprintf(f, "why %s ", p->name);
                 put_text(f, p->why);
@@ -129,6 +129,8 @@ static int read_probe(struct status_file *sf, char *rest)
                 r = word_uint(&rest, &p.deferred_day);
         if (r >= 0)
                 r = word_uint(&rest, &p.yielded_day);
+        if (r >= 0 && *rest) /* an older daemon wrote none */
+                r = word_double(&rest, &p.took);
         if (r < 0)
                 return -EBADMSG;
         grown = realloc(sf->probes, (sf->n_probes + 1) * sizeof(*grown));

@@ -13,7 +13,8 @@
  *   benchwatch-status 1
  *   daemon <pid> <started> <written>
  *   probe <name> <plugin> <interval s> <next run> <last run> <ok 0|1>
- *       <counted 0|1> <deferred in 24h> <yielded in 24h>   (one line)
+ *       <counted 0|1> <deferred in 24h> <yielded in 24h>
+ *       <last run's seconds, 0 unknown; absent from older files> (one line)
  *   why <name> <text: why the last run failed or was not counted>
  *   wait <name> <waiting since> <last try> <reason: none when the last
  *       try was a counted run, else why not: room, cpu, io, memory, load,
@@ -40,6 +41,7 @@ struct status_file_probe {
         double interval;
         double next;              /* UNIX time of the next run; 0 unknown */
         double last;              /* UNIX time the last run ended; 0 none */
+        double took;              /* how long it took, seconds; 0 unknown */
         bool ok, counted;
         char *why;                /* failed or not counted: why; else NULL */
         unsigned deferred_day;    /* deferred before starting, last 24 h */

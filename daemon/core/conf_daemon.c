@@ -5,6 +5,7 @@
  * from configure. */
 #include "core/conf_daemon.h"
 
+#include <math.h>
 #include <stddef.h>
 
 #include "core/param.h"
@@ -133,3 +134,14 @@ const struct bw_param_def conf_daemon_options[] = {
                         "never" },
         [CFG_D_COUNT] = { .name = NULL },
 };
+
+double conf_daemon_mean_period(const struct bw_param_value *v, double interval,
+                               double run_seconds)
+{
+        double period = interval * (1 + fmin(v[CFG_D_SPLAY].d, 1.0) / 2);
+        double dc = v[CFG_D_DUTY_CYCLE].d;
+        /* the next run starts after this one's end and its pause */
+        if (isfinite(run_seconds))
+                period = fmax(period, dc > 0 && dc < 1 ? run_seconds / dc : run_seconds);
+        return period;
+}

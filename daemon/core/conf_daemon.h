@@ -37,6 +37,15 @@ enum {
 
 extern const struct bw_param_def conf_daemon_options[];
 
+/* How long, on average, from the start of one run of a probe to the next
+ * where nothing defers it, by the scheduler's rules (scheduler.c) and the
+ * [daemon] values v (config->daemon->values): the interval lengthened by
+ * half the splay, or, where runs are long, a run of run_seconds and the
+ * duty cycle's pause after it (run_seconds / duty_cycle).  run_seconds
+ * NAN: unknown, left out. */
+double conf_daemon_mean_period(const struct bw_param_value *v, double interval,
+                               double run_seconds);
+
 /* The option definitions [daemon] and [probe NAME] share, with their own
  * help text. */
 #define CONF_DAEMON_OPT_INTERVAL(text) { .name = "interval", .type = BW_PARAM_DURATION, \

@@ -265,7 +265,8 @@ static bool in_first_pass(const struct scheduler *s)
 }
 
 /* After a run of d seconds, none for d x (1/duty_cycle - 1); during the
- * first pass the next probe follows at once. */
+ * first pass the next probe follows at once.  (conf_daemon_mean_period()
+ * tells how far apart runs are by these rules and start()'s splay.) */
 static void account_duty(struct scheduler *s, double end)
 {
         double dc = daemon_opt(s, CFG_D_DUTY_CYCLE);

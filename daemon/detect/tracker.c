@@ -483,7 +483,9 @@ static int learning_runs(const struct baseline *b)
 /* While the reference is learnt: the journal says how many runs it holds
  * and when verdicts start (at notice level when they do and on the first
  * run, at info level between), and the textfile when the first verdict is
- * due at the probe's interval (benchwatch_baseline_first_verdict_timestamp_seconds). */
+ * due (benchwatch_baseline_first_verdict_timestamp_seconds): runs a mean
+ * period apart, the interval and its splay or, for long runs, the duty
+ * cycle's pause (conf_daemon_mean_period). */
 static int note_learning(const struct tracker *t, const struct baseline *b,
                          struct result *res, bool counted)
 {
@@ -495,7 +497,8 @@ static int note_learning(const struct tracker *t, const struct baseline *b,
         if (held < 0)
                 return 0;
         const struct probe_cfg *pc = cfg ? conf_find_probe(cfg, res->probe) : NULL;
-        double interval = pc ? pc->interval : NAN;
+        double period = pc ? conf_daemon_mean_period(cfg->daemon->values, pc->interval,
+                                                        res->duration) : NAN;
         if ((unsigned)held >= min) {
                 if (counted && (unsigned)held == min)
                         log_notice("probe '%s': its reference holds %d counted runs: verdicts "
@@ -505,20 +508,20 @@ static int note_learning(const struct tracker *t, const struct baseline *b,
         }
         unsigned more = min - (unsigned)held;
         char when[32] = "";
-        if (isfinite(interval))
-                format_duration(more * interval, when, sizeof(when));
+        if (isfinite(period))
+                format_duration(more * period, when, sizeof(when));
         if (counted)
                 log_msg(held == 1 ? LOG_NOTICE : LOG_INFO,
                         "probe '%s': its reference holds %d of %u counted runs; the first "
                         "verdict after %u more%s%s", b->probe, held, ts->det.reference_runs,
                         more, *when ? ", in about " : "", when);
-        if (!isfinite(interval))
+        if (!isfinite(period))
                 return 0;
         return result_add(res, "benchwatch_baseline_first_verdict_timestamp_seconds",
-                          "When the probe's first verdict is due at its interval, while its "
-                          "reference holds fewer than [regression] min_runs counted runs, UNIX "
-                          "time",
-                          METRIC_GAUGE, NULL, res->started + more * interval, NULL);
+                          "When the probe's first verdict is due if no run is deferred, while "
+                          "its reference holds fewer than [regression] min_runs counted runs, "
+                          "UNIX time",
+                          METRIC_GAUGE, NULL, res->started + more * period, NULL);
 }
 
 /* Other probes' regressions that began within this of a probe's are one

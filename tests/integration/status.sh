@@ -5,7 +5,10 @@
 # stopped, and with a probe whose runs fail (exit 1, the reason shown).
 . "$top_srcdir/tests/integration/lib/lib.sh"
 
-test_daemon_section "$T" > "$T/bw.conf"
+# runs of 0.6 s at a duty cycle of 0.5: 1.2 s or more apart, not the 1-s
+# interval, and status says when the first verdict is due by that
+test_daemon_section "$T" | sed 's/^duty_cycle = 1$/duty_cycle = 0.5/' > "$T/bw.conf"
+grep -qx 'duty_cycle = 0.5' "$T/bw.conf" || fail "no duty_cycle line to change"
 cat >> "$T/bw.conf" <<CONF
 first_splay = 0
 
@@ -21,7 +24,7 @@ max_run_delay = 1
 [probe cpu]
 plugin = cpu
 max_prime = 2000
-duration = 0.2s
+duration = 0.6s
 interval = 1s
 timeout = 30s
 
@@ -75,8 +78,11 @@ assert p['name'] == 'cpu' and p['plugin'] == 'cpu', p
 assert p['reference']['runs'] == $held, (p['reference'], $held)
 assert p['reference']['pinned'] is False and p['verdict'] == 'learning', p
 assert p['last_run']['ok'] is True and p['last_run']['counted'] is True, p
-# due: the last run's time + (min_runs - held) x interval
-assert abs(p['first_verdict_due'] - (p['last_run']['time'] + (5 - $held) * 1.0)) < 0.01, p
+# due: the last run's time + (min_runs - held) x the mean period, here
+# the last run's time over the duty cycle (status.txt's 11th field)
+took = float([l.split()[10] for l in open('$T/state/status.txt') if l.startswith('probe cpu ')][0])
+assert 0.6 <= took < 1.5, took
+assert abs(p['first_verdict_due'] - (p['last_run']['time'] + (5 - $held) * took / 0.5)) < 0.01, (p, took)
 assert r['daemon']['running'] is False and p['next_run'] is None, r['daemon']
 assert r['problems'] == 0 and r['exit'] == 0, r" || fail "status while learning: $(cat "$T/s.json")"
 fi

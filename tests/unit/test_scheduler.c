@@ -4,8 +4,10 @@
  * at once and drops removed ones; a busy host defers a run with a backoff
  * of 1 s, 2 s, then the interval, counting each deferral (in the state
  * handed to the sinks and in the next result); a stop discards the run it
- * cuts short; a first pass runs every probe back to back. */
+ * cuts short; a first pass runs every probe back to back; runs are as far
+ * apart as conf_daemon_mean_period says, the duty cycle's pause included. */
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +23,7 @@
 struct event {
         char probe[32];
         bool deferral;
-        double value, deferred, t;
+        double value, deferred, t, took;
         char why[128];
 };
 
@@ -48,6 +50,7 @@ static void record(const struct result *res, bool deferral, const char *why)
         e->value = family_value(res, "benchwatch_misbehave_value");
         e->deferred = family_value(res, "benchwatch_probe_deferred_total");
         e->t = now_mono();
+        e->took = res->duration;
         snprintf(e->why, sizeof(e->why), "%s", why ? why : "");
 }
 
@@ -217,6 +220,38 @@ static void test_first_pass(void)
         scheduler_free(s);
 }
 
+/* What conf_daemon_mean_period says, and that runs are that far apart: an
+ * interval of 1 s and runs of about half a second at duty_cycle 0.25 are
+ * about 2 s apart, not 1 s. */
+static void test_mean_period(void)
+{
+        configure_with("splay = 0.1\nduty_cycle = 0.1\n", "");
+        const struct bw_param_value *v = app.cfg->daemon->values;
+        EXPECT(fabs(conf_daemon_mean_period(v, 600, 5) - 630) < 1e-9); /* the splay's half */
+        EXPECT(fabs(conf_daemon_mean_period(v, 1, 1) - 10) < 1e-9);    /* the pause */
+        EXPECT(fabs(conf_daemon_mean_period(v, 60, NAN) - 63) < 1e-9); /* unknown run */
+        configure_with("splay = 0\nduty_cycle = 1\n", "");
+        v = app.cfg->daemon->values;
+        EXPECT(fabs(conf_daemon_mean_period(v, 1, 3) - 3) < 1e-9);     /* never two at once */
+
+        struct scheduler *s = NULL;
+        const struct scheduler_callbacks cb = { .result = on_result, .deferred = on_deferred };
+        n_events = 0;
+        configure_with("splay = 0\nfirst_splay = 0\nduty_cycle = 0.25\n",
+                       "[probe d]\nplugin = misbehave\naction = sleep\nsleep = 0.5s\n"
+                       "interval = 1s\n");
+        CHECK(scheduler_new(loop, app.cfg, app.reg, &cb, NULL, &s) == 0);
+        run_loop(15, 4);
+        CHECK(n_events == 4);
+        double apart = (events[3].t - events[0].t) / 3;
+        double said = conf_daemon_mean_period(app.cfg->daemon->values, 1, events[3].took);
+        if (fabs(apart / said - 1) > 0.15)
+                fprintf(stderr, "runs %.2f s apart, conf_daemon_mean_period %.2f s\n", apart,
+                        said);
+        EXPECT(said > 1.8 && fabs(apart / said - 1) <= 0.15);
+        scheduler_free(s);
+}
+
 int main(void)
 {
         const char *exe = getenv("BENCHWATCH");
@@ -248,6 +283,7 @@ int main(void)
         test_stop(s);
         scheduler_free(s);
         test_first_pass();
+        test_mean_period();
         sd_event_unref(loop);
         app_done(&app);
         unlink(psi_path);

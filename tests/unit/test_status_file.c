@@ -3,7 +3,8 @@
  * back the same (times to the bit, text on one line), a probe and a sink
  * are found by name, a missing file is -ENOENT, one of another kind
  * -EBADMSG with a message naming the file, a torn last line refuses the
- * file, and a line of a later version is passed over. */
+ * file, a line of a later version is passed over, and an older daemon's
+ * probe line, without the last run's time, reads as "unknown". */
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -25,7 +26,8 @@ static void test_round_trip(const char *dir)
 {
         struct status_file_probe probes[] = {
                 { .name = "cpu", .plugin = "cpu", .interval = 600, .next = 1764804200.5,
-                  .last = 1764803590.0123456, .ok = true, .counted = true, .deferred_day = 2,
+                  .last = 1764803590.0123456, .took = 0.6123, .ok = true, .counted = true,
+                  .deferred_day = 2,
                   .waiting_since = 1764803590.0123456, .last_try = 1764803590.0123456,
                   .wait_reason = "none" },
                 { .name = "web", .plugin = "http", .interval = 1800, .why =
@@ -55,6 +57,7 @@ static void test_round_trip(const char *dir)
         EXPECT(c->last == 1764803590.0123456 && c->ok && c->counted && c->deferred_day == 2);
         EXPECT(!c->why && !strcmp(c->wait_reason, "none"));
         EXPECT(!w->ok && !w->counted && w->yielded_day == 3 && w->last == 0);
+        EXPECT(c->took == 0.6123 && w->took == 0);
         EXPECT(w->why && !strcmp(w->why, "cannot connect: Connection refused"));
         EXPECT(w->waiting_since == 1764800000 && w->last_try == 1764803300 &&
                !strcmp(w->wait_reason, "failed"));
@@ -91,6 +94,7 @@ static void test_refusals(const char *dir)
                  "probe cpu cpu 600 0 0 1 1 0 0\n");
         CHECK(status_file_read(dir, &sf, NULL) == 0); /* a later version's line */
         EXPECT(sf->pid == 7 && sf->n_probes == 1);
+        EXPECT(sf->probes[0].took == 0); /* an older daemon's: no run time */
         status_file_free(sf);
 }
 
