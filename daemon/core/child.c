@@ -17,6 +17,7 @@
 #include "core/codec.h"
 #include "core/loader.h"
 #include "core/log.h"
+#include "core/notes.h"
 #include "core/param.h"
 #include "core/priority.h"
 #include "core/result.h"
@@ -32,6 +33,7 @@ struct child_ctx {
         const struct param_set *params;
         struct result *result;
         pthread_mutex_t lock;  /* emits may come from plugin threads */
+        struct notes *notes;   /* the last run's log lines, or NULL */
         uint64_t progress;
         int emit_error;
 };
@@ -248,7 +250,13 @@ static void host_log(const struct bw_host *h, int prio, const char *fmt, ...)
         va_start(ap, fmt);
         char *msg = str_vprintf(fmt, ap);
         va_end(ap);
-        log_msg(prio, "%s probe '%s': %s", c->plugin->name, c->result->probe, msg ? msg : fmt);
+        char *line = str_printf("%s probe '%s': %s", c->plugin->name, c->result->probe,
+                                msg ? msg : fmt);
+        pthread_mutex_lock(&c->lock);
+        prio = line ? notes_priority(c->notes, prio, line) : prio;
+        pthread_mutex_unlock(&c->lock);
+        log_msg(prio, "%s", line ? line : fmt);
+        free(line);
         free(msg);
 }
 
@@ -460,9 +468,12 @@ int child_main(int argc, char **argv)
         if (!c.result)
                 return 1;
         c.result->started = now_wall();
+        if (!req->cleanup)
+                c.notes = notes_open(req->state_dir, req->probe);
         double t0 = now_mono();
         execute(&c, req);
         c.result->duration = now_mono() - t0;
+        notes_close(c.notes);
         result_add_probe_families(c.result);
         if (prio.io_class >= 0)
                 (void)priority_add_metrics(&prio, c.result);

@@ -25,7 +25,7 @@ int log_get_level(void)
         return max_level;
 }
 
-static bool to_journal(void)
+bool log_to_journal(void)
 {
         if (use_prefix < 0)
                 use_prefix = getenv("JOURNAL_STREAM") != NULL;
@@ -42,7 +42,7 @@ void log_msg(int priority, const char *fmt, ...)
         if (vasprintf(&msg, fmt, ap) < 0)
                 msg = NULL;
         va_end(ap);
-        if (to_journal())
+        if (log_to_journal())
                 snprintf(prefix, sizeof(prefix), "<%d>", priority);
         else if (priority <= LOG_ERR)
                 snprintf(prefix, sizeof(prefix), "benchwatch: error: ");
@@ -75,7 +75,7 @@ void log_event(int priority, const char *const *fields, const char *fmt, ...)
         char *m = NULL, prio[16];
         snprintf(prio, sizeof(prio), "PRIORITY=%d", priority);
         int r = -1;
-        if (to_journal() && asprintf(&m, "MESSAGE=%s", msg) >= 0) {
+        if (log_to_journal() && asprintf(&m, "MESSAGE=%s", msg) >= 0) {
                 iov[0] = (struct iovec){ m, strlen(m) };
                 iov[1] = (struct iovec){ prio, strlen(prio) };
                 iov[2] = (struct iovec){ (char *)"SYSLOG_IDENTIFIER=benchwatch", 28 };

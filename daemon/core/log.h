@@ -5,11 +5,14 @@
 #ifndef BENCHWATCH_LOG_H
 #define BENCHWATCH_LOG_H
 
+#include <stdbool.h>
 #include <syslog.h>
 
 void log_set_level(int priority);
 /* The most verbose priority logged: a probe's process logs up to it too. */
 int log_get_level(void);
+/* Whether lines go to journald (JOURNAL_STREAM set), with priority prefixes. */
+bool log_to_journal(void);
 void log_msg(int priority, const char *fmt, ...)
         __attribute__((format(printf, 2, 3)));
 

@@ -135,7 +135,10 @@ struct bw_host {
                         const struct bw_hist *hist);
         /* Informational text for the terminal/journal (priority as syslog),
          * logged as the daemon's own lines are: the journal gets the
-         * priority, and debug lines show only under --verbose. */
+         * priority, and debug lines show only under --verbose; in the
+         * journal a notice or info line the probe's last run said too is
+         * logged at debug level (notes.h), so say a fact once a run and
+         * in the same words. */
         void (*log)(const struct bw_host *h, int priority, const char *fmt,
                     ...) __attribute__((format(printf, 3, 4)));
         /* Records why the run failed and returns err (a -errno value), so a
