@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "core/conf_builtin.h"
+#include "core/conf_errors.h"
 #include "core/conf_lexer.h"
 #include "core/precheck.h"
 #include "util/fdio.h"
@@ -82,24 +83,9 @@ static void sb_list(struct strbuf *b, size_t i, const char *t)
 struct cfg_reader {
         const struct cfg_env *env;
         struct config *cfg;
-        struct strbuf err;
-        unsigned n_errors;
+        struct conf_errors errs;
         bool oom;
 };
-
-static void add_error(struct cfg_reader *l, char *msg)
-{
-        if (!msg) {
-                l->oom = true;
-                return;
-        }
-        if (l->n_errors++ < MAX_ERRORS) {
-                if (l->err.len)
-                        sb_add(&l->err, "\n");
-                sb_add(&l->err, msg);
-        }
-        free(msg);
-}
 
 /* "file:line: [section] message"; line 0 or section NULL leave them out. */
 static void err_at(struct cfg_reader *l, const char *file, unsigned line,
@@ -119,9 +105,9 @@ static void err_at(struct cfg_reader *l, const char *file, unsigned line,
         char where[32] = "";
         if (line)
                 snprintf(where, sizeof(where), ":%u", line);
-        add_error(l, str_printf("%s%s: %s%s%s%s", file, where,
-                                section ? "[" : "", section ? section : "",
-                                section ? "] " : "", msg));
+        conf_errors_add(&l->errs, file, line, section,
+                        str_printf("%s%s: %s%s%s%s", file, where, section ? "[" : "",
+                                   section ? section : "", section ? "] " : "", msg));
         free(msg);
 }
 
@@ -429,6 +415,7 @@ static void load_text(struct cfg_reader *l, const char *file, const char *text,
                       size_t size)
 {
         struct file_text ft = { .l = l, .file = file };
+        conf_errors_file(&l->errs, file);
         int r = conf_lexer_run(text, size, lexer_error, &ft, &ft.blocks, &ft.n_blocks);
         if (r < 0)
                 l->oom = true;
@@ -597,7 +584,9 @@ static void check_duration(struct cfg_reader *l, const struct probe_cfg *p,
 }
 
 /* Each probe's cross-parameter checks (the plugin's `check`), so a bad
- * combination is reported here with file and line, not at its first run.
+ * combination is reported here with file and line, not at its first run;
+ * every probe whose own section read without an error is checked, beside
+ * the other sections' errors (conf_errors.h).
  * A probe whose plugin finds nothing to measure on this host (-ENODEV: a
  * GPU probe without the NVIDIA driver) is no error: one configuration
  * serves hosts with and without; it is kept, absent (apply_defaults). */
@@ -609,6 +598,10 @@ static void check_probes(struct cfg_reader *l)
                 if (!p->plugin || !p->params)
                         continue;
                 char *why = NULL, *section = str_printf("probe %s", p->name);
+                if (section && conf_errors_in(&l->errs, section)) {
+                        free(section);
+                        continue;
+                }
                 int r = precheck_run(p->plugin, p->name, p->params->values,
                                      d[CFG_D_CACHE_DIR].s, d[CFG_D_STATE_DIR].s,
                                      &why);
@@ -655,28 +648,25 @@ static int cfg_reader_finish(struct cfg_reader *l, int r, struct config **ret,
 {
         if (r >= 0 && !l->oom)
                 use_systemd_dirs(l);
-        if (r >= 0 && !l->n_errors && !l->oom)
+        /* [daemon]'s directories are the checks' too */
+        if (r >= 0 && !l->oom && !conf_errors_in(&l->errs, "daemon"))
                 check_probes(l);
-        if (l->n_errors > MAX_ERRORS) {
-                char *more = str_printf("\n(%u more errors not shown)",
-                                        l->n_errors - MAX_ERRORS);
-                if (more)
-                        sb_add(&l->err, more);
-                free(more);
-        }
-        if (l->oom || l->err.oom)
+        char *text = conf_errors_text(&l->errs, MAX_ERRORS);
+        if (l->oom || l->errs.oom || (l->errs.n_all && !text))
                 r = -ENOMEM;
-        else if (l->n_errors && r >= 0)
+        else if (l->errs.n_all && r >= 0)
                 r = -EINVAL;
+        conf_errors_free(&l->errs);
         if (r < 0) {
                 if (r != -ENOMEM && ret_error) {
-                        *ret_error = l->err.s;
-                        l->err.s = NULL;
+                        *ret_error = text;
+                        text = NULL;
                 }
-                free(l->err.s);
+                free(text);
                 conf_free(l->cfg);
                 return r;
         }
+        free(text);
         apply_defaults(l->cfg);
         *ret = l->cfg;
         return 0;

@@ -899,6 +899,69 @@ static void test_absent(void)
         unlink(path);
 }
 
+/* Every fault in one load, in the order of the text: a plugin's check of
+ * one probe runs beside another probe's parse error and stands at its
+ * probe's line, before it, between, in a drop-in after the main file; a
+ * probe whose own values did not read is not checked as well; an error in
+ * [daemon] (whose directories the checks use) leaves the checks out. */
+static void test_errors_in_order(void)
+{
+        char dir[] = "/tmp/bw-errorder.XXXXXX", path[96], dropin[128], *err = NULL;
+        struct cfg_env genv = env;
+        struct config *cfg = NULL;
+        CHECK(mkdtemp(dir));
+        snprintf(path, sizeof(path), "%s/bw.conf", dir);
+        snprintf(dropin, sizeof(dropin), "%s/conf.d", dir);
+        CHECK(mkdir(dropin, 0755) == 0);
+        snprintf(dropin, sizeof(dropin), "%s/conf.d/10-more.conf", dir);
+        genv.userdata = (void *)with_gpu;
+        write_file(path, "[probe a]\nplugin = gpu\ngpu = bad\n"
+                         "[probe b]\nplugin = cpu\nthreads = zz\n"
+                         "[probe c]\nplugin = gpu\ngpu = bad\n"
+                         "[probe d]\nplugin = gpu\ngpu = bad\nbogus = 1\n");
+        write_file(dropin, "[probe e]\nplugin = cpu\nthreads = -1\n");
+        CHECK(conf_load_file(&genv, path, &cfg, &err) == -EINVAL && !cfg);
+        char *last = strrchr(err, '\n'); /* the drop-in's, after the main file's */
+        CHECK(last && !strcmp(strstr(last, "10-more.conf:"),
+                              "10-more.conf:3: [probe e] threads: '-1' is out of range 1..1024"));
+        *last = 0;
+        expect_lines(err, path, "1: [probe a] gpu: 'bad' is neither 'all' nor a GPU index",
+                     "6: [probe b] threads: 'zz' is not an integer",
+                     "7: [probe c] gpu: 'bad' is neither 'all' nor a GPU index",
+                     "13: [probe d] unknown parameter 'bogus' for plugin gpu (see "
+                     "`benchwatch plugins`)", NULL);
+        free(err);
+        err = NULL;
+        write_file(path, "[daemon]\ninterval = soon\n[probe a]\nplugin = gpu\ngpu = bad\n");
+        CHECK(conf_load_file(&genv, path, &cfg, &err) == -EINVAL && !cfg);
+        CHECK_STR_CONTAINS(err, ":2: [daemon] interval: 'soon' is not a duration");
+        CHECK(!strstr(err, "[probe a]"));
+        free(err);
+        err = NULL;
+        unlink(dropin);
+        /* 20,000 faults, each in a section of its own: the first 100 by
+         * line and a count of the rest (conf_errors.h keeps 400, names 256
+         * sections, and checks no probe past that) */
+        size_t cap = 20000 * 48, len = 0;
+        char *big = malloc(cap);
+        CHECK(big);
+        for (unsigned i = 0; i < 20000; i++)
+                len += (size_t)snprintf(big + len, cap - len,
+                                        "[probe p%u]\nplugin = gpu\ngpu = bad\n", i);
+        write_file(path, big);
+        free(big);
+        CHECK(conf_load_file(&genv, path, &cfg, &err) == -EINVAL && !cfg);
+        CHECK(count_lines(err) == 101);
+        CHECK_STR_CONTAINS(err, ":1: [probe p0] gpu: 'bad' is neither");
+        CHECK_STR_CONTAINS(err, ":298: [probe p99] gpu: 'bad' is neither");
+        /* (past 256 sections with an error the checks stop: 157 more) */
+        CHECK_STR_CONTAINS(err, "\n(157 more errors not shown)");
+        snprintf(dropin, sizeof(dropin), "%s/conf.d", dir);
+        rmdir(dropin);
+        unlink(path);
+        rmdir(dir);
+}
+
 int main(void)
 {
         for (size_t i = 0; i < CFG_D_COUNT; i++)
@@ -921,6 +984,7 @@ int main(void)
         test_builtin_dropins();
         test_shipped_conf();
         test_absent();
+        test_errors_in_order();
         printf("test_conf: all checks passed\n");
         return 0;
 }
