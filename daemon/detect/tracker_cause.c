@@ -224,11 +224,24 @@ static char *line_of(const struct baseline *b, const struct regressed *g, unsign
         return line;
 }
 
-/* The regressed series' runs in the store and when they began. */
-static void regressed_runs(const struct evidence_store *es, const struct result *res,
-                           struct regressed *g)
+/* The runs since the latest change point of the probe's regressed
+ * figures, from the store, and when they began.  One figure's CUSUM may
+ * have risen on noise long before the step (a p99 latency with an outlier
+ * among its reference runs): its segment alone would date the change too
+ * early, and the runs before the step would hide the step's cause
+ * (alerts.sh, 5 December: p99 +960%, its segment 21 runs long by the
+ * end, read "no host counter moved" while every slowed run was throttled
+ * in all its quota periods). */
+static void regressed_runs(const struct evidence_store *es, const struct baseline *b,
+                           const struct result *res, struct regressed *g)
 {
         unsigned seg = g->s->det.segment;
+        for (size_t i = 0; i < b->n_series; i++) {
+                const struct baseline_series *s = &b->series[i];
+                if (s->seen && s->verdict.regression && s->det.segment &&
+                    s->det.segment < seg)
+                        seg = s->det.segment;
+        }
         size_t want = seg < 1 ? 1 : seg > EVIDENCE_RECENT_MAX ? EVIDENCE_RECENT_MAX : seg;
         g->n_runs = g->in_store = evidence_store_last(es, want, g->runs, &g->since);
         if (isnan(g->since))
@@ -246,7 +259,7 @@ static int name_cause(const char *state_dir, struct tracker_cause_peers *peers,
                 int r = peers_note(peers, res->probe, res->plugin, NAN);
                 return r < 0 ? r : evidence_store_set_cause(es, NULL, NULL);
         }
-        regressed_runs(es, res, &g);
+        regressed_runs(es, b, res, &g);
         int r = peers_note(peers, res->probe, res->plugin, g.since);
         struct cause c = { 0 };
         if (r >= 0)
