@@ -27,7 +27,9 @@
 #              memory cgroup limit of 240 MiB on the daemon, runs counted
 #              whatever they waited (max_run_delay = 1: on a busy host the
 #              paging probe's wake-ups wait for a CPU, and few of its runs
-#              would count): memory_pressure
+#              would count): memory_pressure.  Since the memory probe
+#              sizes itself by its cgroup's limit (b5f5198) it refuses the
+#              buffer instead of paging: no verdict (docs/reports/detection.md)
 #   host       the built-in probes (cpu, threads, memory dram, memory
 #              latency; 256 MiB working sets) under one CPU quota: every
 #              regressed probe named host, none ever component
