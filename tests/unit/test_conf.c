@@ -956,6 +956,7 @@ static void test_errors_in_order(void)
         CHECK_STR_CONTAINS(err, ":298: [probe p99] gpu: 'bad' is neither");
         /* (past 256 sections with an error the checks stop: 157 more) */
         CHECK_STR_CONTAINS(err, "\n(157 more errors not shown)");
+        free(err);
         snprintf(dropin, sizeof(dropin), "%s/conf.d", dir);
         rmdir(dropin);
         unlink(path);
