@@ -10,9 +10,10 @@ test file), CHASE (the pointer chase built from memlat_chase.c), LOOP
 (a read-only direct-io loop device over the test file, or empty),
 HTTP_URL, SEED_URL (empty: not run), MYSQL_* (empty MYSQL_PORT: not run),
 CAP_CGROUP and CAP (a cgroup v1 blkio group whose processes' reads of
-LOOP are capped at CAP a second, or empty), FIX_LOOP and FIX_US (a loop
-device over the test file whose every read is FIX_US microseconds late,
-or empty), CLIENT_CPUS and SERVER_CPUS
+LOOP are capped at CAP a second, or empty), FIX_LOOP, FIX_CTL, FIX_US and
+FIX_SEQ_US (a loop device over the test file whose every read is late by
+what FIX_CTL, the slowdisk fixture's delay_us, says: FIX_US for
+disklatfix, FIX_SEQ_US for seqdiskfix; or empty), CLIENT_CPUS and SERVER_CPUS
 (the CPUs of the server rows' clients and of their servers, which all.sh
 has pinned there; empty: shared), PIN_CPU (the CPU of both tools of the
 rows of CPU_ROWS; empty: unpinned).
@@ -174,12 +175,15 @@ def disklat_ioping(path=FILE):
                              if l.strip())
 
 
-def fixed(f):
-    """f on the loop device whose every read is FIX_US late: a device of
-    known latency, where both tools' p50 must be that and the same path."""
+def fixed(f, delay="FIX_US"):
+    """f on the loop device whose every read is late by E[delay]
+    microseconds: a device of known latency, where both tools' figures
+    must be what that delay allows, on the same path."""
     def g():
         if not E.get("FIX_LOOP"):
             raise Skip("needs root, FUSE (fuse3) and a free loop device")
+        with open(E["FIX_CTL"], "w") as ctl:
+            ctl.write(E[delay])
         return f(E["FIX_LOOP"])
     return g
 
@@ -190,22 +194,31 @@ seq_last = {}
 def seqread_bw():
     if not E.get("LOOP"):
         raise Skip("needs root and a free loop device")
-    d = bw("seqread", "path=" + E["LOOP"])
-    for src in ("cache", "disk"):
-        seq_last[current, src] = pick(d, "benchwatch_seqread_bytes_per_second", source=src)
+    for src, v in seq_bw(E["LOOP"]).items():
+        seq_last[current, src] = v
     return seq_last[current, "cache"]
 
 
 def seqread_hdparm():
     if not E.get("LOOP"):
         raise Skip("needs root and a free loop device")
-    out, _ = run(["hdparm", "-Tt", E["LOOP"]])
-    # hdparm's MB are MiB
-    seq_last["classic", "cache"] = grab(r"cached reads:.*= *([0-9.]+) MB/sec", out,
-                                        "-T") * 1048576
-    seq_last["classic", "disk"] = grab(r"disk reads:.*= *([0-9.]+) MB/sec", out,
-                                       "-t") * 1048576
+    for src, v in seq_hdparm(E["LOOP"]).items():
+        seq_last["classic", src] = v
     return seq_last["classic", "cache"]
+
+
+def seq_bw(path):
+    """benchwatch seqread's two figures, {"cache": B/s, "disk": B/s}."""
+    d = bw("seqread", "path=" + path)
+    return {src: pick(d, "benchwatch_seqread_bytes_per_second", source=src)
+            for src in ("cache", "disk")}
+
+
+def seq_hdparm(path):
+    """hdparm -Tt's two figures in bytes a second (its MB are MiB)."""
+    out, _ = run(["hdparm", "-Tt", path])
+    return {"cache": grab(r"cached reads:.*= *([0-9.]+) MB/sec", out, "-T") * 1048576,
+            "disk": grab(r"disk reads:.*= *([0-9.]+) MB/sec", out, "-t") * 1048576}
 
 
 def http_bw():
@@ -283,6 +296,9 @@ ROWS = [
     ("disklatfix", "the same, reads delayed", fixed(disklat_bw), fixed(disklat_ioping)),
     ("seqread", "hdparm -T (cached)", seqread_bw, seqread_hdparm),
     ("seqdisk", "hdparm -t (disk)", None, None),
+    ("seqdiskfix", "the same, reads delayed",
+     fixed(lambda p: seq_bw(p)["disk"], "FIX_SEQ_US"),
+     fixed(lambda p: seq_hdparm(p)["disk"], "FIX_SEQ_US")),
     ("http", "wrk -t1 -c50, keep-alive", http_bw, http_wrk),
     ("mysql", "sysbench oltp_read_write", mysql_bw, mysql_sb),
     ("seed", "ab -c 500 via nginx, squids", seed_bw, seed_ab),

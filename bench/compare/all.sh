@@ -16,7 +16,10 @@
 # where both tools' p50 must be that delay and the same fixed path
 # (ioping against itself 0.65-1.68 on the bare VM disk on 5 December);
 # seqread against `hdparm -T` and `hdparm -t` on a read-only
-# direct-io loop device over that file (root); http against `wrk -t1 -c50`
+# direct-io loop device over that file (root); seqdiskfix, `hdparm -t`'s
+# figure on disklatfix's device with FIX_SEQ_US a read, slow enough that
+# the device, not the CPU that copies what it serves, sets the pace
+# (hdparm -t against itself 0.93-1.19 on the bare VM disk); http against `wrk -t1 -c50`
 # (keep-alive, a 612-byte page from nginx, one worker); mysql against
 # sysbench oltp_read_write
 # (MariaDB, 4 threads); the seed's proxy test (`ab -i -c 500` through nginx
@@ -62,7 +65,9 @@
 #        join every round, its ratios in a column beside (before / after);
 #        SHARE=1: servers and clients on the same CPUs (above); CAP
 #        (diskcap's reads a second, 20000: under what the disk does); FIX_US
-#        (disklatfix's delay a read, 2000 microseconds); PIN_CPU
+#        (disklatfix's delay a read, 2000 microseconds); FIX_SEQ_US
+#        (seqdiskfix's, 20000: 2000 lets both read the 1 GiB device to
+#        its end in under 2 s, as fast as the 2 CPUs copy); PIN_CPU
 #        (the last CPU): the CPU rows' CPU, empty: unpinned.
 # Run it under `flock -o /tmp/bw-measure.lock` on a quiet machine; not part
 # of `make check`.  About 15 minutes at 7 pairs.
@@ -79,7 +84,8 @@ want() { [ -z "$ROWS" ] || [[ " $ROWS " == *" $1 "* ]]; }
 
 mkdir -p "$DIR" || exit 1
 export CONF=$DIR/nice0.conf LOOP= CAP_CGROUP= CAP=${CAP:-20000} CHASE=
-export FIX_LOOP= FIX_US=${FIX_US:-2000}
+export FIX_LOOP= FIX_US=${FIX_US:-2000} FIX_SEQ_US=${FIX_SEQ_US:-20000}
+export FIX_CTL=$DIR/fix/delay_us
 FIX_PID=
 export HTTP_URL=${HTTP_URL:-} SEED_URL= MYSQL_PORT=
 # the servers' CPUs and the clients' (empty: shared)
@@ -111,7 +117,8 @@ if want memlat && command -v "${CC:-cc}" > /dev/null &&
    "${CC:-cc}" -O2 -o "$DIR/chase" "$here/memlat_chase.c"; then
         CHASE=$DIR/chase
 fi
-if want disk || want diskcap || want disklat || want disklatfix || want seqread; then
+if want disk || want diskcap || want disklat || want disklatfix || want seqread ||
+   want seqdiskfix; then
         "$BW" -c "$CONF" run disk "path=$DIR/disk.dat" size="$SIZE" requests=1 > /dev/null ||
                 { echo "bench/compare/all.sh: cannot create $DIR/disk.dat" >&2; exit 1; }
 fi
@@ -125,9 +132,9 @@ if want diskcap && [ -n "$LOOP" ] && [ -w "$blkio" ] &&
         echo "$(lsblk -dno MAJ:MIN "$LOOP" | tr -d ' ') $CAP" \
                 > "$CAP_CGROUP/blkio.throttle.read_iops_device" || exit 1
 fi
-# disklatfix's device: the slowdisk fixture over the test file, a loop
-# device over what it serves
-if want disklatfix && [ "$(id -u)" = 0 ] && command -v fusermount3 > /dev/null &&
+# disklatfix's and seqdiskfix's device: the slowdisk fixture over the test
+# file, a loop device over what it serves
+if { want disklatfix || want seqdiskfix; } && [ "$(id -u)" = 0 ] && command -v fusermount3 > /dev/null &&
    "${CC:-cc}" -O2 -o "$DIR/slowdisk" "$here/../../tests/integration/lib/slowdisk/slowdisk.c" \
         $(pkg-config --cflags --libs fuse3 2>/dev/null) 2>/dev/null && mkdir -p "$DIR/fix"; then
         "$DIR/slowdisk" "$DIR/disk.dat" "$DIR/fix" -f --delay-us="$FIX_US" 2> /dev/null &
