@@ -441,6 +441,21 @@ static void execute(struct child_ctx *c, const struct run_request *req)
         free(why);
 }
 
+/* The probe process's major page faults during the run (getrusage): pages
+ * it had to read back from swap or from files, memory the host took from
+ * it.  The run's PSI says that some task stalled (any task's, on a cgroup
+ * v1 host); this says that the probe's own pages went (cause.h:
+ * memory_pressure). */
+static void add_major_faults(struct result *res)
+{
+        struct rusage ru;
+        if (getrusage(RUSAGE_SELF, &ru) == 0)
+                (void)result_add(res, "benchwatch_probe_major_page_faults",
+                                 "Major page faults of the probe process during the run: "
+                                 "pages read back from swap or files", METRIC_GAUGE, NULL,
+                                 (double)ru.ru_majflt, NULL);
+}
+
 int child_main(int argc, char **argv)
 {
         uint8_t *buf = NULL;
@@ -474,6 +489,8 @@ int child_main(int argc, char **argv)
         execute(&c, req);
         c.result->duration = now_mono() - t0;
         notes_close(c.notes);
+        if (!req->cleanup)
+                add_major_faults(c.result);
         result_add_probe_families(c.result);
         if (prio.io_class >= 0)
                 (void)priority_add_metrics(&prio, c.result);

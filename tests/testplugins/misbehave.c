@@ -2,12 +2,16 @@
  * can show that a crash, a hang, garbage on the result pipe, an error exit
  * or a reported failure each become a failed run with the right reason,
  * and that the daemon survives them; and a run that makes way for other
- * work on its device (-EBUSY, plugin.h) arrives as one that yielded.
- * Test-only; never installed. */
+ * work on its device (-EBUSY, plugin.h) arrives as one that yielded, and
+ * one that reads FAULT_PAGES pages of a file back from the disk (major
+ * page faults) is said to have.  Test-only; never installed. */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -15,7 +19,7 @@
 
 enum { P_ACTION, P_VALUE, P_SLEEP };
 static const char *const actions[] = { "ok", "crash", "hang", "garbage", "fail",
-                                       "exit", "sleep", "stuck", "yield", NULL };
+                                       "exit", "sleep", "stuck", "yield", "fault", NULL };
 
 static const struct bw_param_def params[] = {
         [P_ACTION] = {
@@ -42,6 +46,38 @@ static void nap(double seconds)
         struct timespec ts = { (time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9) };
         while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
                 ;
+}
+
+#define FAULT_PAGES 256
+
+/* FAULT_PAGES pages of a file in dir, dropped from the page cache, then
+ * read through a mapping one page a fault (MADV_RANDOM: no readahead):
+ * each a major fault.  0 or -errno. */
+static int fault_pages(const char *dir)
+{
+        char path[4096];
+        size_t page = (size_t)sysconf(_SC_PAGESIZE), n = FAULT_PAGES * page;
+        snprintf(path, sizeof(path), "%s/misbehave-fault.XXXXXX", dir ? dir : "/var/tmp");
+        int fd = mkstemp(path);
+        if (fd < 0)
+                return -errno;
+        unlink(path);
+        char *buf = calloc(1, n), *map = MAP_FAILED;
+        int r = buf && write(fd, buf, n) == (ssize_t)n && fdatasync(fd) == 0 ? 0 : -EIO;
+        if (r == 0 && posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) == 0)
+                map = mmap(NULL, n, PROT_READ, MAP_SHARED, fd, 0);
+        if (map != MAP_FAILED) {
+                volatile char sum = 0;
+                madvise(map, n, MADV_RANDOM);
+                for (size_t i = 0; i < n; i += page)
+                        sum += map[i];
+                munmap(map, n);
+        } else if (r == 0) {
+                r = -errno;
+        }
+        free(buf);
+        close(fd);
+        return r;
 }
 
 static int run(const struct bw_run *run, const struct bw_host *h)
@@ -72,6 +108,12 @@ static int run(const struct bw_run *run, const struct bw_host *h)
                         pause();
         case 8:
                 return h->fail(h, -EBUSY, "made way for process 4242 on its device");
+        case 9: {
+                int r = fault_pages(run->cache_dir);
+                if (r < 0)
+                        return h->fail(h, r, "cannot fault pages in: %s", strerror(-r));
+                break;
+        }
         }
         h->gauge(h, "value", "the value parameter", (const char *const[]){ "kind", "test", NULL },
                  run->values[P_VALUE].d);

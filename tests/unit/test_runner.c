@@ -1,7 +1,8 @@
 /* test_runner.c — every way a probe process can go wrong is a failed run
  * with a reason, and the caller always gets control back: a crash, a hang
  * past the deadline, garbage on the result pipe, an exit without a result,
- * a reported failure; a good run returns its figures; a stop request ends
+ * a reported failure; a good run returns its figures, and how many of its
+ * pages it had to read back (major faults); a stop request ends
  * a run within its grace period; a probe process whose runner is killed
  * (SIGKILL: no chance to stop it) goes too, even a hung one. */
 #include <dirent.h>
@@ -143,6 +144,15 @@ int main(void)
         CHECK(!strcmp(result_sample_label(s, "action"), "ok")); /* a LABEL parameter */
         CHECK(result_find_sample(r, "benchwatch_probe_success", NULL)->value == 1);
         CHECK(r->duration >= 0 && r->duration < 10 && r->started > 1.7e9);
+        const struct sample *faults = result_find_sample(r, "benchwatch_probe_major_page_faults",
+                                                         NULL);
+        CHECK(faults && faults->value >= 0 && faults->value < 64);
+        result_free(r);
+        /* 256 pages of a file read back from the disk, one a fault */
+        r = run("fault", 30, NULL);
+        faults = result_find_sample(r, "benchwatch_probe_major_page_faults", NULL);
+        CHECK(r->success && faults && faults->value >= 256 && faults->value < 256 + 64);
+        printf("  action=fault: %.0f major page faults\n", faults->value);
         result_free(r);
 
         expect_failure("crash", 30, "killed by signal SEGV");
