@@ -18,7 +18,9 @@
  *                    power (the CPUs' heat and clock set no GPU figure and
  *                    are not its cause)
  *   hypervisor       the hypervisor stole CPU time
- *   memory_pressure  tasks stalled on memory (PSI); before the neighbour:
+ *   memory_pressure  tasks stalled on memory (PSI, any task's), or the
+ *                    probe read its own pages back (major faults); before
+ *                    the neighbour:
  *                    a probe that pages sleeps and wakes for its pages,
  *                    and each wake-up waits for a CPU on a busy host (its
  *                    run delay rises with the stalls), while a neighbour
@@ -105,6 +107,7 @@ enum cause_figure {
         CAUSE_F_GPU_POWER,      /* ratio held for power (power brake, SW power
                                  * cap) or by the board (HW slowdown) */
         CAUSE_F_GPU_CLOCK,      /* hertz, the GPU's SM clock during the run */
+        CAUSE_F_MAJOR_FAULTS,   /* the probe process's major page faults */
         CAUSE_N_FIGURES
 };
 
@@ -154,6 +157,8 @@ struct cause {
 #define CAUSE_MIN_RUN_DELAY 0.05
 #define CAUSE_MIN_ON_CPU_DROP 0.05
 #define CAUSE_MIN_PRESSURE 0.05
+#define CAUSE_MIN_MAJOR_FAULTS 256 /* pages read back in a run (1 MiB of 4 KiB
+                                    * pages), and beyond the reference */
 #define CAUSE_CLOCK_DROP 0.05      /* below the reference's 10th percentile */
 #define CAUSE_MIN_GPU_HELD 0.05    /* of the run a GPU's clocks held back, and
                                     * beyond the reference */

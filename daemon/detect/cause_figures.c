@@ -92,6 +92,7 @@ void cause_figures_of(const struct result *res, struct cause_run *r)
                 { CAUSE_F_HW_CORRUPTED, "benchwatch_probe_memory_hardware_corrupted_bytes", NULL,
                   NULL },
                 { CAUSE_F_MEM_PRESSURE, "benchwatch_probe_pressure_ratio", "resource", "memory" },
+                { CAUSE_F_MAJOR_FAULTS, "benchwatch_probe_major_page_faults", NULL, NULL },
                 { CAUSE_F_MEM_TOTAL, "benchwatch_probe_memory_total_bytes", NULL, NULL },
                 { CAUSE_F_CPUS_ONLINE, "benchwatch_probe_cpus_online", NULL, NULL },
                 { CAUSE_F_OTHERS_IO, "benchwatch_probe_others_disk_bytes_per_second", NULL, NULL },

@@ -297,14 +297,23 @@ static int rule_hypervisor(const struct cause_ctx *c, char **ret)
 
 static int rule_memory_pressure(const struct cause_ctx *c, char **ret)
 {
-        const int f = CAUSE_F_MEM_PRESSURE;
-        bool held = cause_above(c, f, CAUSE_MIN_PRESSURE, CAUSE_MIN_PRESSURE);
-        char p[32], rf[64];
-        if (!held || !ret)
-                return held;
-        return done(str_printf("tasks stalled on memory %s of the run (PSI), %s",
-                               pct(c->a[f].median, p, sizeof(p)), ref_pct(c, f, rf, sizeof(rf))),
-                    ret);
+        const int f = CAUSE_F_MEM_PRESSURE, faults = CAUSE_F_MAJOR_FAULTS;
+        bool stalled = cause_above(c, f, CAUSE_MIN_PRESSURE, CAUSE_MIN_PRESSURE);
+        bool paged = cause_above(c, faults, CAUSE_MIN_MAJOR_FAULTS, CAUSE_MIN_MAJOR_FAULTS);
+        char p[32], rf[64], x[32], y[32];
+        char *text = NULL;
+        if (!ret || !(stalled || paged))
+                return stalled || paged;
+        if (stalled)
+                text = join(text, ", ", "tasks stalled on memory %s of the run (PSI), %s",
+                            pct(c->a[f].median, p, sizeof(p)), ref_pct(c, f, rf, sizeof(rf)));
+        if (paged && (text || !stalled))
+                text = join(text, ", ", "the probe read %s of its pages back from swap or "
+                            "files a run (major faults; %s in the reference)",
+                            count(c->a[faults].median, x, sizeof(x)),
+                            cause_in_ref(c, faults) ? count(c->ref->median[faults], y, sizeof(y))
+                                                    : "no figure");
+        return done(text, ret);
 }
 
 /* " (0.99 in the reference)", "" when it has none. */
@@ -506,6 +515,7 @@ static char *checked(const struct cause_ctx *c)
                 { CAUSE_F_THROTTLED, "CPU quota" }, { CAUSE_F_CLOCK, "clock" },
                 { CAUSE_F_STEAL, "steal" }, { CAUSE_F_RUN_DELAY, "run delay" },
                 { CAUSE_F_ON_CPU, "on-CPU time" }, { CAUSE_F_MEM_PRESSURE, "memory pressure" },
+                { CAUSE_F_MAJOR_FAULTS, "page faults" },
                 { CAUSE_F_DISK_QUEUE, "disk queue" }, { CAUSE_F_DISK_READ, "device time" },
                 { CAUSE_F_GPU_HEAT, "GPU heat" }, { CAUSE_F_GPU_CLOCK, "GPU clock" },
         };

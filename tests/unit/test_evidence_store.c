@@ -122,6 +122,16 @@ static void bad_files(void)
                         CHECK(r == -EBADMSG);
                 evidence_store_clear(&old);
         }
+        /* a line of a daemon before the major page faults: read, they NAN */
+        at = snprintf(line, sizeof(line), "benchwatch-evidence 1\nrun 5 1");
+        for (int k = 0; k < CAUSE_F_MAJOR_FAULTS; k++)
+                at += snprintf(line + at, sizeof(line) - (size_t)at, " 3");
+        snprintf(line + at, sizeof(line) - (size_t)at, "\n");
+        struct evidence_store gpu_era = { 0 };
+        CHECK(evidence_store_parse(line, &gpu_era) == 0 && gpu_era.n == 1);
+        CHECK(gpu_era.runs[0].fig.f[CAUSE_F_GPU_CLOCK] == 3);
+        CHECK(isnan(gpu_era.runs[0].fig.f[CAUSE_F_MAJOR_FAULTS]));
+        evidence_store_clear(&gpu_era);
 }
 
 int main(void)
