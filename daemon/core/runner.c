@@ -18,6 +18,7 @@
 #include "core/log.h"
 #include "core/perfclock.h"
 #include "core/rundelay.h"
+#include "core/sysparse.h"
 #include "util/fdio.h"
 #include "util/strutil.h"
 #include "util/timeutil.h"
@@ -39,6 +40,7 @@ struct runner {
         bool eof, exited, timed_out, stopping, overflow, finished;
         int status;
         double timeout, started_wall, started_mono;
+        double oom_kills;       /* the host's OOM kills when it started, or NAN */
         struct yield_monitor *yield;
         const char *yielded;    /* the resource the run made way for */
         char *yield_why;
@@ -50,10 +52,28 @@ struct runner {
 #define YIELD_GRACE 1.0 /* SIGTERM .. SIGKILL of a run that yields: it makes way promptly */
 
 static const char *executable = "/proc/self/exe";
+static const char *vmstat = "/proc/vmstat";
 
 void runner_set_executable(const char *path)
 {
         executable = path;
+}
+
+void runner_set_vmstat(const char *path)
+{
+        vmstat = path;
+}
+
+/* How many processes the kernel's OOM killer has killed since boot
+ * ("oom_kill", Linux 4.13+), NAN where it does not say. */
+static double oom_kills(void)
+{
+        char buf[16384]; /* about 4 KiB in 6.x */
+        double n;
+        if (fdio_read_small(vmstat, buf, sizeof(buf)) < 0 ||
+            sysparse_keyed(buf, "oom_kill", &n) < 0)
+                return NAN;
+        return n;
 }
 
 pid_t runner_pid(const struct runner *rn)
@@ -134,6 +154,14 @@ static char *describe_failure(struct runner *rn)
                 return str_printf("timed out after %gs: the probe was killed", rn->timeout);
         if (rn->overflow)
                 return str_printf("the probe sent more than %u bytes of result", MAX_RESULT);
+        /* a SIGKILL the runner did not send, while the OOM killer killed */
+        double oom = WIFSIGNALED(rn->status) && WTERMSIG(rn->status) == SIGKILL &&
+                     !rn->stopping && !rn->yielded ? oom_kills() : NAN;
+        if (oom > rn->oom_kills)
+                return str_printf("the probe process was killed by the kernel's OOM killer "
+                                  "(SIGKILL while oom_kill in %s rose from %.0f to %.0f): "
+                                  "its memory cgroup or the host ran out of memory",
+                                  vmstat, rn->oom_kills, oom);
         if (WIFSIGNALED(rn->status))
                 return str_printf("the probe process was killed by signal %s%s",
                                   sigabbrev_np(WTERMSIG(rn->status))
@@ -389,6 +417,7 @@ int runner_start(sd_event *e, const struct run_spec *spec, runner_done_fn done,
                 rn->plugin = strdup(spec->plugin->name);
                 rn->started_wall = now_wall();
                 rn->started_mono = now_mono();
+                rn->oom_kills = oom_kills();
                 r = rn->probe && rn->plugin ? spawn_child(req_pipe[0], res_pipe[1], &rn->pid)
                                             : -ENOMEM;
         }

@@ -48,6 +48,10 @@ typedef void (*runner_done_fn)(struct runner *rn, struct result *res,
 
 /* Path of the benchwatch executable to spawn; default /proc/self/exe. */
 void runner_set_executable(const char *path);
+/* Where the host's count of OOM kills is read; default /proc/vmstat.  A
+ * probe process ended by a SIGKILL the runner did not send, while that
+ * count rose, is said to be the OOM killer's. */
+void runner_set_vmstat(const char *path);
 
 int runner_start(sd_event *e, const struct run_spec *spec, runner_done_fn done,
                  void *userdata, struct runner **ret);

@@ -4,7 +4,9 @@
  * and that the daemon survives them; and a run that makes way for other
  * work on its device (-EBUSY, plugin.h) arrives as one that yielded, and
  * one that reads FAULT_PAGES pages of a file back from the disk (major
- * page faults) is said to have.  Test-only; never installed. */
+ * page faults) is said to have; a SIGKILL as the OOM killer's, where the
+ * host's count of OOM kills (a fake vmstat, $MISBEHAVE_VMSTAT) rose.
+ * Test-only; never installed. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -19,7 +21,8 @@
 
 enum { P_ACTION, P_VALUE, P_SLEEP };
 static const char *const actions[] = { "ok", "crash", "hang", "garbage", "fail",
-                                       "exit", "sleep", "stuck", "yield", "fault", NULL };
+                                       "exit", "sleep", "stuck", "yield", "fault", "oomkill",
+                                       NULL };
 
 static const struct bw_param_def params[] = {
         [P_ACTION] = {
@@ -112,6 +115,16 @@ static int run(const struct bw_run *run, const struct bw_host *h)
                 int r = fault_pages(run->cache_dir);
                 if (r < 0)
                         return h->fail(h, r, "cannot fault pages in: %s", strerror(-r));
+                break;
+        }
+        case 10: { /* "oom_kill <value>" in the fake vmstat first (0: as it was) */
+                const char *path = getenv("MISBEHAVE_VMSTAT");
+                FILE *f;
+                if (path && run->values[P_VALUE].d > 0 && (f = fopen(path, "w"))) {
+                        fprintf(f, "pgfault 5\noom_kill %.0f\n", run->values[P_VALUE].d);
+                        fclose(f);
+                }
+                raise(SIGKILL);
                 break;
         }
         }

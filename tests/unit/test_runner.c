@@ -2,7 +2,8 @@
  * with a reason, and the caller always gets control back: a crash, a hang
  * past the deadline, garbage on the result pipe, an exit without a result,
  * a reported failure; a good run returns its figures, and how many of its
- * pages it had to read back (major faults); a stop request ends
+ * pages it had to read back (major faults); a SIGKILL while the host's
+ * OOM kill count rose is said to be the OOM killer's; a stop request ends
  * a run within its grace period; a probe process whose runner is killed
  * (SIGKILL: no chance to stop it) goes too, even a hung one. */
 #include <dirent.h>
@@ -51,6 +52,33 @@ static void expect_failure(const char *action, double timeout, const char *reaso
         CHECK(result_find_sample(r, "benchwatch_probe_success", NULL)->value == 0);
         CHECK(now_mono() - t0 < timeout + 5);
         result_free(r);
+}
+
+/* The OOM killer's SIGKILL (the host's count rose meanwhile: a fake
+ * vmstat the test plugin moves, as the kernel would) and another's. */
+static void oom_killed(void)
+{
+        char dir[] = "/tmp/bwtest-proc.XXXXXX", path[64];
+        CHECK(mkdtemp(dir));
+        snprintf(path, sizeof(path), "%s/vmstat", dir);
+        FILE *f = fopen(path, "w");
+        CHECK(f && fputs("pgfault 5\noom_kill 7\n", f) >= 0 && fclose(f) == 0);
+        setenv("MISBEHAVE_VMSTAT", path, 1); /* the plugin's, inherited */
+        runner_set_vmstat(path);
+        struct result *r = run("oomkill", 30, "value=8");
+        CHECK(!r->success);
+        CHECK_STR_CONTAINS(r->error, "killed by the kernel's OOM killer (SIGKILL while oom_kill "
+                           "in /tmp/bwtest-proc.");
+        CHECK_STR_CONTAINS(r->error, "/vmstat rose from 7 to 8): its memory cgroup or the host");
+        result_free(r);
+        r = run("oomkill", 30, "value=0");
+        CHECK(!r->success);
+        CHECK(!strcmp(r->error, "the probe process was killed by signal KILL"));
+        result_free(r);
+        unsetenv("MISBEHAVE_VMSTAT");
+        runner_set_vmstat("/proc/vmstat");
+        unlink(path);
+        rmdir(dir);
 }
 
 static void *stopper(void *arg)
@@ -160,6 +188,7 @@ int main(void)
         expect_failure("garbage", 30, "unreadable result");
         expect_failure("exit", 30, "exited with status 7 without a result");
         expect_failure("fail", 30, "asked to fail");
+        oom_killed();
         struct result *y = run("yield", 30, NULL);
         CHECK(!y->success && y->yielded && !strcmp(y->yielded, RESULT_YIELDED_DEVICE));
         CHECK_STR_CONTAINS(y->error, "made way for process 4242 on its device");
