@@ -341,8 +341,8 @@ inj_blkio() {
 # loops use builtins only, every 2 ms: a fork or a 50-ms sleep is as slow
 # as 200 MiB of faults in huge pages.  A working set over its limit, hot
 # all over, is also what the cgroup's OOM killer ends: some runs fail,
-# "killed by signal KILL" (2-15 of about 20 on 5 December, at every
-# SQUEEZE_AT_MIB tried, with THP and without).  The log: each run's times
+# "killed by the kernel's OOM killer" (2-15 of about 20 on 5 December, at
+# every SQUEEZE_AT_MIB tried, with THP and without).  The log: each run's times
 running() {
         local p
         while read -r p; do [ "$p" != "$DPID" ] && return 0; done < "$G/cgroup.procs"
