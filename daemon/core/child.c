@@ -405,6 +405,27 @@ static int call_plugin(struct child_ctx *c, const struct run_request *req)
         return r;
 }
 
+static long major_faults(void)
+{
+        struct rusage ru;
+        return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_majflt : -1;
+}
+
+/* The major page faults of the probe process while the plugin ran (not
+ * its start nor the plugin's loading: getrusage before and after), each
+ * a read from swap or a file, memory the host took from it.  The run's
+ * PSI says that some task stalled (any task's, on a cgroup v1 host); this
+ * says that the probe's own memory went (cause.h: memory_pressure). */
+static void add_major_faults(struct result *res, long before)
+{
+        long after = major_faults();
+        if (before >= 0 && after >= before)
+                (void)result_add(res, "benchwatch_probe_major_page_faults",
+                                 "Major page faults of the probe process while its plugin "
+                                 "ran (reads from swap or files)", METRIC_GAUGE, NULL,
+                                 (double)(after - before), NULL);
+}
+
 static void execute(struct child_ctx *c, const struct run_request *req)
 {
         struct result *res = c->result;
@@ -422,9 +443,12 @@ static void execute(struct child_ctx *c, const struct run_request *req)
                 bool progress = req->progress && progress_start(&pt, c) == 0;
                 c->params = ps;
                 record_params(res, ps);
+                long faults = major_faults();
                 r = call_plugin(c, req);
                 if (progress)
                         progress_stop(&pt);
+                if (!req->cleanup)
+                        add_major_faults(res, faults);
         }
         if (r >= 0 && c->emit_error)
                 result_set_error(res, "a figure was emitted twice with different types");
@@ -439,21 +463,6 @@ static void execute(struct child_ctx *c, const struct run_request *req)
         /* the plugin is not dlclose()d: its threads may still be winding down */
         free(path);
         free(why);
-}
-
-/* The probe process's major page faults during the run (getrusage): pages
- * it had to read back from swap or from files, memory the host took from
- * it.  The run's PSI says that some task stalled (any task's, on a cgroup
- * v1 host); this says that the probe's own pages went (cause.h:
- * memory_pressure). */
-static void add_major_faults(struct result *res)
-{
-        struct rusage ru;
-        if (getrusage(RUSAGE_SELF, &ru) == 0)
-                (void)result_add(res, "benchwatch_probe_major_page_faults",
-                                 "Major page faults of the probe process during the run: "
-                                 "pages read back from swap or files", METRIC_GAUGE, NULL,
-                                 (double)ru.ru_majflt, NULL);
 }
 
 int child_main(int argc, char **argv)
@@ -489,8 +498,6 @@ int child_main(int argc, char **argv)
         execute(&c, req);
         c.result->duration = now_mono() - t0;
         notes_close(c.notes);
-        if (!req->cleanup)
-                add_major_faults(c.result);
         result_add_probe_families(c.result);
         if (prio.io_class >= 0)
                 (void)priority_add_metrics(&prio, c.result);

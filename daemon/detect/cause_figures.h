@@ -4,7 +4,8 @@
  * travels as metric families of its result, written by the runner
  * (benchwatch_probe_run_delay_ratio, _cpu_wait_ratio, _others_cpu_ratio,
  * _others_disk_bytes_per_second), the scheduler (benchwatch_probe_steal_ratio,
- * _pressure_ratio{resource}) and the evidence window
+ * _pressure_ratio{resource}), the probe process itself
+ * (benchwatch_probe_major_page_faults) and the evidence window
  * (core/evidence_window.h).  This reads those families into a
  * struct cause_run, so that the tracker can give the cause engine the
  * runs it has, and a history of results can be replayed.  The disk
