@@ -19,8 +19,7 @@
  *                    are not its cause)
  *   hypervisor       the hypervisor stole CPU time
  *   memory_pressure  tasks stalled on memory (PSI, any task's), or the
- *                    probe read its own pages back (major faults); before
- *                    the neighbour:
+ *                    probe's own major page faults; before the neighbour:
  *                    a probe that pages sleeps and wakes for its pages,
  *                    and each wake-up waits for a CPU on a busy host (its
  *                    run delay rises with the stalls), while a neighbour
@@ -157,8 +156,9 @@ struct cause {
 #define CAUSE_MIN_RUN_DELAY 0.05
 #define CAUSE_MIN_ON_CPU_DROP 0.05
 #define CAUSE_MIN_PRESSURE 0.05
-#define CAUSE_MIN_MAJOR_FAULTS 256 /* pages read back in a run (1 MiB of 4 KiB
-                                    * pages), and beyond the reference */
+#define CAUSE_MIN_MAJOR_FAULTS 256 /* major page faults in a run (each a read
+                                    * from swap or a file), and beyond the
+                                    * reference */
 #define CAUSE_CLOCK_DROP 0.05      /* below the reference's 10th percentile */
 #define CAUSE_MIN_GPU_HELD 0.05    /* of the run a GPU's clocks held back, and
                                     * beyond the reference */

@@ -308,8 +308,8 @@ static int rule_memory_pressure(const struct cause_ctx *c, char **ret)
                 text = join(text, ", ", "tasks stalled on memory %s of the run (PSI), %s",
                             pct(c->a[f].median, p, sizeof(p)), ref_pct(c, f, rf, sizeof(rf)));
         if (paged && (text || !stalled))
-                text = join(text, ", ", "the probe read %s of its pages back from swap or "
-                            "files a run (major faults; %s in the reference)",
+                text = join(text, ", ", "the probe had %s major page faults a run (reads "
+                            "from swap or files; %s in the reference)",
                             count(c->a[faults].median, x, sizeof(x)),
                             cause_in_ref(c, faults) ? count(c->ref->median[faults], y, sizeof(y))
                                                     : "no figure");
