@@ -55,29 +55,37 @@ static void nap(double seconds)
 
 /* FAULT_PAGES pages of a file in dir, dropped from the page cache, then
  * read through a mapping one page a fault (MADV_RANDOM: no readahead):
- * each a major fault.  0 or -errno. */
+ * each a major fault.  0, -EOPNOTSUPP where the pages stay in memory
+ * whatever the advice (tmpfs, as /tmp may be), or -errno. */
 static int fault_pages(const char *dir)
 {
         char path[4096];
         size_t page = (size_t)sysconf(_SC_PAGESIZE), n = FAULT_PAGES * page;
         snprintf(path, sizeof(path), "%s/misbehave-fault.XXXXXX", dir ? dir : "/var/tmp");
-        int fd = mkstemp(path);
+        int fd = mkostemp(path, O_CLOEXEC);
         if (fd < 0)
                 return -errno;
         unlink(path);
         char *buf = calloc(1, n), *map = MAP_FAILED;
+        unsigned char resident[FAULT_PAGES];
         int r = buf && write(fd, buf, n) == (ssize_t)n && fdatasync(fd) == 0 ? 0 : -EIO;
-        if (r == 0 && posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) == 0)
-                map = mmap(NULL, n, PROT_READ, MAP_SHARED, fd, 0);
-        if (map != MAP_FAILED) {
+        if (r == 0)
+                r = -posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+        if (r == 0 && (map = mmap(NULL, n, PROT_READ, MAP_SHARED, fd, 0)) == MAP_FAILED)
+                r = -errno;
+        if (r == 0 && mincore(map, n, resident) < 0)
+                r = -errno;
+        for (size_t i = 0; r == 0 && i < FAULT_PAGES; i++)
+                if (resident[i] & 1)
+                        r = -EOPNOTSUPP;
+        if (r == 0) {
                 volatile char sum = 0;
                 madvise(map, n, MADV_RANDOM);
                 for (size_t i = 0; i < n; i += page)
                         sum += map[i];
-                munmap(map, n);
-        } else if (r == 0) {
-                r = -errno;
         }
+        if (map != MAP_FAILED)
+                munmap(map, n);
         free(buf);
         close(fd);
         return r;

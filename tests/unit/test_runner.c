@@ -7,6 +7,7 @@
  * a run within its grace period; a probe process whose runner is killed
  * (SIGKILL: no chance to stop it) goes too, even a hung one. */
 #include <dirent.h>
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -176,11 +177,16 @@ int main(void)
                                                          NULL);
         CHECK(faults && faults->value >= 0 && faults->value < 64);
         result_free(r);
-        /* 256 pages of a file read back from the disk, one a fault */
+        /* 256 pages of a file read back from the disk, one a fault; where
+         * the cache directory keeps its pages in memory (tmpfs), not run */
         r = run("fault", 30, NULL);
         faults = result_find_sample(r, "benchwatch_probe_major_page_faults", NULL);
-        CHECK(r->success && faults && faults->value >= 256 && faults->value < 256 + 64);
-        printf("  action=fault: %.0f major page faults\n", faults->value);
+        if (!r->success && strstr(r->error, strerror(EOPNOTSUPP))) {
+                printf("  action=fault: skipped, %s keeps its pages in memory\n", cache_dir);
+        } else {
+                CHECK(r->success && faults && faults->value >= 256 && faults->value < 256 + 64);
+                printf("  action=fault: %.0f major page faults\n", faults->value);
+        }
         result_free(r);
 
         expect_failure("crash", 30, "killed by signal SEGV");
