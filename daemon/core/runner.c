@@ -158,9 +158,9 @@ static char *describe_failure(struct runner *rn)
         double oom = WIFSIGNALED(rn->status) && WTERMSIG(rn->status) == SIGKILL &&
                      !rn->stopping && !rn->yielded ? oom_kills() : NAN;
         if (oom > rn->oom_kills)
-                return str_printf("the probe process was killed by the kernel's OOM killer "
-                                  "(SIGKILL while oom_kill in %s rose from %.0f to %.0f): "
-                                  "its memory cgroup or the host ran out of memory",
+                return str_printf("the probe process was killed, most likely by the kernel's "
+                                  "OOM killer (SIGKILL while oom_kill in %s rose from %.0f "
+                                  "to %.0f): its memory cgroup or the host ran out of memory",
                                   vmstat, rn->oom_kills, oom);
         if (WIFSIGNALED(rn->status))
                 return str_printf("the probe process was killed by signal %s%s",

@@ -50,7 +50,8 @@ typedef void (*runner_done_fn)(struct runner *rn, struct result *res,
 void runner_set_executable(const char *path);
 /* Where the host's count of OOM kills is read; default /proc/vmstat.  A
  * probe process ended by a SIGKILL the runner did not send, while that
- * count rose, is said to be the OOM killer's. */
+ * count rose, is said to be most likely the OOM killer's (the count is the
+ * host's: another's SIGKILL at the same time would read the same). */
 void runner_set_vmstat(const char *path);
 
 int runner_start(sd_event *e, const struct run_spec *spec, runner_done_fn done,

@@ -128,7 +128,7 @@ static int run(const struct bw_run *run, const struct bw_host *h)
         case 10: { /* "oom_kill <value>" in the fake vmstat first (0: as it was) */
                 const char *path = getenv("MISBEHAVE_VMSTAT");
                 FILE *f;
-                if (path && run->values[P_VALUE].d > 0 && (f = fopen(path, "w"))) {
+                if (path && run->values[P_VALUE].d > 0 && (f = fopen(path, "we"))) {
                         fprintf(f, "pgfault 5\noom_kill %.0f\n", run->values[P_VALUE].d);
                         fclose(f);
                 }
