@@ -182,8 +182,11 @@ def fixed(f, delay="FIX_US"):
     def g():
         if not E.get("FIX_LOOP"):
             raise Skip("needs root, FUSE (fuse3) and a free loop device")
-        with open(E["FIX_CTL"], "w") as ctl:
-            ctl.write(E[delay])
+        try:
+            with open(E["FIX_CTL"], "w") as ctl:
+                ctl.write(E[delay])
+        except OSError as err:  # the fixture is gone: this row fails, not all
+            raise RuntimeError("cannot set the fixture's delay: %s" % err)
         return f(E["FIX_LOOP"])
     return g
 

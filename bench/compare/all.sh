@@ -19,10 +19,10 @@
 # direct-io loop device over that file (root); seqdiskfix, `hdparm -t`'s
 # figure on disklatfix's device with FIX_SEQ_US a read, slow enough that
 # the device, not the CPU that copies what it serves, sets the pace
-# (hdparm -t against itself 0.93-1.19 on the bare VM disk); http against `wrk -t1 -c50`
-# (keep-alive, a 612-byte page from nginx, one worker); mysql against
-# sysbench oltp_read_write
-# (MariaDB, 4 threads); the seed's proxy test (`ab -i -c 500` through nginx
+# (hdparm -t against itself 0.80-1.24 on the bare VM disk on 5
+# December); http against `wrk -t1 -c50` (keep-alive, a 612-byte page from
+# nginx, one worker); mysql against sysbench oltp_read_write (MariaDB, 4
+# threads); the seed's proxy test (`ab -i -c 500` through nginx
 # in front of two squids, and benchwatch's HEAD at concurrency 500).
 # Each row runs PAIRS pairs of SECONDS runs, benchwatch first in odd pairs
 # and second in even ones, so a drift of the machine hits both alike; the
@@ -134,7 +134,8 @@ if want diskcap && [ -n "$LOOP" ] && [ -w "$blkio" ] &&
 fi
 # disklatfix's and seqdiskfix's device: the slowdisk fixture over the test
 # file, a loop device over what it serves
-if { want disklatfix || want seqdiskfix; } && [ "$(id -u)" = 0 ] && command -v fusermount3 > /dev/null &&
+if { want disklatfix || want seqdiskfix; } && [ "$(id -u)" = 0 ] &&
+   command -v fusermount3 > /dev/null &&
    "${CC:-cc}" -O2 -o "$DIR/slowdisk" "$here/../../tests/integration/lib/slowdisk/slowdisk.c" \
         $(pkg-config --cflags --libs fuse3 2>/dev/null) 2>/dev/null && mkdir -p "$DIR/fix"; then
         "$DIR/slowdisk" "$DIR/disk.dat" "$DIR/fix" -f --delay-us="$FIX_US" 2> /dev/null &
