@@ -105,6 +105,7 @@ cleanup() {
         local g p i
         for g in $CGROUPS; do
                 [ -f "$g/cpu.cfs_quota_us" ] && echo -1 > "$g/cpu.cfs_quota_us"
+                [ -f "$g/memory.limit_in_bytes" ] && echo -1 > "$g/memory.limit_in_bytes"
                 # left-overs can only be the daemon's probe children
                 for p in $(cat "$g/cgroup.procs" 2> /dev/null); do kill "$p" 2> /dev/null; done
                 for i in $(seq 20); do
@@ -341,8 +342,10 @@ inj_blkio() {
 # loops use builtins only, every 2 ms: a fork or a 50-ms sleep is as slow
 # as 200 MiB of faults in huge pages.  A working set over its limit, hot
 # all over, is also what the cgroup's OOM killer ends: some runs fail,
-# "killed by the kernel's OOM killer" (2-15 of about 20 on 5 December, at
-# every SQUEEZE_AT_MIB tried, with THP and without).  The log: each run's times
+# "killed, most likely by the kernel's OOM killer" (2-15 of about 20 on
+# 5 December, at every SQUEEZE_AT_MIB tried, with THP and without).
+# squeeze.log: when each run's limit was set, at what usage, and when the
+# run ended
 running() {
         local p
         while read -r p; do [ "$p" != "$DPID" ] && return 0; done < "$G/cgroup.procs"
@@ -357,12 +360,13 @@ squeeze() {
                         now=$start
                         while [ "$now" -lt $((start + (${SQUEEZE_AT_MIB:-160} << 20))) ] &&
                               running; do
+                                read -rt 0.002 -u "$nap"
                                 read -r now < "$use"
                         done
                         running || continue
                         echo $((${SQUEEZE_MIB:-240} << 20)) > "$lim" &&
                                 echo "$EPOCHREALTIME limit set at $now bytes"
-                        while running; do sleep 0.05; done
+                        while running; do read -rt 0.05 -u "$nap"; done
                         echo -1 > "$lim"
                         echo "$EPOCHREALTIME run ended"
                 fi
@@ -370,7 +374,7 @@ squeeze() {
         done
 }
 mem_limit() {
-        squeeze > "$DIR/squeeze.log" &
+        squeeze > "$DIR/squeeze.log" 2>&1 &
         PIDS="$PIDS $!"
         echo "   memory limit: ${SQUEEZE_MIB:-240} MiB (the buffer is 256 MiB) while each run is" \
              "under way, from ${SQUEEZE_AT_MIB:-160} MiB in (pid $!)"
@@ -382,7 +386,7 @@ mem_free() { stop_pids; echo -1 > "$G/memory.limit_in_bytes"; }
 # turns the paging into disk I/O, which the VM shows as steal: the cause
 # named was the hypervisor's in 1 of 3 runs with one (5 December).
 swap_up() {
-        if [ "${SWAP:-zram}" = zram ] && [ -w /sys/class/zram-control/hot_add ]; then
+        if [ "${SWAP:-zram}" = zram ] && [ -e /sys/class/zram-control/hot_add ]; then
                 ZRAM=$(cat /sys/class/zram-control/hot_add)
                 if [ -n "$ZRAM" ] && echo 1G > "/sys/block/zram$ZRAM/disksize" &&
                    mkswap -q "/dev/zram$ZRAM" && swapon "/dev/zram$ZRAM"; then
@@ -403,9 +407,12 @@ swap_up() {
 }
 swap_down() {
         if [ -n "$ZRAM" ]; then
-                swapoff "/dev/zram$ZRAM" 2> /dev/null
-                echo 1 > "/sys/block/zram$ZRAM/reset"
-                echo "$ZRAM" > /sys/class/zram-control/hot_remove
+                if ! grep -q "^/dev/zram$ZRAM " /proc/swaps || swapoff "/dev/zram$ZRAM"; then
+                        echo 1 > "/sys/block/zram$ZRAM/reset" &&
+                                echo "$ZRAM" > /sys/class/zram-control/hot_remove &&
+                                ZRAM=""
+                fi
+                [ -z "$ZRAM" ] || echo "bench: cannot remove /dev/zram$ZRAM (swapoff, reset)" >&2
                 ZRAM=""
         fi
         if [ -n "$SWAPFILE" ]; then
@@ -415,7 +422,8 @@ swap_down() {
         fi
 }
 inj_memory() {
-        begin memory "a memory-latency probe (256 MiB, 1 s runs) with swap; then a 240 MiB memory limit mid-run"
+        local what="a memory-latency probe (256 MiB, 1 s runs) with swap"
+        begin memory "$what; then a 240 MiB memory limit mid-run"
         [ -n "$MEMCG" ] || { absent memory memory_pressure "no cgroup v1 memory controller"; return 0; }
         swap_up || { absent memory memory_pressure "$SWAP_WHAT"; return 0; }
         echo "   swap: $SWAP_WHAT"
