@@ -215,7 +215,8 @@ static void test_formulas(void)
 }
 
 #ifdef __SANITIZE_ADDRESS__
-#define RUN_SLACK 2.0
+#define RUN_SLACK 8.0 /* the 2-s run took 4.04 and 5.69 s under tools/sanitize
+                       * on 5 December; the plain build holds it to 0.4 */
 #else
 #define RUN_SLACK 0.4
 #endif
