@@ -231,41 +231,7 @@ static char *line_of(const struct baseline *b, const struct regressed *g, unsign
  * early, and the runs before the step would hide the step's cause
  * (alerts.sh, 5 December: p99 +960%, its segment 21 runs long by the
  * end, read "no host counter moved" while every slowed run was throttled
- * in all its quota periods).  And within the segment, only the latest
- * runs that are each worse than the reference by half the change or more:
- * a CUSUM that noise kept above 0 for a few runs before a step counts
- * those runs too, and where they were half of the segment the step's
- * cause fell under its threshold (alerts.sh, 5 December: a CPU quota read
- * as the component, once in 4 clean-clone runs). */
-static int cmp_double(const void *a, const void *b)
-{
-        double x = *(const double *)a, y = *(const double *)b;
-        return (x > y) - (x < y);
-}
-
-/* How many of the series' latest counted runs, newest first, are each
- * worse than the median of its reference runs by half the verdict's
- * change or more; 0 when it cannot say. */
-static unsigned worse_streak(const struct baseline_series *s)
-{
-        const struct detector *d = &s->det;
-        double ref[DETECTOR_REF_MAX], half = fabs(s->verdict.change) / 2;
-        unsigned n = 0, streak = 0;
-        for (unsigned i = 0; i < d->n_ref && i < DETECTOR_REF_MAX; i++)
-                if (d->ref[i] > 0)
-                        ref[n++] = d->ref[i];
-        if (!n || !(half > 0) || s->direction == DETECTOR_NONE)
-                return 0;
-        qsort(ref, n, sizeof(*ref), cmp_double);
-        double mid = n % 2 ? ref[n / 2] : (ref[n / 2 - 1] + ref[n / 2]) / 2;
-        for (unsigned i = d->n_recent; i-- > 0; streak++) {
-                double rel = d->recent[i] / mid - 1;
-                if (!((s->direction == DETECTOR_HIGHER_IS_BETTER ? -rel : rel) >= half))
-                        break;
-        }
-        return streak;
-}
-
+ * in all its quota periods). */
 static void regressed_runs(const struct evidence_store *es, const struct baseline *b,
                            const struct result *res, struct regressed *g)
 {
@@ -276,9 +242,6 @@ static void regressed_runs(const struct evidence_store *es, const struct baselin
                     s->det.segment < seg)
                         seg = s->det.segment;
         }
-        unsigned streak = worse_streak(g->s);
-        if (streak && streak < seg)
-                seg = streak;
         size_t want = seg < 1 ? 1 : seg > EVIDENCE_RECENT_MAX ? EVIDENCE_RECENT_MAX : seg;
         g->n_runs = g->in_store = evidence_store_last(es, want, g->runs, &g->since);
         if (isnan(g->since))
