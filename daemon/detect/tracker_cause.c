@@ -163,6 +163,7 @@ struct regressed {
         size_t n_runs;
         size_t in_store;  /* of them, the store's last (the reference is before) */
         double since;
+        unsigned streak;  /* the latest runs each worse by half the change */
 };
 
 /* The cause of s's regression from the store: 0 (ret->label NULL when
@@ -224,6 +225,28 @@ static char *line_of(const struct baseline *b, const struct regressed *g, unsign
         return line;
 }
 
+/* How many of the series' latest counted runs, newest first, are each
+ * worse than the median of its reference runs by half the verdict's
+ * change or more; 0 when it cannot say. */
+static unsigned worse_streak(const struct baseline_series *s)
+{
+        const struct detector *d = &s->det;
+        double ref[DETECTOR_REF_MAX], half = fabs(s->verdict.change) / 2;
+        unsigned n = 0, streak = 0;
+        for (unsigned i = 0; i < d->n_ref && i < DETECTOR_REF_MAX; i++)
+                if (d->ref[i] > 0)
+                        ref[n++] = d->ref[i];
+        if (!n || !(half > 0) || s->direction == DETECTOR_NONE)
+                return 0;
+        double mid = detector_median(ref, n);
+        for (unsigned i = d->n_recent; i-- > 0; streak++) {
+                double rel = d->recent[i] / mid - 1;
+                if (!((s->direction == DETECTOR_HIGHER_IS_BETTER ? -rel : rel) >= half))
+                        break;
+        }
+        return streak;
+}
+
 /* The runs since the latest change point of the probe's regressed
  * figures, from the store, and when they began.  One figure's CUSUM may
  * have risen on noise long before the step (a p99 latency with an outlier
@@ -231,7 +254,12 @@ static char *line_of(const struct baseline *b, const struct regressed *g, unsign
  * early, and the runs before the step would hide the step's cause
  * (alerts.sh, 5 December: p99 +960%, its segment 21 runs long by the
  * end, read "no host counter moved" while every slowed run was throttled
- * in all its quota periods). */
+ * in all its quota periods).  And within the segment, only the latest
+ * runs that are each worse than the reference by half the change or more:
+ * a CUSUM that noise kept above 0 for a few runs before a step counts
+ * those runs too, and where they were half of the segment the step's
+ * cause fell under its threshold (alerts.sh, 5 December: a CPU quota read
+ * as the component, once in 5 runs). */
 static void regressed_runs(const struct evidence_store *es, const struct baseline *b,
                            const struct result *res, struct regressed *g)
 {
@@ -242,10 +270,22 @@ static void regressed_runs(const struct evidence_store *es, const struct baselin
                     s->det.segment < seg)
                         seg = s->det.segment;
         }
+        g->streak = worse_streak(g->s);
+        if (g->streak && g->streak < seg)
+                seg = g->streak;
         size_t want = seg < 1 ? 1 : seg > EVIDENCE_RECENT_MAX ? EVIDENCE_RECENT_MAX : seg;
         g->n_runs = g->in_store = evidence_store_last(es, want, g->runs, &g->since);
         if (isnan(g->since))
                 g->since = res->started;
+}
+
+/* The cause_labels[] entry spelt label, or NULL. */
+static const char *known_label(const char *label)
+{
+        for (int k = 0; label && k < CAUSE_N_KINDS; k++)
+                if (!strcmp(cause_labels[k], label))
+                        return cause_labels[k];
+        return NULL;
 }
 
 static int name_cause(const char *state_dir, struct tracker_cause_peers *peers,
@@ -262,7 +302,15 @@ static int name_cause(const char *state_dir, struct tracker_cause_peers *peers,
         regressed_runs(es, b, res, &g);
         int r = peers_note(peers, res->probe, res->plugin, g.since);
         struct cause c = { 0 };
-        if (r >= 0)
+        /* a run back near the reference is no evidence of the regression's
+         * cause: the cause named stays while the figure recovers (one that
+         * moved as those runs came in would resolve the alert it labels
+         * while the figure is still regressed: alerts.sh's lift step, 5
+         * December, 3 runs of 4) */
+        bool keep = !entered && !g.streak && known_label(es->cause_label);
+        if (keep)
+                c.label = known_label(es->cause_label);
+        else if (r >= 0)
                 r = find_cause(es, peers, res, window, &g, &c);
         const char *was = es->cause_label;
         bool changed = c.label && (!was || strcmp(was, c.label));
@@ -279,7 +327,7 @@ static int name_cause(const char *state_dir, struct tracker_cause_peers *peers,
                                "heat, hypervisor, memory_errors, memory_pressure, "
                                "disk_device, disk_queue, kernel_log, inventory",
                                METRIC_GAUGE, lv, 1, NULL);
-                if (r >= 0)
+                if (r >= 0 && !keep)
                         r = evidence_store_set_cause(es, c.label, c.evidence);
         }
         cause_clear(&c);
