@@ -124,6 +124,15 @@ static int peers_note(struct tracker_cause_peers *p, const char *probe, const ch
         return 0;
 }
 
+/* When probe's regression began, as noted; otherwise since. */
+static double peers_began(const struct tracker_cause_peers *p, const char *probe, double since)
+{
+        for (size_t i = 0; i < p->n; i++)
+                if (!strcmp(p->v[i].probe, probe))
+                        return p->v[i].since;
+        return since;
+}
+
 /* The plugins of the other probes whose regressions began within window
  * of this one's (at most max - 1, NULL-terminated). */
 static void peers_within(const struct tracker_cause_peers *p, const char *probe, double since,
@@ -301,6 +310,7 @@ static int name_cause(const char *state_dir, struct tracker_cause_peers *peers,
         }
         regressed_runs(es, b, res, &g);
         int r = peers_note(peers, res->probe, res->plugin, g.since);
+        g.since = peers_began(peers, res->probe, g.since);
         struct cause c = { 0 };
         /* a run back near the reference is no evidence of the regression's
          * cause: the cause named stays while the figure recovers (one that
