@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "detect/cause_rules.h"
 #include "util/strutil.h"
@@ -153,6 +154,19 @@ int cause_find(const struct cause_input *in, struct cause *ret)
         out.name = cause_names[out.kind];
         *ret = out;
         return 0;
+}
+
+int cause_of_label(const char *label, struct cause *ret)
+{
+        *ret = (struct cause){ 0 };
+        for (int k = 0; label && k < CAUSE_N_KINDS; k++)
+                if (!strcmp(cause_labels[k], label)) {
+                        ret->kind = k;
+                        ret->label = cause_labels[k];
+                        ret->name = cause_names[k];
+                        return 0;
+                }
+        return -ENOENT;
 }
 
 void cause_clear(struct cause *c)

@@ -169,6 +169,9 @@ struct cause {
 /* The most likely cause: 0 (*ret filled; cause_clear frees it), -EINVAL
  * (no runs, no reference, or a direction of none), -ENOMEM. */
 int cause_find(const struct cause_input *in, struct cause *ret);
+/* The cause spelt label (cause_labels[]), its evidence NULL, as stored
+ * and read back: 0, or -ENOENT for a label no kind has (NULL too). */
+int cause_of_label(const char *label, struct cause *ret);
 void cause_clear(struct cause *c);
 
 #endif

@@ -386,6 +386,12 @@ static void test_reference_and_errors(void)
         in.direction = DETECTOR_HIGHER_IS_BETTER;
         in.ref = NULL;
         CHECK(cause_find(&in, &c) == -EINVAL && !c.evidence);
+        /* a stored label read back; one no kind has (an older or newer
+         * version's), none */
+        CHECK(cause_of_label("cpu_quota", &c) == 0 && c.kind == CAUSE_CPU_QUOTA);
+        CHECK(!strcmp(c.name, cause_names[CAUSE_CPU_QUOTA]) && !c.evidence);
+        CHECK(cause_of_label("cpu_quotas", &c) == -ENOENT && !c.label);
+        CHECK(cause_of_label(NULL, &c) == -ENOENT);
 }
 
 /* A gpu probe's verdict is told by the GPU's own health (NVML clock
