@@ -235,22 +235,19 @@ static char *line_of(const struct baseline *b, const struct regressed *g, unsign
 }
 
 /* How many of the series' latest counted runs, newest first, are each
- * worse than the median of its reference runs by half the verdict's
- * change or more; 0 when it cannot say. */
+ * worse than its reference by half the verdict's change or more; 0 when
+ * it cannot say or the change is not worse. */
 static unsigned worse_streak(const struct baseline_series *s)
 {
         const struct detector *d = &s->det;
-        double ref[DETECTOR_REF_MAX], half = fabs(s->verdict.change) / 2;
-        unsigned n = 0, streak = 0;
-        for (unsigned i = 0; i < d->n_ref && i < DETECTOR_REF_MAX; i++)
-                if (d->ref[i] > 0)
-                        ref[n++] = d->ref[i];
-        if (!n || !(half > 0) || s->direction == DETECTOR_NONE)
+        bool higher = s->direction == DETECTOR_HIGHER_IS_BETTER;
+        double ref = s->verdict.reference, half = (higher ? -1 : 1) * s->verdict.change / 2;
+        unsigned streak = 0;
+        if (!(ref > 0) || !(half > 0) || s->direction == DETECTOR_NONE)
                 return 0;
-        double mid = detector_median(ref, n);
         for (unsigned i = d->n_recent; i-- > 0; streak++) {
-                double rel = d->recent[i] / mid - 1;
-                if (!((s->direction == DETECTOR_HIGHER_IS_BETTER ? -rel : rel) >= half))
+                double rel = d->recent[i] / ref - 1;
+                if (!((higher ? -rel : rel) >= half))
                         break;
         }
         return streak;
@@ -288,15 +285,6 @@ static void regressed_runs(const struct evidence_store *es, const struct baselin
                 g->since = res->started;
 }
 
-/* The cause_labels[] entry spelt label, or NULL. */
-static const char *known_label(const char *label)
-{
-        for (int k = 0; label && k < CAUSE_N_KINDS; k++)
-                if (!strcmp(cause_labels[k], label))
-                        return cause_labels[k];
-        return NULL;
-}
-
 static int name_cause(const char *state_dir, struct tracker_cause_peers *peers,
                       const struct baseline *b, struct result *res, struct evidence_store *es,
                       double window, struct tracker_cause_out *out)
@@ -312,15 +300,15 @@ static int name_cause(const char *state_dir, struct tracker_cause_peers *peers,
         int r = peers_note(peers, res->probe, res->plugin, g.since);
         g.since = peers_began(peers, res->probe, g.since);
         struct cause c = { 0 };
-        /* a run back near the reference is no evidence of the regression's
-         * cause: the cause named stays while the figure recovers (one that
-         * moved as those runs came in would resolve the alert it labels
-         * while the figure is still regressed: alerts.sh's lift step, 5
-         * December, 3 runs of 4) */
-        bool keep = !entered && !g.streak && known_label(es->cause_label);
-        if (keep)
-                c.label = known_label(es->cause_label);
-        else if (r >= 0)
+        /* runs on their way back are no evidence of the regression's cause:
+         * the cause named stays while the figure recovers (the detector's
+         * evidence of "back" is above 0, or no latest run is worse by half
+         * the change).  One that moved as those runs came in resolved the
+         * alert it labels while the figure was still regressed (alerts.sh's
+         * lift step, 5 December: in 3 of 4 runs). */
+        bool back = g.s->det.clear > 0 || !g.streak;
+        bool keep = !entered && back && cause_of_label(es->cause_label, &c) == 0;
+        if (!keep && r >= 0)
                 r = find_cause(es, peers, res, window, &g, &c);
         const char *was = es->cause_label;
         bool changed = c.label && (!was || strcmp(was, c.label));

@@ -302,12 +302,14 @@ static bool observe(struct tracker *t, double rate, double throttled, char *caus
 }
 
 /* The cause is read from the step, not from the runs that noise kept in
- * the CUSUM's segment before it (here 8 runs 3% slower, under the
+ * the CUSUM's segment before it (here 8 runs 4% slower, under the
  * threshold: without the step's own window the quota's 3 runs were fewer
  * than half and the cause read "component", as alerts.sh once did, 5
  * December); and it stays named while the figure recovers (the alert
  * carries it as a label: a cause that moved then would resolve the alert
- * while the figure was still regressed). */
+ * while the figure was still regressed).  The way back is slow here, a
+ * reference with 3% noise and runs back 1.5% below it: by the fourth the
+ * recent level is theirs, and they are worse than half of it. */
 static void test_cause_of_the_step(void)
 {
         char dir[] = "/tmp/test_tracker.XXXXXX", cause[32] = "";
@@ -315,22 +317,22 @@ static void test_cause_of_the_step(void)
         struct tracker *t = NULL;
         CHECK(mkdtemp(dir) && tracker_new(dir, &host, NULL, &t) == 0);
         unsigned seed = 7, i;
-        for (i = 0; i < 30; i++) { /* a reference with 1% noise */
+        for (i = 0; i < 30; i++) { /* a reference with 3% noise */
                 seed = seed * 1103515245 + 12345;
                 double u = (double)(seed >> 16 & 0x7fff) / 0x7fff - 0.5;
-                EXPECT(!observe(t, 1000 * (1 + 0.02 * u), 0, cause));
+                EXPECT(!observe(t, 1000 * (1 + 0.1 * u), 0, cause));
         }
-        for (i = 0; i < 8; i++) /* 3% slower: evidence, under the 5% threshold */
-                EXPECT(!observe(t, 970, 0, cause));
+        for (i = 0; i < 8; i++) /* 4% slower: evidence, under the 5% threshold */
+                EXPECT(!observe(t, 960, 0, cause));
         for (i = 0; i < 6 && !observe(t, 150, 0.9, cause); i++)
                 ;
         EXPECT(i < 6); /* the quota's step entered a regression */
         EXPECT(!strcmp(cause, "cpu_quota"));
         unsigned kept = 0;
-        for (i = 0; i < 20 && observe(t, 1000, 0, cause); i++)
+        for (i = 0; i < 20 && observe(t, 985, 0, cause); i++)
                 kept += !strcmp(cause, "cpu_quota");
         EXPECT(i < 20 && kept == i); /* left, and named the quota until then */
-        EXPECT(i >= 1);
+        EXPECT(i >= 5);
         tracker_free(t);
         remove_dir(dir);
 }
