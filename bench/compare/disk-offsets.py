@@ -2,8 +2,9 @@
 reading of one run's block trace (see there): the reads the device was
 asked for in the test file, how they cover it, what they cost by how long
 ago the same block was read and by how near they were to the reads issued
-just before (a random map that hands a taken pick the next free block
-sends late reads of a pass near each other), and the completions per
+just before (to test whether fio's random map, which hands a taken pick
+the next free block, sends late reads of a pass near each other, where
+a cache beneath might serve them faster), and the completions per
 quarter second.
 
 EXTENTS: `filefrag -v` of the file; DEV: "major,minor" of the disk as the

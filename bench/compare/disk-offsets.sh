@@ -15,9 +15,9 @@
 # was last read (a cache beneath that holds part of the file shows as
 # faster re-reads at short distance); the share of reads within 1 MiB of
 # one of the 8 issued just before, and the service time of those and the
-# others (fio's random map, handing a taken pick the next free block, sends
-# late reads of a pass near each other); completions per 250 ms (the
-# window each tool counts, and its edges).
+# others (whether fio's random map, handing a taken pick the next free
+# block, sends late reads of a pass near each other); completions per
+# 250 ms (the window each tool counts, and its edges).
 #
 # Usage: bench/compare/disk-offsets.sh [SECONDS, default 3]   (root: perf -a)
 # Env:   BENCHWATCH, BENCHWATCH_PLUGIN_DIR, BEFORE_PLUGIN_DIR, BENCH_DIR
