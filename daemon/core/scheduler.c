@@ -279,8 +279,7 @@ static void account_duty(struct scheduler *s, double end)
 static void yielded(struct scheduler *s, struct slot *slot, struct result *res)
 {
         const char *why = res->error ? res->error : "yielded to other work";
-        if (slot)
-                defer(s, slot, res->plugin, res->yielded, why, true);
+        defer(s, slot, res->plugin, res->yielded, why, true);
         result_free(res);
         if (s->cb.changed)
                 s->cb.changed(s->userdata);
@@ -317,18 +316,23 @@ static void on_done(struct runner *rn, struct result *res, void *userdata)
                         s->idle(s->idle_userdata);
                 return;
         }
+        if (!slot) {
+                /* removed by a reload during its run: its figures would be
+                 * series no probe makes any more, a failure an alert */
+                log_info("%s probe '%s': removed during its run, result discarded",
+                         res->plugin, res->probe);
+                result_free(res);
+                arm(s);
+                return;
+        }
         if (res->yielded) {
                 yielded(s, slot, res);
                 return;
         }
         (void)set_deferred(res, slot);
         s->cb.result(res, s->userdata);
-        if (slot) {
-                result_free(slot->last);
-                slot->last = res;
-        } else {
-                result_free(res); /* the probe went away during its run */
-        }
+        result_free(slot->last);
+        slot->last = res;
         arm(s);
 }
 

@@ -175,6 +175,27 @@ static void test_defer(struct scheduler *s)
         CHECK(events[3].deferred == 3); /* the run's result carries the count */
 }
 
+/* A probe removed by a reload during its run: the run ends, and its
+ * result reaches nobody (a series no probe makes any more, its failure an
+ * alert); the probes of the new configuration run. */
+static void test_removed_during_run(struct scheduler *s)
+{
+        n_events = 0;
+        configure("[probe gone]\nplugin = misbehave\naction = sleep\nsleep = 1s\n"
+                  "interval = 1h\n");
+        CHECK(scheduler_reload(s, app.cfg) == 0);
+        double end = now_mono() + 5;
+        while (!scheduler_busy(s) && now_mono() < end)
+                CHECK(sd_event_run(loop, 50 * 1000) >= 0);
+        CHECK(scheduler_busy(s));
+        configure("[probe next]\nplugin = misbehave\nvalue = 4\ninterval = 1h\n");
+        CHECK(scheduler_reload(s, app.cfg) == 0);
+        run_loop(10, 1);
+        run_loop(0.5, 99); /* and nothing else */
+        CHECK(n_events == 1 && count("next", false) == 1 && events[0].value == 4);
+        CHECK(count("gone", false) == 0);
+}
+
 static void test_stop(struct scheduler *s)
 {
         n_events = 0;
@@ -282,6 +303,7 @@ int main(void)
         CHECK(scheduler_new(loop, app.cfg, app.reg, &cb, NULL, &s) == 0);
         test_reload(s);
         test_defer(s);
+        test_removed_during_run(s);
         test_stop(s);
         scheduler_free(s);
         test_first_pass();
