@@ -417,8 +417,8 @@ static void log_context_change(const struct baseline *b, const struct context *b
                                const char *change)
 {
         const struct context *now = &b->seen;
-        const char *fields[2 * now->n + 4];
-        char *owned[2 * now->n + 2];
+        char *owned[2 * now->n + 2];      /* the probe, the change, each item's 2 */
+        const char *fields[2 * now->n + 5]; /* 2 more, and the NULL */
         size_t n = 0, k = 0;
         owned[k++] = str_printf("BENCHWATCH_PROBE=%s", b->probe);
         owned[k++] = str_printf("BENCHWATCH_CONTEXT_CHANGE=%s", change);

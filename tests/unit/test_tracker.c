@@ -337,6 +337,30 @@ static void test_cause_of_the_step(void)
         remove_dir(dir);
 }
 
+/* A run on a host whose every context item changed since the probe's last
+ * run (its state moved to other hardware): the journal's event has a
+ * before and an after for each (the fields once overran their array, seen
+ * under ASan: tools/sanitize). */
+static void test_whole_context_changed(void)
+{
+        char dir[] = "/tmp/test_tracker.XXXXXX", cause[32];
+        struct context host = { 0 };
+        struct tracker *t = NULL;
+        CHECK(mkdtemp(dir));
+        CHECK(context_set(&host, "kernel_release", "6.1") == 0);
+        CHECK(context_set(&host, "cpu_model", "A") == 0);
+        CHECK(tracker_new(dir, &host, NULL, &t) == 0);
+        EXPECT(!observe(t, 1000, 0, cause));
+        tracker_free(t);
+        CHECK(context_set(&host, "kernel_release", "6.8") == 0);
+        CHECK(context_set(&host, "cpu_model", "B") == 0);
+        CHECK(tracker_new(dir, &host, NULL, &t) == 0);
+        EXPECT(!observe(t, 1000, 0, cause));
+        tracker_free(t);
+        context_clear(&host);
+        remove_dir(dir);
+}
+
 static double baseline_runs(const struct result *r)
 {
         const struct sample *s = result_find_sample(r, "benchwatch_baseline_runs", NULL);
@@ -397,5 +421,6 @@ int main(void)
         test_one_of_a_pair();
         test_observe();
         test_cause_of_the_step();
+        test_whole_context_changed();
         return test_failures != 0;
 }
