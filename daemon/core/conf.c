@@ -379,6 +379,20 @@ static void unknown_section(struct cfg_reader *l, const char *file,
         free(sb.s);
 }
 
+/* [daemon]'s directories: an empty one would be the current directory
+ * of whatever runs, or none. */
+static void check_daemon_dirs(struct cfg_reader *l, const char *file,
+                              const struct conf_block *b)
+{
+        for (size_t k = 0; k < b->n; k++)
+                if (!b->v[k].value[0] && (!strcmp(b->v[k].key, "state_dir") ||
+                                          !strcmp(b->v[k].key, "cache_dir") ||
+                                          !strcmp(b->v[k].key, "plugin_dir")))
+                        err_at(l, file, b->v[k].line, b->section, "%s: empty: name a "
+                               "directory, or leave the option out for its default",
+                               b->v[k].key);
+}
+
 static void apply_block(struct cfg_reader *l, const struct file_text *fp,
                         size_t bi)
 {
@@ -386,6 +400,7 @@ static void apply_block(struct cfg_reader *l, const struct file_text *fp,
         const char *s = b->section;
         if (!strcmp(s, "daemon")) {
                 apply_options(l, fp->file, b, l->cfg->daemon);
+                check_daemon_dirs(l, fp->file, b);
                 return;
         }
         if (!strncmp(s, "probe", 5) && (s[5] == 0 || s[5] == ' ')) {

@@ -40,6 +40,8 @@ void runspec_yield_limits(const struct config *cfg, bool force, struct yield_lim
 
 int runspec_ensure_dir(const char *path)
 {
+        if (!*path)
+                return -ENOENT; /* as mkdir("") says */
         char *p = strdup(path);
         if (!p)
                 return -ENOMEM;

@@ -522,10 +522,12 @@ static void test_values(void)
                 "4: [daemon] splay: '2' is out of range 0..1 fraction of "
                 "interval",
                 "5: [daemon] ioprio_level: '-1' is out of range 0..7",
-                "9: [probe root-disk] threads: '0' is out of range 1..1024",
-                "10: [probe root-disk] block_size: '1' is out of range "
+                "6: [daemon] cache_dir: empty: name a directory, or leave the "
+                "option out for its default",
+                "10: [probe root-disk] threads: '0' is out of range 1..1024",
+                "11: [probe root-disk] block_size: '1' is out of range "
                 "512..16G",
-                "11: [probe root-disk] timeout: '2d' is out of range "
+                "12: [probe root-disk] timeout: '2d' is out of range "
                 "100ms..1d", NULL);
         free(err);
         free(path);
