@@ -401,10 +401,12 @@ int runner_start(sd_event *e, const struct run_spec *spec, runner_done_fn done,
         int req_pipe[2] = { -1, -1 }, res_pipe[2] = { -1, -1 };
         struct runner *rn = calloc(1, sizeof(*rn));
         int r = rn ? build_request(spec, &req, &req_size) : -ENOMEM;
-        if (r >= 0 && (pipe2(req_pipe, O_CLOEXEC) < 0 || pipe2(res_pipe, O_CLOEXEC) < 0))
-                r = -errno;
         if (r >= 0 && req_size > 65536)
                 r = -E2BIG; /* would not fit the pipe before the child reads */
+        if (r >= 0 && (pipe2(req_pipe, O_CLOEXEC) < 0 || pipe2(res_pipe, O_CLOEXEC) < 0))
+                r = -errno;
+        if (rn)
+                rn->fd = res_pipe[0]; /* closed with rn, whatever fails below */
         if (r >= 0) {
                 rn->event = sd_event_ref(e);
                 rn->done = done;
@@ -412,7 +414,6 @@ int runner_start(sd_event *e, const struct run_spec *spec, runner_done_fn done,
                 rn->timeout = spec->timeout;
                 rn->io_bound = spec->plugin->caps & BW_CAP_WAITS;
                 rn->disk_io = spec->plugin->caps & BW_CAP_DISK_IO;
-                rn->fd = res_pipe[0];
                 rn->probe = strdup(spec->probe);
                 rn->plugin = strdup(spec->plugin->name);
                 rn->started_wall = now_wall();
@@ -532,12 +533,14 @@ static int sync_signal(sd_event_source *s, const struct signalfd_siginfo *si,
         return 0;
 }
 
-static struct result *failed(const struct run_spec *spec, int err)
+struct result *runner_failed_start(const struct run_spec *spec, int err)
 {
         struct result *res = result_new(spec->probe, spec->plugin->name);
         if (!res)
                 return NULL;
-        char *why = str_printf("cannot start the probe process: %s", strerror(-err));
+        char *why = str_printf("cannot start the probe process: %s",
+                               err == -E2BIG ? "its parameters are over the 64 KiB a "
+                                               "probe process is handed" : strerror(-err));
         result_set_error(res, why ? why : "cannot start the probe process");
         free(why);
         res->started = now_wall();
@@ -566,5 +569,5 @@ struct result *runner_run_sync(const struct run_spec *spec)
         runner_free(st.rn);
         sd_event_unref(st.event);
         sigprocmask(SIG_SETMASK, &old, NULL);
-        return st.res ? st.res : failed(spec, r < 0 ? r : -EIO);
+        return st.res ? st.res : runner_failed_start(spec, r < 0 ? r : -EIO);
 }

@@ -56,6 +56,10 @@ void runner_set_vmstat(const char *path);
 
 int runner_start(sd_event *e, const struct run_spec *spec, runner_done_fn done,
                  void *userdata, struct runner **ret);
+/* The failed run of a probe process that could not start (err, a negative
+ * errno, from runner_start or before it): what the sinks show of it, as of
+ * a run that failed (NULL when out of memory). */
+struct result *runner_failed_start(const struct run_spec *spec, int err);
 /* Ask the child to stop (SIGTERM), kill its group after grace seconds. */
 void runner_stop(struct runner *rn, double grace);
 pid_t runner_pid(const struct runner *rn);

@@ -366,13 +366,28 @@ static void start(struct scheduler *s, struct slot *slot)
         spec.evidence = s->evidence;
         runwatch_start(&s->run_watch, s->evidence);
         int r = runspec_ensure_dir(spec.cache_dir);
+        bool no_dir = r < 0;
         if (r >= 0)
                 r = runner_start(s->event, &spec, on_done, s, &s->running);
         if (r < 0) {
-                log_error("%s probe '%s': cannot start a run: %s", pc->plugin->name,
-                          pc->name, strerror(-r));
+                /* a failed run, as the sinks show one: a cache_dir that
+                 * cannot be made fails every run, and says so there too */
+                struct result *res = runner_failed_start(&spec, r);
+                char *why = no_dir ? str_printf("cannot make cache_dir '%s': %s",
+                                                spec.cache_dir, strerror(-r)) : NULL;
+                if (res && why)
+                        (void)result_set_error(res, why);
+                free(why);
+                log_error("%s probe '%s': %s", pc->plugin->name, pc->name,
+                          res ? res->error : strerror(-r));
                 clear_running(s);
                 s->failures++;
+                if (res) {
+                        (void)set_deferred(res, slot);
+                        s->cb.result(res, s->userdata);
+                        result_free(slot->last);
+                        slot->last = res;
+                }
                 return;
         }
         s->run_started = now;

@@ -5,7 +5,8 @@
  * work on its device (-EBUSY, plugin.h) arrives as one that yielded, and
  * one that reads FAULT_PAGES pages of a file back from the disk (major
  * page faults) is said to have; a SIGKILL as the OOM killer's, where the
- * host's count of OOM kills (a fake vmstat, $MISBEHAVE_VMSTAT) rose.
+ * host's count of OOM kills (a fake vmstat, $MISBEHAVE_VMSTAT) rose; a
+ * note as long as a test wants makes a request too large to hand over.
  * Test-only; never installed. */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,7 +20,7 @@
 
 #include "core/plugin.h"
 
-enum { P_ACTION, P_VALUE, P_SLEEP };
+enum { P_ACTION, P_VALUE, P_SLEEP, P_NOTE };
 static const char *const actions[] = { "ok", "crash", "hang", "garbage", "fail",
                                        "exit", "sleep", "stuck", "yield", "fault", "oomkill",
                                        NULL };
@@ -40,6 +41,10 @@ static const struct bw_param_def params[] = {
                 .name = "sleep", .type = BW_PARAM_DURATION,
                 .default_value = "1s", .min = 0, .max = 3600, .unit = "s",
                 .help = "how long action=sleep takes (it honours stopping())",
+        },
+        [P_NOTE] = {
+                .name = "note", .type = BW_PARAM_STRING, .default_value = "",
+                .help = "free text, unused: makes the run's request that long",
         },
         { .name = NULL },
 };

@@ -5,7 +5,8 @@
  * pages it had to read back (major faults); a SIGKILL while the host's
  * OOM kill count rose is said to be the OOM killer's; a stop request ends
  * a run within its grace period; a probe process whose runner is killed
- * (SIGKILL: no chance to stop it) goes too, even a hung one. */
+ * (SIGKILL: no chance to stop it) goes too, even a hung one; a request
+ * too large to hand over fails and leaves nothing open. */
 #include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
@@ -156,6 +157,40 @@ static void orphan_goes(void)
         CHECK(!alive(probe) && now_mono() - t0 < 2.5);
 }
 
+static int open_fds(void)
+{
+        DIR *d = opendir("/proc/self/fd");
+        int n = 0;
+        CHECK(d);
+        for (struct dirent *e; (e = readdir(d));)
+                n += e->d_name[0] != '.';
+        closedir(d);
+        return n;
+}
+
+/* A request too large to hand to the probe process (parameters over 64
+ * KiB): a failed run that says so, and nothing of it left open (its pipe
+ * once leaked, one a try, until the daemon ran out of descriptors). */
+static void request_too_large(void)
+{
+        size_t size = 70 * 1024;
+        char *kv = malloc(size + 8);
+        CHECK(kv);
+        memcpy(kv, "note=", 5);
+        memset(kv + 5, 'x', size);
+        kv[5 + size] = 0;
+        int before = open_fds();
+        for (int i = 0; i < 3; i++) {
+                struct result *r = run("ok", 30, kv);
+                CHECK(!r->success);
+                CHECK_STR_CONTAINS(r->error, "its parameters are over the 64 KiB");
+                CHECK(result_find_sample(r, "benchwatch_probe_success", NULL)->value == 0);
+                result_free(r);
+        }
+        CHECK(open_fds() == before);
+        free(kv);
+}
+
 int main(void)
 {
         char *why = NULL;
@@ -194,6 +229,7 @@ int main(void)
         expect_failure("garbage", 30, "unreadable result");
         expect_failure("exit", 30, "exited with status 7 without a result");
         expect_failure("fail", 30, "asked to fail");
+        request_too_large();
         oom_killed();
         struct result *y = run("yield", 30, NULL);
         CHECK(!y->success && y->yielded && !strcmp(y->yielded, RESULT_YIELDED_DEVICE));

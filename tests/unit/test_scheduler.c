@@ -3,7 +3,8 @@
  * time; a reload leaves unchanged probes alone, runs changed and added ones
  * at once and drops removed ones; a busy host defers a run with a backoff
  * of 1 s, 2 s, then the interval, counting each deferral (in the state
- * handed to the sinks and in the next result); a stop discards the run it
+ * handed to the sinks and in the next result); a run that cannot start is
+ * a failed result, a removed probe's run none; a stop discards the run it
  * cuts short; a first pass runs every probe back to back; runs are as far
  * apart as conf_daemon_mean_period says, the duty cycle's pause included. */
 #include <errno.h>
@@ -56,7 +57,7 @@ static void record(const struct result *res, bool deferral, const char *why)
 
 static void on_result(struct result *res, void *userdata)
 {
-        record(res, false, NULL);
+        record(res, false, res->error);
 }
 
 static void on_deferred(const struct result *state, const char *reason, const char *why,
@@ -93,14 +94,14 @@ static void set_psi(const char *avg10)
         put(psi_path, text);
 }
 
-/* [daemon] with these options, then the probes. */
-static void configure_with(const char *daemon_opts, const char *probes)
+/* [daemon] with these options and that cache_dir, then the probes. */
+static void configure_in(const char *cache_dir, const char *daemon_opts, const char *probes)
 {
         char text[2048];
         snprintf(text, sizeof(text),
                  "[daemon]\n%smax_psi_cpu = 25\nyield = no\n"
                  "max_psi_io = 0\nmax_psi_memory = 0\ncache_dir = %s\nstate_dir = %s\n%s",
-                 daemon_opts, dir, dir, probes);
+                 daemon_opts, cache_dir, dir, probes);
         put(conf_path, text);
         struct config *cfg = NULL;
         char *why = NULL;
@@ -110,6 +111,12 @@ static void configure_with(const char *daemon_opts, const char *probes)
         CHECK(r == 0);
         conf_free(app.cfg);
         app.cfg = cfg;
+}
+
+/* [daemon] with these options, then the probes. */
+static void configure_with(const char *daemon_opts, const char *probes)
+{
+        configure_in(dir, daemon_opts, probes);
 }
 
 /* [daemon] that never waits for the duty cycle, then the probes. */
@@ -194,6 +201,26 @@ static void test_removed_during_run(struct scheduler *s)
         run_loop(0.5, 99); /* and nothing else */
         CHECK(n_events == 1 && count("next", false) == 1 && events[0].value == 4);
         CHECK(count("gone", false) == 0);
+}
+
+/* A run that cannot start (here its cache_dir cannot be made) is a failed
+ * run the sinks are handed, with the reason: not a line in the log alone. */
+static void test_cannot_start(struct scheduler *s)
+{
+        char file[160], cache[200];
+        snprintf(file, sizeof(file), "%s/a-file", dir);
+        snprintf(cache, sizeof(cache), "%s/cache", file);
+        put(file, "");
+        n_events = 0;
+        configure_in(cache, "splay = 0\nduty_cycle = 1\n",
+                     "[probe nodir]\nplugin = misbehave\ninterval = 1h\n");
+        CHECK(scheduler_reload(s, app.cfg) == 0);
+        run_loop(5, 1);
+        CHECK(n_events == 1 && !events[0].deferral && !strcmp(events[0].probe, "nodir"));
+        CHECK_STR_CONTAINS(events[0].why, "cannot make cache_dir '");
+        CHECK_STR_CONTAINS(events[0].why, "/a-file/cache': Not a directory");
+        CHECK(events[0].value == -1); /* never ran */
+        CHECK(unlink(file) == 0);
 }
 
 static void test_stop(struct scheduler *s)
@@ -304,6 +331,7 @@ int main(void)
         test_reload(s);
         test_defer(s);
         test_removed_during_run(s);
+        test_cannot_start(s);
         test_stop(s);
         scheduler_free(s);
         test_first_pass();
