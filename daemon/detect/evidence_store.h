@@ -6,7 +6,7 @@
  * not what the host did during them; the cause engine (cause.h) compares
  * the evidence of the runs that entered a regression with that of the
  * reference's.  So each counted run's evidence (cause_figures.h) is kept
- * here: the runs counted while the reference was learnt (at most
+ * here: the runs that joined the reference while it was learnt (at most
  * DETECTOR_REF_MAX, the reference's), and the last EVIDENCE_RECENT_MAX
  * runs since; and the cause last named, for `status` and `baseline show`.
  * The file, <state_dir>/evidence-<probe>.txt, replaced atomically:
@@ -34,7 +34,7 @@
 
 struct evidence_run {
         double t;
-        bool reference;     /* counted while the reference was learnt */
+        bool reference;     /* counted, and joined the reference being learnt */
         struct cause_run fig;
 };
 
@@ -58,7 +58,7 @@ int evidence_store_save(const char *state_dir, const char *probe,
 int evidence_store_reset(const char *state_dir, const char *probe);
 void evidence_store_clear(struct evidence_store *s);
 
-/* A counted run at t; reference: the reference is being learnt.  The
+/* A counted run at t; reference: it joined the reference being learnt.  The
  * oldest runs beyond the limits above go.  0 or -ENOMEM. */
 int evidence_store_add(struct evidence_store *s, double t, bool reference,
                        const struct cause_run *fig);

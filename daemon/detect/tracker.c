@@ -534,6 +534,24 @@ static double peer_window(const struct config *cfg)
         return w;
 }
 
+/* Whether the run just counted joined its figures' reference: one still
+ * learnt (or pinned by this run), and no figure in regression (the
+ * detector keeps those runs out of it; their evidence is the regression's,
+ * not the reference's). */
+static bool joined_reference(const struct baseline *b, double t)
+{
+        bool learnt = false;
+        for (size_t i = 0; i < b->n_series; i++) {
+                const struct baseline_series *s = &b->series[i];
+                if (!s->seen)
+                        continue;
+                if (s->det.regression)
+                        return false;
+                learnt |= !s->det.pinned || s->det.pinned_at == t;
+        }
+        return learnt;
+}
+
 /* The cause of the probe's regression, named on the run and, when it is
  * entered or changes, in the journal with its evidence. */
 static void name_cause(struct tracker *t, const struct baseline *b, struct result *res,
@@ -541,7 +559,8 @@ static void name_cause(struct tracker *t, const struct baseline *b, struct resul
 {
         struct tracker_cause_out out;
         int r = tracker_cause_note(t->state_dir, &t->peers, b, res, counted,
-                                   learning_runs(b) >= 0, peer_window(t->cfg), &out);
+                                   joined_reference(b, res->started), peer_window(t->cfg),
+                                   &out);
         if ((r < 0 || out.error) && log_ratelimit_ok(&t->errors))
                 log_error("probe '%s': %s", res->probe,
                           out.error ? out.error : strerror(-r));

@@ -352,7 +352,7 @@ int tracker_cause_verify(const char *state_dir, const struct baseline_series *s,
 
 int tracker_cause_note(const char *state_dir, struct tracker_cause_peers *peers,
                        const struct baseline *b, struct result *res, bool counted,
-                       bool learning, double window, struct tracker_cause_out *out)
+                       bool reference, double window, struct tracker_cause_out *out)
 {
         struct evidence_store es = { 0 };
         struct cause_run fig;
@@ -367,7 +367,7 @@ int tracker_cause_note(const char *state_dir, struct tracker_cause_peers *peers,
         cause_figures_of(res, &fig);
         char *was = es.cause_label ? strdup(es.cause_label) : NULL;
         if (counted)
-                r = evidence_store_add(&es, res->started, learning, &fig);
+                r = evidence_store_add(&es, res->started, reference, &fig);
         if (r >= 0)
                 r = name_cause(state_dir, peers, b, res, &es, window, out);
         bool cause_moved = (was == NULL) != (es.cause_label == NULL) ||

@@ -44,13 +44,13 @@ struct tracker_cause_out {
         char *error;        /* the evidence file could not be read or written */
 };
 
-/* See the top of this file.  learning: the probe's reference is being
- * learnt (its counted runs' evidence is the reference's); window: seconds
+/* See the top of this file.  reference: the run joined the probe's
+ * reference being learnt (its evidence is the reference's); window: seconds
  * within which other probes' regressions are the same event.  0 or
  * -ENOMEM; out's strings are malloc'd (tracker_cause_out_clear). */
 int tracker_cause_note(const char *state_dir, struct tracker_cause_peers *peers,
                        const struct baseline *b, struct result *res, bool counted,
-                       bool learning, double window, struct tracker_cause_out *out);
+                       bool reference, double window, struct tracker_cause_out *out);
 void tracker_cause_out_clear(struct tracker_cause_out *out);
 
 /* For `verify`: the cause of series s being worse by change over the

@@ -337,6 +337,33 @@ static void test_cause_of_the_step(void)
         remove_dir(dir);
 }
 
+/* A regression entered while the reference is still learnt (30 runs of
+ * 100): its runs stay out of the reference, their evidence too, so the
+ * step's cause is named on every regressed run (they were once kept as
+ * the reference's: after 2 runs the quota's throttling was "as in the
+ * reference" and the cause read "the component"). */
+static void test_cause_while_learning(void)
+{
+        char dir[] = "/tmp/test_tracker.XXXXXX", cause[32] = "";
+        struct context host = { 0 };
+        struct tracker *t = NULL;
+        CHECK(mkdtemp(dir) && tracker_new(dir, &host, NULL, &t) == 0);
+        unsigned seed = 11, i, named = 0, regressed_runs = 0;
+        for (i = 0; i < 30; i++) {
+                seed = seed * 1103515245 + 12345;
+                double u = (double)(seed >> 16 & 0x7fff) / 0x7fff - 0.5;
+                EXPECT(!observe(t, 1000 * (1 + 0.1 * u), 0, cause));
+        }
+        for (i = 0; i < 12; i++)
+                if (observe(t, 150, 0.9, cause)) {
+                        regressed_runs++;
+                        named += !strcmp(cause, "cpu_quota");
+                }
+        EXPECT(regressed_runs >= 8 && named == regressed_runs);
+        tracker_free(t);
+        remove_dir(dir);
+}
+
 /* A run on a host whose every context item changed since the probe's last
  * run (its state moved to other hardware): the journal's event has a
  * before and an after for each (the fields once overran their array, seen
@@ -422,5 +449,6 @@ int main(void)
         test_observe();
         test_cause_of_the_step();
         test_whole_context_changed();
+        test_cause_while_learning();
         return test_failures != 0;
 }
