@@ -111,7 +111,7 @@ static int baseline_show(const char *state_dir, char **probes, int n,
         for (int i = 0; i < n; i++) {
                 struct baseline *b = NULL;
                 char *why = NULL;
-                int r = baseline_store_load(state_dir, probes[i], &b, &why);
+                int r = baseline_store_read(state_dir, probes[i], &b, &why);
                 if (r < 0) {
                         log_error("%s", why ? why : strerror(-r));
                         free(why);

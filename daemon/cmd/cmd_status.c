@@ -45,6 +45,7 @@ struct probe_status {
         bool pinned;              /* every series pinned */
         double pinned_at;         /* earliest pinning */
         bool any_series, regression, verdict;
+        bool unreadable;          /* its baseline file is not one this reads */
         const char *key;          /* the series shown: the worst change */
         bool key_regression, key_valid;
         double worse_by;          /* its change, worse positive */
@@ -105,7 +106,16 @@ static int summarise(const struct status_ctx *c, const struct probe_cfg *pc,
         char *why = NULL;
         *ret = (struct probe_status){ .pc = pc, .sp = status_file_find(c->sf, pc->name),
                                       .first_due = NAN, .pinned = true };
-        int r = baseline_store_load(c->state_dir, pc->name, &b, &why);
+        int r = baseline_store_read(c->state_dir, pc->name, &b, &why);
+        if (r == -EBADMSG || r == -EPROTONOSUPPORT) {
+                /* said, and left for the daemon: this probe is shown without
+                 * its reference, the others as they are */
+                log_error("status: %s", why ? why : strerror(-r));
+                free(why);
+                why = NULL;
+                ret->unreadable = true;
+                r = (b = baseline_new(pc->name)) ? 0 : -ENOMEM;
+        }
         if (r < 0) {
                 log_error("status: %s", why ? why : strerror(-r));
                 free(why);
@@ -470,7 +480,7 @@ static int status_print(struct status_ctx *c)
         struct probe_status *ps = calloc(cfg->n_probes + 1, sizeof(*ps));
         struct baseline **bs = calloc(cfg->n_probes + 1, sizeof(*bs));
         struct sink_status sinks[4];
-        size_t n = 0, bad = 0, n_sinks;
+        size_t n = 0, bad = 0, unreadable = 0, n_sinks;
         int ex = ps && bs ? EXIT_OK : EXIT_ENV;
         for (size_t i = 0; ex == EXIT_OK && i < cfg->n_probes; i++) {
                 if (!cfg->probes[i].enabled)
@@ -478,7 +488,8 @@ static int status_print(struct status_ctx *c)
                 if (summarise(c, &cfg->probes[i], &bs[n], &ps[n]) < 0)
                         ex = EXIT_ENV;
                 else
-                        bad += failing(&ps[n]) || ps[n].regression, n++;
+                        bad += failing(&ps[n]) || ps[n].regression,
+                        unreadable += ps[n].unreadable, n++;
         }
         if (ex != EXIT_OK)
                 goto out;
@@ -501,7 +512,7 @@ static int status_print(struct status_ctx *c)
                         table_sink(c, &sinks[i]);
                 free(sinks[i].where);
         }
-        ex = bad ? EXIT_FAILED : EXIT_OK;
+        ex = unreadable ? EXIT_ENV : bad ? EXIT_FAILED : EXIT_OK;
         if (c->json)
                 printf("],\"problems\":%zu,\"exit\":%d}\n", bad, ex);
         else if (bad)
@@ -525,7 +536,7 @@ static void status_usage(FILE *f)
                    "the sinks' health.\n\n"
                    "Exit status: 0 fine (also while learning), 1 a probe's last run failed\n"
                    "or a figure is in regression, 2 bad usage or configuration,\n"
-                   "3 the state directory cannot be read.\n");
+                   "3 the state directory or a probe's baseline file cannot be read.\n");
 }
 
 /* The daemon that wrote status.txt still runs: its pid is alive and is a

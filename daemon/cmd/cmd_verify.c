@@ -184,7 +184,7 @@ static int load_reference(const char *state_dir, const struct probe_cfg *pc,
                           size_t *waiting)
 {
         char *why = NULL;
-        int r = baseline_store_load(state_dir, pc->name, ret, &why);
+        int r = baseline_store_read(state_dir, pc->name, ret, &why);
         if (r < 0) {
                 log_error("%s", why ? why : strerror(-r));
                 free(why);

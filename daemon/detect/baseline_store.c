@@ -531,10 +531,12 @@ static int set_aside(const char *path, char **ret_aside)
         return 0;
 }
 
-static char *describe_bad_file(const char *path, int r, const struct parser *ps)
+/* What is wrong with the file; aside: it is renamed aside (the daemon's
+ * load), else left for the daemon (a command that only reads). */
+static char *describe_bad_file(const char *path, int r, const struct parser *ps, bool aside_it)
 {
         char *aside = NULL, *what, *msg;
-        int ra = set_aside(path, &aside);
+        int ra = aside_it ? set_aside(path, &aside) : 0;
         if (r == -EPROTONOSUPPORT)
                 what = str_printf("has format version %" PRId64 " (this benchwatch reads versions "
                                                                 "1 to %d)",
@@ -542,7 +544,10 @@ static char *describe_bad_file(const char *path, int r, const struct parser *ps)
         else
                 what = str_printf("is corrupt (line %u: %s)", ps->line,
                                   ps->why ? ps->why : "unreadable");
-        if (ra >= 0)
+        if (!aside_it)
+                msg = str_printf("baseline file '%s' %s; the daemon moves it aside at the "
+                                 "probe's next run", path, what ? what : "is unusable");
+        else if (ra >= 0)
                 msg = str_printf("baseline file '%s' %s; moved aside to '%s'",
                                  path, what ? what : "is unusable", aside);
         else
@@ -553,8 +558,8 @@ static char *describe_bad_file(const char *path, int r, const struct parser *ps)
         return msg;
 }
 
-int baseline_store_load(const char *state_dir, const char *probe,
-                        struct baseline **ret, char **ret_error)
+static int load_baseline(const char *state_dir, const char *probe, bool aside,
+                         struct baseline **ret, char **ret_error)
 {
         struct parser ps = { 0 };
         char *path = NULL, *msg = NULL;
@@ -579,7 +584,7 @@ int baseline_store_load(const char *state_dir, const char *probe,
                 r = parse_baseline(&ps, len, probe, ret);
         }
         if (r == -EBADMSG || r == -EPROTONOSUPPORT)
-                msg = describe_bad_file(path, r, &ps);
+                msg = describe_bad_file(path, r, &ps, aside);
         else if (r < 0)
                 msg = str_printf("cannot read baseline file '%s': %s", path, strerror(-r));
         if (r < 0)
@@ -587,6 +592,18 @@ int baseline_store_load(const char *state_dir, const char *probe,
         free(ps.text);
         free(path);
         return r;
+}
+
+int baseline_store_load(const char *state_dir, const char *probe,
+                        struct baseline **ret, char **ret_error)
+{
+        return load_baseline(state_dir, probe, true, ret, ret_error);
+}
+
+int baseline_store_read(const char *state_dir, const char *probe,
+                        struct baseline **ret, char **ret_error)
+{
+        return load_baseline(state_dir, probe, false, ret, ret_error);
 }
 
 static int cmp_str(const void *a, const void *b)

@@ -66,6 +66,10 @@ int baseline_store_path(const char *state_dir, const char *probe, char **ret_pat
  * memory; the caller frees it. */
 int baseline_store_load(const char *state_dir, const char *probe,
                         struct baseline **ret, char **ret_error);
+/* The same for a command that only reads (status, baseline show, verify):
+ * a bad file is left where it is, for the daemon to set aside. */
+int baseline_store_read(const char *state_dir, const char *probe,
+                        struct baseline **ret, char **ret_error);
 
 /* The baseline of probe in text[0..len) (a whole file's bytes with a NUL
  * after them, cut into lines in place), as baseline_store_load reads it:

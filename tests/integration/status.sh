@@ -2,7 +2,8 @@
 # `benchwatch status` beside a real daemon: before any run, while the
 # reference is being learnt (runs held, when the first verdict is due),
 # once it is pinned (verdict, pinned since, next run), after the daemon
-# stopped, and with a probe whose runs fail (exit 1, the reason shown).
+# stopped, with a probe whose runs fail (exit 1, the reason shown), and
+# with a baseline file it cannot read (exit 3, the file left alone).
 . "$top_srcdir/tests/integration/lib/lib.sh"
 
 # runs of 0.6 s at a duty cycle of 0.5: 1.2 s or more apart, not the 1-s
@@ -146,6 +147,23 @@ d = [p for p in r['probes'] if p['name'] == 'disk-in-a-gone-dir'][0]
 assert d['last_run']['ok'] is False and 'gone' in d['last_run']['why'], d
 assert r['problems'] == 1 and r['exit'] == 1, r" || fail "status with a failing probe: $(cat "$T/s.json")"
 stop_daemon
+
+# A baseline file this benchwatch cannot read (a newer one's): status says
+# so, exit 3, shows every probe still, and leaves the file for the daemon
+base=$T/state/baseline-cpu.txt
+[ -f "$base" ] || fail "no $base"
+cp "$base" "$T/base.orig"
+sed -i '1s/.*/benchwatch-baseline 99/' "$base"
+cp "$base" "$T/base.bad"
+status > "$T/out" 2> "$T/err"; rc=$?
+[ $rc = 3 ] || fail "status with an unreadable baseline: exit $rc: $(cat "$T/err")"
+grep -q "baseline file '$base' has format version 99.*the daemon moves it aside" "$T/err" ||
+        fail "unreadable baseline not said: $(cat "$T/err")"
+grep -Eq '^cpu ' "$T/out" && grep -Eq '^disk-in-a-gone-dir ' "$T/out" ||
+        fail "status with an unreadable baseline: $(cat "$T/out")"
+cmp -s "$base" "$T/base.bad" && [ -z "$(ls "$T/state" | grep corrupt)" ] ||
+        fail "status moved or changed the baseline file: $(ls "$T/state")"
+cp "$T/base.orig" "$base"
 
 status --format=xml > /dev/null 2>&1; rc=$?
 [ $rc = 2 ] || fail "status --format=xml: exit $rc, want 2"
