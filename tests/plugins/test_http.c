@@ -12,6 +12,7 @@
  * that a slow backend shows in the latency quantiles, in open-loop mode from
  * each request's intended send time. */
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -394,6 +395,17 @@ static void test_open_loop(void)
         CHECK(val(&x, "complete_requests") == 400);
         CHECK(settled_lines("front", before + 400) - before == 400);
         CHECK(quantile(&x, 0.5) < 0.25); /* from the run start: 0.5 s */
+        fakehost_done(&x.fh);
+
+        /* a low rate: 4 requests in the second, 4 a second (wrk2's figure;
+         * counted to the last outcome, 0.75 s in, it read 5.3) */
+        run(&x, (const char *const[]){ FRONT "/index.html", "rate=4", "duration=1s",
+            "concurrency=1", NULL });
+        CHECK(x.r == 0);
+        no_failures(&x);
+        CHECK(val(&x, "complete_requests") == 4);
+        CHECK(fabs(val(&x, "requests_per_second") - 4) < 0.05);
+        CHECK(fabs(val(&x, "time_taken_seconds") - 1) < 0.0125);
         fakehost_done(&x.fh);
 }
 
