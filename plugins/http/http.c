@@ -120,8 +120,9 @@ static const struct bw_param_def params[] = {
                 .default_value = "",
                 .help = "statuses that count as success, e.g. \"200\", "
                         "\"200,301\", \"2xx\"; others are failed requests "
-                        "(reason=status); empty: any status (non-2xx are still "
-                        "counted, as ab does)",
+                        "(reason=status), and a run with none but those fails; "
+                        "empty: any status (non-2xx are still counted, as ab "
+                        "does)",
         },
         [P_TLS_VERIFY] = {
                 .name = "tls_verify", .type = BW_PARAM_BOOL,
@@ -461,6 +462,13 @@ static int verdict(const struct http_load *l, const struct bw_host *h)
                 return h->fail(h, l->abort_err, "%s", l->abort_msg);
         if (h->stopping(h))
                 return h->fail(h, -ECANCELED, "stopped before the end of the run");
+        /* every response a status expect_status rules out: not the page
+         * the probe was set to measure (its requests/s would be a 404's) */
+        if (l->complete && !cfg->expect_any && l->failed[HTTP_FAIL_STATUS] == l->complete)
+                return h->fail(h, -EPROTO, "no response from %s had a status expect_status "
+                               "allows (%llu responses, %llu of them non-2xx)", cfg->where,
+                               (unsigned long long)l->complete,
+                               (unsigned long long)l->non_2xx);
         if (l->complete)
                 return 0;
         if (l->failed[HTTP_FAIL_TIMEOUT])
