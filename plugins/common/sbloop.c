@@ -325,6 +325,11 @@ int sbloop_outcome(const struct bw_host *h, const struct sbloop_spec *spec, int 
                                strerror(-r));
         if (res->stopped)
                 return h->fail(h, -ECANCELED, "stopped before the end of the run");
+        /* a rate of 0 would be a figure, and a regression: say why none */
+        if (!res->events)
+                return h->fail(h, -ETIMEDOUT, "no event completed in the run's %.3gs (%u "
+                               "threads): too short a duration for one", spec->duration,
+                               spec->threads);
         return 0;
 }
 

@@ -3,8 +3,9 @@
  * Checks the unit of work (the prime count of sysbench's loop), that the
  * figures agree with each other (rate x time = events, one latency sample
  * per event), that --events and --time end a run as in sysbench, that
- * max_prime and threads change the rate the way they must, and that the
- * parameter table rejects nonsense. Runs are short (0.3 s). */
+ * max_prime and threads change the rate the way they must, that a run
+ * with no event fails, and that the parameter table rejects nonsense.
+ * Runs are short (0.3 s). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "../fakehost.h"
+#include "common/sbloop.h"
 
 extern const struct bw_plugin benchwatch_plugin;
 uint64_t cpu_count_primes(uint64_t max_prime);
@@ -195,6 +197,26 @@ static void test_stop(void)
         fakehost_done(&fh);
 }
 
+/* A run in which no event completed (1000 threads and a 1-ms duration:
+ * the deadline passed before any thread finished one) fails and says why,
+ * rather than reporting a rate of 0, which a baseline would take for a
+ * regression. */
+static void test_no_event(void)
+{
+        struct fakehost fh;
+        struct sbloop_spec spec = { .threads = 1000, .duration = 0.001 };
+        struct sbloop_result res = { .events = 0, .seconds = 0.002 };
+        fakehost_init(&fh);
+        CHECK(sbloop_outcome(&fh.host, &spec, 0, &res) < 0);
+        CHECK(fh.error && strstr(fh.error, "no event completed in the run's 0.001s (1000 "
+                                           "threads)"));
+        fakehost_done(&fh);
+        res.events = 1;
+        fakehost_init(&fh);
+        CHECK(sbloop_outcome(&fh.host, &spec, 0, &res) == 0 && !fh.error);
+        fakehost_done(&fh);
+}
+
 static void bad(const char *param)
 {
         fakehost_expect_param_error(&benchwatch_plugin, param);
@@ -238,6 +260,7 @@ int main(void)
         CHECK(strcmp(benchwatch_plugin.concurrency_param, "threads") == 0);
         test_prime_count();
         test_bad_params();
+        test_no_event();
         test_figures_agree();
         test_cpu_time_figure();
         test_events_limit();
