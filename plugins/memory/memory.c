@@ -287,6 +287,24 @@ static void block_emit(const struct bw_host *h, const struct sbloop_result *res,
                    labels, bytes);
 }
 
+/* The blocks, never more than half of the available memory (a probe must
+ * not push the host into swap or the OOM killer's way), as in the other
+ * modes. */
+static int block_room(const struct bw_host *h, unsigned n_blocks, uint64_t block)
+{
+        uint64_t llc = 0, avail = 0;
+        char a[32], b[32];
+        int r = memory_host_sizes(h, "block", 1, &llc, &avail);
+        if (r < 0)
+                return r;
+        if ((double)n_blocks * (double)block > (double)(avail / 2))
+                return h->fail(h, -ENOMEM, "block mode: %u block(s) of %s are more than "
+                               "half of the %s of available memory", n_blocks,
+                               format_size((int64_t)block, a, sizeof(a)),
+                               format_size((int64_t)(avail & ~(MIB - 1)), b, sizeof(b)));
+        return 0;
+}
+
 static int block_run(const struct bw_run *run, const struct bw_host *h)
 {
         const struct bw_param_value *v = run->values;
@@ -303,8 +321,11 @@ static int block_run(const struct bw_run *run, const struct bw_host *h)
                 .deadline = run->deadline, .event = block_event, .arg = &job,
         };
         struct sbloop_result res;
-        int r = block_alloc(&job, threads, block, v[P_SCOPE].i == SCOPE_LOCAL);
-
+        bool local = v[P_SCOPE].i == SCOPE_LOCAL;
+        int r = block_room(h, local ? threads : 1, block);
+        if (r < 0)
+                return r;
+        r = block_alloc(&job, threads, block, local);
         if (r < 0) {
                 block_free(&job);
                 return h->fail(h, r, "cannot allocate %u blocks of %llu bytes: %s",

@@ -2,7 +2,8 @@
  *
  * Block mode: what one event leaves in the block, sysbench's byte and
  * event accounting (total_size split per thread with integer division),
- * the figures per operation, and the checks on block_size.  DRAM mode: the
+ * the figures per operation, the checks on block_size, and blocks over
+ * half of the available memory refused before they are made.  DRAM mode: the
  * cache-size reading from a fake sysfs tree, the array sizing rules
  * (refusing sizes the cache could hold), and a short real run.  Latency
  * mode: the chain is one cycle through every element, its sizing, which
@@ -152,6 +153,41 @@ static void test_bad_params(void)
                          "power of two");
         refused_by_check((const char *const[]){ "total_size=1k", "threads=2",
                                                  NULL }, "no event would run");
+}
+
+/* Blocks over half of the available memory are refused before they are
+ * allocated, as the other modes' arrays are (16 GiB blocks on a 24 GiB
+ * host once went straight to posix_memalign and memset). */
+static void test_block_room(void)
+{
+        FILE *f = fopen("/proc/meminfo", "re");
+        char line[256], arg[3][48];
+        unsigned long long kb = 0;
+        CHECK(f);
+        while (fgets(line, sizeof(line), f) && sscanf(line, "MemAvailable: %llu", &kb) != 1)
+                ;
+        fclose(f);
+        CHECK(kb > 0);
+        uint64_t half = (uint64_t)kb * 1024 / 2, block = 4096;
+        while (block <= half && block < (UINT64_C(16) << 30))
+                block *= 2;
+        uint64_t threads = half / block + 1;
+        if (threads > 1024) {
+                printf("  block room: skipped, %llu kB available\n", kb);
+                return;
+        }
+        snprintf(arg[0], sizeof(arg[0]), "block_size=%llu", (unsigned long long)block);
+        snprintf(arg[1], sizeof(arg[1]), "threads=%llu", (unsigned long long)threads);
+        snprintf(arg[2], sizeof(arg[2]), "scope=local");
+        struct fakehost fh;
+        double t0 = now_mono();
+        fakehost_init(&fh);
+        CHECK(fakehost_run(&fh, &benchwatch_plugin, (const char *const[]){
+                "mode=block", arg[0], arg[1], arg[2], "duration=1s", NULL }) == -ENOMEM);
+        CHECK(fh.error && strstr(fh.error, "block mode: ") &&
+              strstr(fh.error, " are more than half of the "));
+        CHECK(now_mono() - t0 < 1); /* nothing was touched */
+        fakehost_done(&fh);
 }
 
 static void put(const char *dir, const char *name, const char *text)
@@ -666,6 +702,7 @@ int main(void)
         CHECK(strcmp(benchwatch_plugin.name, "memory") == 0);
         test_block_event();
         test_bad_params();
+        test_block_room();
         test_llc();
         test_sizing();
         test_cgroup_room();
