@@ -452,8 +452,11 @@ static int worker_reconnect(struct worker *w, unsigned lost_errno,
         }
 }
 
-static int stmt_error(struct worker *w, MYSQL_STMT *st, enum stmt_kind k)
+/* st (kind k, on table t; 0: none) failed: retried, reconnected or the
+ * run's error, naming the statement as it was sent. */
+static int stmt_error(struct worker *w, MYSQL_STMT *st, enum stmt_kind k, unsigned t)
 {
+        char q[256];
         unsigned e = mysql_stmt_errno(st);
         if (db_is_ignorable(e)) {
                 w->n.errors++;
@@ -468,17 +471,18 @@ static int stmt_error(struct worker *w, MYSQL_STMT *st, enum stmt_kind k)
         if (db_is_conn_lost(e))
                 return worker_reconnect(w, e, mysql_stmt_error(st));
         w->s.err_no = e;
-        snprintf(w->s.err, sizeof(w->s.err), "'%s' failed: %s (error %u)",
-                 stmt_sql[k], mysql_stmt_error(st), e);
+        stmt_text(k, t, q, sizeof(q));
+        snprintf(w->s.err, sizeof(w->s.err), "'%s' failed: %s (error %u)", q,
+                 mysql_stmt_error(st), e);
         return db_errno(e);
 }
 
 /* Executes one statement and counts it as sysbench does: rows returned:
  * read; rows changed: write; otherwise other. */
-static int stmt_run(struct worker *w, MYSQL_STMT *st, enum stmt_kind k)
+static int stmt_run(struct worker *w, MYSQL_STMT *st, enum stmt_kind k, unsigned t)
 {
         if (mysql_stmt_execute(st) || mysql_stmt_store_result(st))
-                return stmt_error(w, st, k);
+                return stmt_error(w, st, k, t);
         if (mysql_stmt_field_count(st) > 0) {
                 w->n.read++;
                 mysql_stmt_free_result(st);
@@ -506,7 +510,7 @@ static int32_t get_id(struct worker *w)
 
 static int tstmt_run(struct worker *w, unsigned t, enum stmt_kind k)
 {
-        return stmt_run(w, w->tstmt[(t - 1) * S_N + k], k);
+        return stmt_run(w, w->tstmt[(t - 1) * S_N + k], k, t);
 }
 
 static int ev_selects(struct worker *w)
@@ -557,13 +561,13 @@ static int run_event(struct worker *w)
         const struct db_cfg *c = w->sh->cfg;
         int r = 0;
         if (c->trx)
-                r = stmt_run(w, w->stmt[K_BEGIN], K_BEGIN);
+                r = stmt_run(w, w->stmt[K_BEGIN], K_BEGIN, 0);
         if (r == 0)
                 r = ev_selects(w);
         if (r == 0 && c->mix == MIX_READ_WRITE)
                 r = ev_writes(w);
         if (r == 0 && c->trx)
-                r = stmt_run(w, w->stmt[K_COMMIT], K_COMMIT);
+                r = stmt_run(w, w->stmt[K_COMMIT], K_COMMIT, 0);
         return r;
 }
 
