@@ -67,6 +67,12 @@ struct sink_type {
          * -EINVAL etc. with *ret_error (malloc'd) saying why. */
         int (*create)(const struct param_set *opts, const struct sink_env *env,
                       struct sink **ret, char **ret_error);
+        /* What create would refuse in opts, found with no side effect (no
+         * thread, no connection, no file made), so that the configuration
+         * is refused when it is read; NULL: nothing beyond the options'
+         * own types.  0, or -EINVAL etc. with *ret_error (malloc'd). */
+        int (*check)(const struct param_set *opts, const struct sink_env *env,
+                     char **ret_error);
 };
 
 /* Every sink type, NULL-terminated. */

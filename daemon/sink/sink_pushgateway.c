@@ -429,6 +429,20 @@ static void pg_free(struct sink *s)
         free(p);
 }
 
+static int pg_check(const struct param_set *opts, const struct sink_env *env,
+                    char **ret_error)
+{
+        struct pg_config c;
+        int r = sinkconf_url_given(opts, ret_error);
+        (void)env; /* the gateway's options are all it needs */
+        if (r <= 0)
+                return r;
+        r = pg_config_parse(opts, &c, ret_error);
+        if (r >= 0)
+                pg_config_done(&c);
+        return r;
+}
+
 static int pg_create(const struct param_set *opts,
                      const struct sink_env *env, struct sink **ret,
                      char **ret_error)
@@ -466,6 +480,7 @@ const struct sink_type sink_pushgateway_type = {
         .options = pushgateway_options,
         .default_on = false,
         .create = pg_create,
+        .check = pg_check,
 };
 
 int sink_pushgateway_delete(const struct param_set *opts,

@@ -606,6 +606,19 @@ static int rw_start(struct rw_sink *p, const struct param_set *opts,
         return r;
 }
 
+static int rw_check(const struct param_set *opts, const struct sink_env *env,
+                    char **ret_error)
+{
+        struct rw_config c;
+        int r = sinkconf_url_given(opts, ret_error);
+        if (r <= 0)
+                return r;
+        r = rw_config_parse(opts, env, &c, ret_error);
+        if (r >= 0)
+                rw_config_done(&c);
+        return r;
+}
+
 static int rw_create(const struct param_set *opts, const struct sink_env *env,
                      struct sink **ret, char **ret_error)
 {
@@ -637,4 +650,5 @@ const struct sink_type sink_remote_write_type = {
         .options = remote_write_options,
         .default_on = false,
         .create = rw_create,
+        .check = rw_check,
 };

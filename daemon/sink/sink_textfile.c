@@ -167,41 +167,57 @@ static void textfile_free(struct sink *s)
         free(t);
 }
 
-static int textfile_create(const struct param_set *opts,
-                           const struct sink_env *env, struct sink **ret,
-                           char **ret_error)
+/* The file to write, malloc'd into *ret: a relative path is in the state
+ * directory ("benchwatch.prom"). */
+static int textfile_path(const struct param_set *opts, const struct sink_env *env, char **ret,
+                         char **ret_error)
 {
         const char *path = sinkconf_opt(opts, "path")->s;
-        char *joined = NULL;
-        struct textfile_sink *t;
-        int r;
-
-        /* relative: in the state directory ("benchwatch.prom") */
-        if (path && *path && *path != '/' && env->state_dir) {
-                if (!(joined = str_printf("%s/%s", env->state_dir, path)))
-                        return -ENOMEM;
-                path = joined;
-        }
-        size_t n = path ? strlen(path) : 0;
-        if (!n || path[n - 1] == '/') {
+        char *p = path && *path && *path != '/' && env->state_dir ?
+                  str_printf("%s/%s", env->state_dir, path) : strdup(path ? path : "");
+        if (!p)
+                return -ENOMEM;
+        size_t n = strlen(p);
+        if (!n || p[n - 1] == '/') {
                 *ret_error = strdup("path must name a file");
-                free(joined);
+                free(p);
                 return -EINVAL;
         }
         /* node_exporter reads only *.prom; the suffix also keeps a typo
          * from replacing some other file (path = /etc/passwd) as root */
-        if (n < 6 || strcmp(path + n - 5, ".prom") || path[n - 6] == '/') {
+        if (n < 6 || strcmp(p + n - 5, ".prom") || p[n - 6] == '/') {
                 *ret_error = strdup("path must end in .prom");
-                free(joined);
+                free(p);
                 return -EINVAL;
         }
+        *ret = p;
+        return 0;
+}
+
+static int textfile_check(const struct param_set *opts, const struct sink_env *env,
+                          char **ret_error)
+{
+        char *path = NULL;
+        int r = textfile_path(opts, env, &path, ret_error);
+        free(path);
+        return r;
+}
+
+static int textfile_create(const struct param_set *opts,
+                           const struct sink_env *env, struct sink **ret,
+                           char **ret_error)
+{
+        struct textfile_sink *t;
+        char *path = NULL;
+        int r = textfile_path(opts, env, &path, ret_error);
+        if (r < 0)
+                return r;
         t = calloc(1, sizeof(*t));
-        if (!t || !(t->path = strdup(path))) {
-                free(t);
-                free(joined);
+        if (!t) {
+                free(path);
                 return -ENOMEM;
         }
-        free(joined);
+        t->path = path;
         t->base.name = "textfile";
         t->base.publish = textfile_publish;
         t->base.free = textfile_free;
@@ -223,4 +239,5 @@ const struct sink_type sink_textfile_type = {
         .options = textfile_options,
         .default_on = false,
         .create = textfile_create,
+        .check = textfile_check,
 };
