@@ -31,6 +31,7 @@
 #include "sink/sink.h"
 #include "util/atomicfile.h"
 #include "util/reserve.h"
+#include "util/strutil.h"
 #include "util/timeutil.h"
 
 struct daemon {
@@ -385,6 +386,21 @@ static void log_absent(const struct config *cfg)
                                    cfg->probes[i].absent);
 }
 
+/* A state_dir the reload would move: the tracker keeps the running one's
+ * references, history and evidence open there, and half the state would
+ * go to each; a restart moves it whole. */
+static int same_state_dir(const struct config *old, const struct config *cfg, char **ret_why)
+{
+        const char *was = old->daemon->values[CFG_D_STATE_DIR].s;
+        const char *now = cfg->daemon->values[CFG_D_STATE_DIR].s;
+        if (!strcmp(was, now))
+                return 0;
+        *ret_why = str_printf("%s: [daemon] state_dir: '%s' is not the running daemon's '%s': "
+                              "a reload cannot move the references; restart the daemon",
+                              cfg->source, now, was);
+        return *ret_why ? -EINVAL : -ENOMEM;
+}
+
 /* Load and check the configuration whole, then swap it in; on any error
  * the running configuration stays as it was. */
 static int reload_config(struct daemon *d, char **ret_why)
@@ -392,6 +408,8 @@ static int reload_config(struct daemon *d, char **ret_why)
         struct config *cfg = NULL, *old = d->app->cfg;
         struct sink_set *sinks = NULL;
         int r = app_load_config(d->app, &cfg, ret_why);
+        if (r >= 0)
+                r = same_state_dir(old, cfg, ret_why);
         if (r >= 0)
                 r = make_dirs(cfg);
         if (r >= 0)

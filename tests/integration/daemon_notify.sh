@@ -147,6 +147,19 @@ q=$(results quick ok)
 wait_for 10 bash -c "[ \$(grep -c \"^misbehave 'quick': ok\" '$T/out') -gt $q ]" || fail "quick stopped after a bad reload"
 grep -q "probe 'stuck' removed" "$T/err" && fail "the bad config was applied"
 
+# ---- SIGHUP, another state_dir: refused (the references stay in one place)
+put_conf "$(daemon_section | sed "s|^state_dir = .*|state_dir = $T/state2|")
+[probe quick]
+plugin = misbehave
+interval = 2s"
+fails=$(grep -c 'reload failed' "$T/err")
+kill -HUP "$DPID"
+wait_for 5 bash -c "[ \$(grep -c 'reload failed' '$T/err') -gt $fails ]" || fail "a moved state_dir was not refused: $(tail -3 "$T/err")"
+grep -q "state_dir: '$T/state2' is not the running daemon's '$T/state'" "$T/err" ||
+        fail "a moved state_dir: $(tail -3 "$T/err")"
+[ -e "$T/state2" ] && fail "the refused reload made $T/state2"
+grep -q "probe 'stuck' removed" "$T/err" && fail "the config with another state_dir was applied"
+
 # ---- SIGHUP: a textfile added shows the kept probes' latest results at
 # ---- once; a probe removed then leaves it, the others stay --------------
 put_conf "$(daemon_section)
