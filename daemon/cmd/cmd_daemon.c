@@ -10,12 +10,14 @@
  * that spins without progress because scheduler_stalled() says so.  Either
  * way systemd kills and restarts the service. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 #include <systemd/sd-daemon.h>
 #include <time.h>
@@ -87,6 +89,40 @@ static int make_dirs(const struct config *cfg)
 /* At start, before any writer of ours runs (not at a reload: the textfile
  * sink's thread may be writing): the temporary files of writes that a kill
  * -9 interrupted between their create and their rename. */
+/* One daemon a state_dir: a second would write the same baselines, history
+ * and status, and take the first's writes in progress for interrupted
+ * ones.  The lock is the kernel's (flock): it goes with the process, and
+ * the file stays, naming the last daemon's pid.  The fd is the daemon's
+ * for its life (close-on-exec: probes do not hold it). */
+static int lock_state_dir(const struct config *cfg, int *ret_fd)
+{
+        const char *dir = cfg->daemon->values[CFG_D_STATE_DIR].s;
+        char *path = str_printf("%s/daemon.lock", dir), holder[32] = "";
+        int fd = path ? open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600) : -1;
+        int r = fd < 0 ? (path ? -errno : -ENOMEM) : 0;
+        if (r >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0)
+                r = -errno;
+        if (r == -EWOULDBLOCK) {
+                ssize_t n = pread(fd, holder, sizeof(holder) - 1, 0);
+                holder[n > 0 ? strcspn(holder, "\n") : 0] = 0;
+                log_error("another benchwatch daemon%s%s uses state_dir '%s' (it holds the lock "
+                          "on '%s'): one daemon a state directory", *holder ? ", pid " : "",
+                          holder, dir, path);
+        } else if (r < 0) {
+                log_error("cannot lock '%s': %s", path ? path : dir, strerror(-r));
+        } else if (ftruncate(fd, 0) < 0 || dprintf(fd, "%ld\n", (long)getpid()) < 0) {
+                log_warning("cannot write the pid to '%s': %m", path); /* still locked */
+        }
+        free(path);
+        if (r < 0) {
+                if (fd >= 0)
+                        close(fd);
+                return r;
+        }
+        *ret_fd = fd;
+        return 0;
+}
+
 static void remove_interrupted_writes(const struct config *cfg)
 {
         const char *dir = cfg->daemon->values[CFG_D_STATE_DIR].s;
@@ -610,7 +646,8 @@ int cmd_daemon(struct app *app, int argc, char **argv)
         if (ex != EXIT_OK)
                 return ex;
         char *why = NULL;
-        if (make_dirs(app->cfg) < 0) {
+        int lock_fd = -1;
+        if (make_dirs(app->cfg) < 0 || lock_state_dir(app->cfg, &lock_fd) < 0) {
                 app_done(app);
                 return EXIT_ENV;
         }
@@ -619,6 +656,7 @@ int cmd_daemon(struct app *app, int argc, char **argv)
         if (r < 0) {
                 log_error("%s", why ? why : strerror(-r));
                 free(why);
+                close(lock_fd);
                 app_done(app);
                 return EXIT_USAGE;
         }
@@ -632,6 +670,7 @@ int cmd_daemon(struct app *app, int argc, char **argv)
         scheduler_free(d.sched);
         sink_set_free(d.sinks);
         sd_event_unref(d.event);
+        close(lock_fd);
         app_done(app);
         return ex;
 }
