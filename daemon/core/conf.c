@@ -166,11 +166,37 @@ static void assign(struct cfg_reader *l, const char *file, const struct conf_blo
         free(why);
 }
 
-static void apply_options(struct cfg_reader *l, const char *file,
-                          const struct conf_block *b, struct param_set *ps)
+/* The line of key in an earlier block of the same section in this file;
+ * 0 when none (a section may appear twice in a file, a key once). */
+static unsigned earlier_key(const struct file_text *fp, size_t bi, const char *key)
 {
+        for (size_t i = 0; i < bi; i++) {
+                const struct conf_block *e = &fp->blocks[i];
+                if (strcmp(e->section, fp->blocks[bi].section))
+                        continue;
+                for (size_t k = 0; k < e->n; k++)
+                        if (!strcmp(e->v[k].key, key))
+                                return e->v[k].line;
+        }
+        return 0;
+}
+
+static void apply_options(struct cfg_reader *l, const struct file_text *fp, size_t bi,
+                          struct param_set *ps)
+{
+        const char *file = fp->file;
+        const struct conf_block *b = &fp->blocks[bi];
         for (size_t k = 0; k < b->n; k++) {
-                if (param_index(ps->defs, b->v[k].key) >= 0) {
+                int i = param_index(ps->defs, b->v[k].key);
+                unsigned first = i >= 0 && !(ps->defs[i].flags & BW_PARAM_MULTI) ?
+                                 earlier_key(fp, bi, b->v[k].key) : 0;
+                if (first) {
+                        err_at(l, file, b->v[k].line, b->section, "%s: given twice in "
+                               "[%s] in this file (first at line %u)", b->v[k].key,
+                               b->section, first);
+                        continue;
+                }
+                if (i >= 0) {
                         assign(l, file, b, k, ps);
                         continue;
                 }
@@ -399,7 +425,7 @@ static void apply_block(struct cfg_reader *l, const struct file_text *fp,
         const struct conf_block *b = &fp->blocks[bi];
         const char *s = b->section;
         if (!strcmp(s, "daemon")) {
-                apply_options(l, fp->file, b, l->cfg->daemon);
+                apply_options(l, fp, bi, l->cfg->daemon);
                 check_daemon_dirs(l, fp->file, b);
                 return;
         }
@@ -413,7 +439,7 @@ static void apply_block(struct cfg_reader *l, const struct file_text *fp,
                         continue;
                 struct cfg_section *cs = get_section(l, t, fp->file, b->line);
                 if (cs)
-                        apply_options(l, fp->file, b, cs->opts);
+                        apply_options(l, fp, bi, cs->opts);
                 return;
         }
         unknown_section(l, fp->file, b);
