@@ -208,15 +208,14 @@ int cmd_run(struct app *app, int argc, char **argv)
                 }
                 if (c == 'f' && report_format_parse(optarg, &fmt) == 0)
                         continue;
-                if (c == 't' && parse_duration(optarg, &timeout) == 0 && timeout > 0)
+                if (c == 't' && run_args_timeout_parse(optarg, &timeout) == 0)
                         continue;
                 if (c == 'h') {
                         run_usage(stdout);
                         return EXIT_OK;
                 }
-                if (c == 'f' || c == 't')
-                        log_error("run: invalid --%s value '%s'", c == 'f' ? "format" : "timeout",
-                                  optarg);
+                if (c == 'f')
+                        log_error("run: invalid --format value '%s'", optarg);
                 run_usage(stderr);
                 return EXIT_USAGE;
         }

@@ -69,12 +69,12 @@ static int parse_opts(int argc, char **argv, struct sweep_opts *o)
                         break;
                 case 'l': r = parse_duration(optarg, &o->target); break;
                 case 'p': o->plot = optarg; break;
-                case 't': r = parse_duration(optarg, &o->timeout); break;
+                case 't': r = run_args_timeout_parse(optarg, &o->timeout); break;
                 case 'h': sweep_usage(stdout); return EXIT_OK + 100;
                 default: r = -1;
                 }
                 if (r < 0) {
-                        if (c != '?')
+                        if (c != '?' && c != 't') /* --timeout said why */
                                 log_error("sweep: invalid value '%s' for --%s", optarg,
                                           opts[c == 'f'   ? 0
                                                : c == 'q' ? 1

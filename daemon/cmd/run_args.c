@@ -6,9 +6,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/conf_daemon.h"
 #include "core/log.h"
 #include "core/precheck.h"
 #include "core/priority.h"
+
+int run_args_timeout_parse(const char *arg, double *ret)
+{
+        struct param_set *ps = NULL;
+        char *why = NULL;
+        int r = param_set_new(conf_daemon_options, &ps, &why);
+        if (r >= 0)
+                r = param_set_assign(ps, "timeout", arg, &why);
+        if (r >= 0)
+                *ret = ps->values[CFG_D_TIMEOUT].d;
+        else
+                log_error("--%s", why ? why : strerror(-r)); /* "timeout: '2d' is ..." */
+        free(why);
+        param_set_free(ps);
+        return r < 0 ? -EINVAL : 0;
+}
 
 static void list_choices(const struct app *app)
 {

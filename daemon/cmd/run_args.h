@@ -47,6 +47,10 @@ struct run_overrides {
         "                                   tool; a configured probe at the daemon's)\n" \
         "  --yield                          stop when other work needs the CPU,\n" \
         "                                   disks or memory ([daemon] yield_*)\n"
+/* A --timeout=DUR value in *ret: within [daemon] timeout's range (100ms
+ * .. 1d), the same for a one-off run as for the daemon's; 0, or -EINVAL. */
+int run_args_timeout_parse(const char *arg, double *ret);
+
 /* 1 when opt was one of RUN_OVERRIDE_OPTIONS and its value good, 0 when
  * opt is another option, -EINVAL (logged) for a bad value. */
 int run_args_override_parse(struct run_overrides *o, int opt, const char *arg);
