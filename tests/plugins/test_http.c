@@ -6,11 +6,12 @@
  * up (and torn down, by PID, when it ends).  It checks that request counts
  * agree with the servers' access logs (plain, keep-alive off, chunked, HEAD,
  * through haproxy), that 404/500 are non-2xx and status failures only when
- * expect_status says so (a run with nothing but those fails), that a backend stopped mid-run shows as connect
- * failures (direct) or 503s (through haproxy), that a refused port, an
- * unresolvable host and a silent server end cleanly with a clear error, and
- * that a slow backend shows in the latency quantiles, in open-loop mode from
- * each request's intended send time. */
+ * expect_status says so (a run with nothing but those fails), that a
+ * backend stopped mid-run shows as connect failures (direct) or 503s
+ * (through haproxy), that a refused port, an unresolvable host and a silent
+ * server end cleanly with a clear error, and that a slow backend shows in
+ * the latency quantiles, in open-loop mode from each request's intended
+ * send time (and a low rate's requests/s over the run's window). */
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
