@@ -485,6 +485,16 @@ int detector_update(struct detector *d, const struct detector_config *c,
                 return -EINVAL;
         enum detector_transition tr = DETECTOR_STEADY;
         double z = judged(d, c) ? residual_of(d, dir, value) : NAN;
+        if (counted && d->regression && !judged(d, c)) {
+                /* the settings now withhold verdicts from a reference this
+                 * short (min_runs raised above the runs it holds): no
+                 * regression stands without one, and one that stood would
+                 * keep the reference from learning, for good */
+                d->regression = false;
+                d->cusum = d->fast = d->clear = d->shift = 0;
+                d->segment = d->n_judged = 0;
+                tr = DETECTOR_LEFT;
+        }
         if (counted) {
                 push_bounded(d->recent, &d->n_recent, DETECTOR_RECENT_MAX, value);
                 if (!isnan(z))

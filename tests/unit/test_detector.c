@@ -389,6 +389,29 @@ static void test_learning_verdicts(void)
         EXPECT_NEAR_ABS(exp(d.rs.log_level), 1000, 1000 * 0.05);
 }
 
+/* A regression entered while learning, then min_runs raised above the
+ * runs the reference holds (a reload): verdicts are withheld, so the
+ * regression is left at the next counted run and the reference learns
+ * again (it stayed in regression for good, learning nothing, before). */
+static void test_min_runs_raised(void)
+{
+        struct detector_config c;
+        struct detector d;
+        detector_config_default(&c);
+        detector_init(&d);
+        rng_state = 53;
+        feed(&d, &c, DETECTOR_HIGHER_IS_BETTER, 1000, 0.04, 15);
+        struct tally t = feed(&d, &c, DETECTOR_HIGHER_IS_BETTER, 600, 0.04, 6);
+        EXPECT(t.entered == 1 && d.regression && !d.pinned);
+        unsigned held = d.n_ref;
+        c.min_runs = held + 10;
+        t = feed(&d, &c, DETECTOR_HIGHER_IS_BETTER, 1000, 0.04, 1);
+        EXPECT(t.left == 1 && t.first_left == 1 && !d.regression);
+        EXPECT(d.n_ref == held + 1);
+        t = feed(&d, &c, DETECTOR_HIGHER_IS_BETTER, 1000, 0.04, 30);
+        EXPECT(t.entered == 0 && d.n_ref == held + 31);
+}
+
 /* The predictive test keeps the false alarms of a pinned reference from
  * the first verdict on: 400 fresh series of 100 runs (36,000 verdicts on
  * references of 10..99 runs) enter at most a handful of regressions.  A
@@ -569,6 +592,7 @@ int main(void)
         test_drift();
         test_drift_outliers();
         test_learning_verdicts();
+        test_min_runs_raised();
         test_learning_false_alarms();
         test_verify_learning();
         test_accept();
