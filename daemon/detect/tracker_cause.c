@@ -147,6 +147,16 @@ static void peers_within(const struct tracker_cause_peers *p, const char *probe,
 
 /* ---- the cause -------------------------------------------------------------- */
 
+/* Whether a series this run did not have is in regression: a run that
+ * lacks a figure (a summary with no samples) says nothing of its cause. */
+static bool unseen_regressed(const struct baseline *b)
+{
+        for (size_t i = 0; i < b->n_series; i++)
+                if (!b->series[i].seen && b->series[i].det.regression)
+                        return true;
+        return false;
+}
+
 /* The series in regression that changed most, and how many are. */
 static const struct baseline_series *worst_of(const struct baseline *b, unsigned *ret_n,
                                               bool *ret_entered)
@@ -292,6 +302,8 @@ static int name_cause(const char *state_dir, struct tracker_cause_peers *peers,
         unsigned n_regressed;
         bool entered;
         struct regressed g = { .s = worst_of(b, &n_regressed, &entered) };
+        if (!g.s && unseen_regressed(b))
+                return 0; /* the cause named, and when it began, stand */
         if (!g.s) {
                 int r = peers_note(peers, res->probe, res->plugin, NAN);
                 return r < 0 ? r : evidence_store_set_cause(es, NULL, NULL);
