@@ -250,9 +250,11 @@ int history_parse(FILE *f, double since, struct history_entry **ret, size_t *ret
         struct reader rd = { 0 };
         char head[sizeof(HEADER) + 1];
         int r = 0;
-        /* empty, or a header torn by a crash: no entries yet */
-        bool started = fgets(head, sizeof(head), f) && strchr(head, '\n');
-        if (started && strcmp(head, HEADER))
+        /* empty, or a header torn by a crash (the file ends in it): no
+         * entries yet; a first line longer than the header is no header */
+        bool got = fgets(head, sizeof(head), f);
+        bool started = got && strchr(head, '\n');
+        if ((started && strcmp(head, HEADER)) || (got && !started && !feof(f)))
                 r = -EBADMSG;
         if (started && r >= 0)
                 r = read_lines(f, since, &rd);

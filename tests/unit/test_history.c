@@ -139,6 +139,20 @@ static void test_foreign_and_names(void)
         EXPECT(history_read(dir, "web", -INFINITY, &e, &n, &skipped, &bad, &err) == -EBADMSG);
         EXPECT(err && strstr(err, path) && strstr(err, "not a benchwatch history"));
         free(err);
+        /* a first line longer than the header is not one torn by a crash
+         * (that reads as no entries yet): it was read as empty, silently */
+        f = fopen(path, "we");
+        fputs("benchwatch-history 1 (copied from host-a)\n1764600000.000 1 O 10 10 m\n", f);
+        fclose(f);
+        err = NULL;
+        EXPECT(history_read(dir, "web", -INFINITY, &e, &n, &skipped, &bad, &err) == -EBADMSG);
+        EXPECT(err && strstr(err, "not a benchwatch history"));
+        free(err);
+        /* torn: the file ends inside its header */
+        f = fopen(path, "we");
+        fputs("benchwatch-hist", f);
+        fclose(f);
+        EXPECT(history_read(dir, "web", -INFINITY, &e, &n, &skipped, &bad, NULL) == 0 && n == 0);
         unlink(path);
         EXPECT(history_read(dir, "../x", -INFINITY, &e, &n, &skipped, &bad, NULL) == -EINVAL);
         EXPECT(history_append(dir, "a/b", NULL, 0, 1 << 20, NULL) == -EINVAL);
