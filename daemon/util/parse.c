@@ -24,12 +24,17 @@ int parse_int64(const char *s, int64_t *ret)
         return 0;
 }
 
-/* strtod in the C locale regardless of what the process runs under. */
+/* strtod in the C locale regardless of what the process runs under, of
+ * decimal numbers only: strtod's hexadecimal ("0x10", 16) is no number a
+ * configuration or a file benchwatch writes holds, and integers refuse it. */
 static int strtod_c(const char *s, double *ret, const char **ret_end)
 {
         static locale_t c_locale;
         char *end;
         if (!s || !*s || isspace((unsigned char)*s))
+                return -EINVAL;
+        const char *digits = *s == '-' || *s == '+' ? s + 1 : s;
+        if (digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X'))
                 return -EINVAL;
         if (!c_locale)
                 c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);

@@ -33,6 +33,7 @@ int main(void)
         CHECK(parse_duration("", &d) == -EINVAL && parse_duration("5 parsecs", &d) == -EINVAL);
         CHECK(parse_duration("-1s", &d) == -ERANGE && parse_duration("1e400", &d) == -ERANGE);
         CHECK(parse_duration("10S", &d) == -EINVAL && parse_duration(" 1s", &d) == -EINVAL);
+        CHECK(parse_duration("0x10", &d) == -EINVAL && parse_duration("0X1p4s", &d) == -EINVAL);
         CHECK(size("16k") == 16384 && size("1M") == 1048576 && size("4G") == 4294967296);
         CHECK(size("512") == 512 && size("1.5k") == 1536 && size("2T") == 2199023255552);
         CHECK(size("16KiB") == 16384);
@@ -44,6 +45,7 @@ int main(void)
         CHECK(parse_int64("99999999999999999999", &i) == -ERANGE);
         CHECK(parse_double("0.25", &d) == 0 && d == 0.25);
         CHECK(parse_double("nan", &d) == -ERANGE && parse_double("1,5", &d) == -EINVAL);
+        CHECK(parse_double("-0x1", &d) == -EINVAL && parse_double("0e1", &d) == 0 && d == 0);
         CHECK(parse_bool("yes", &b) == 0 && b && parse_bool("Off", &b) == 0 && !b);
         CHECK(parse_bool("maybe", &b) == -EINVAL);
         printf("test_parse: ok\n");
