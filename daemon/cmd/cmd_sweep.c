@@ -89,6 +89,19 @@ static int parse_opts(int argc, char **argv, struct sweep_opts *o)
                 sweep_usage(stderr);
                 return EXIT_USAGE;
         }
+        /* the plot's directory before every level has run, not after */
+        char *dir = o->plot ? strdup(o->plot) : NULL;
+        char *slash = dir ? strrchr(dir, '/') : NULL;
+        if (slash == dir)
+                dir[1] = 0; /* "/x.svg": the root */
+        else if (slash)
+                *slash = 0;
+        if (dir && access(slash ? dir : ".", W_OK) < 0) {
+                log_error("--plot: cannot write '%s': %m", o->plot);
+                free(dir);
+                return EXIT_ENV;
+        }
+        free(dir);
         return EXIT_OK;
 }
 
