@@ -562,7 +562,19 @@ int testfile_cleanup(const struct bw_run *run, const struct bw_host *h,
         struct stat st;
         if (testfile_path(run, prefix, path, &p) < 0)
                 return h->fail(h, -ENOMEM, "out of memory");
-        return stat(p, &st) == 0 && S_ISBLK(st.st_mode) ? 0 : testfile_remove(h, p);
+        if (stat(p, &st) == 0 && S_ISBLK(st.st_mode))
+                return 0;
+        /* a link the runs followed to their file: that file (if it is
+         * ours) goes, the link stays (removal itself never follows one) */
+        if (lstat(p, &st) == 0 && S_ISLNK(st.st_mode)) {
+                char *target = realpath(p, NULL);
+                if (!target)
+                        return errno == ENOENT ? 0 : h->fail(h, -errno, "cannot resolve "
+                                                             "'%s': %s", p, strerror(errno));
+                free(p);
+                p = target;
+        }
+        return testfile_remove(h, p);
 }
 
 /* ---- opening it for measurement --------------------------------------- */

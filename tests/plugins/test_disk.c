@@ -397,6 +397,20 @@ static void test_bad_inputs(void)
         free(path);
         fakehost_done(&fh);
 
+        fakehost_init(&fh); /* a link to a test file: runs follow it, so does cleanup */
+        char *real = xprintf("path=%s/real.dat", fh.cache_dir);
+        char *link = xprintf("path=%s/link.dat", fh.cache_dir);
+        CHECK(fakehost_run(&fh, P, PARAMS(real, "size=8M", "requests=10")) == 0);
+        CHECK(symlink(real + 5, link + 5) == 0);
+        CHECK(fakehost_run(&fh, P, PARAMS(link, "size=8M", "requests=10")) == 0);
+        CHECK(fakehost_cleanup(&fh, P, PARAMS(link)) == 0 && !fh.error);
+        CHECK(stat(real + 5, &st) < 0 && errno == ENOENT);  /* the file went */
+        CHECK(lstat(link + 5, &st) == 0 && S_ISLNK(st.st_mode)); /* the link stays */
+        CHECK(unlink(link + 5) == 0);
+        free(real);
+        free(link);
+        fakehost_done(&fh);
+
         fakehost_init(&fh); /* a write mode on a block device */
         path = xprintf("path=%s/blockdev", fh.cache_dir);
         if (mknod(path + 5, S_IFBLK | 0600, makedev(7, 250)) == 0) {
