@@ -511,7 +511,9 @@ int baseline_store_parse(char *text, size_t len, const char *probe, double mtime
         return parse_baseline(&ps, len, probe, ret);
 }
 
-/* <path>.corrupt-<UTC time>: kept for a human to look at, never read. */
+/* <path>.corrupt-<UTC time>: kept for a human to look at, never read;
+ * a second one within the same second gets .2, .3, ... (a plain rename
+ * would replace the first). */
 static int set_aside(const char *path, char **ret_aside)
 {
         char stamp[32];
@@ -519,16 +521,25 @@ static int set_aside(const char *path, char **ret_aside)
         time_t t = time(NULL);
         if (!gmtime_r(&t, &tm) || !strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm))
                 return -EINVAL;
-        char *aside = str_printf("%s.corrupt-%s", path, stamp);
-        if (!aside)
-                return -ENOMEM;
-        if (rename(path, aside) < 0) {
-                int r = -errno;
+        for (unsigned k = 1; k <= 100; k++) {
+                char *aside = k == 1 ? str_printf("%s.corrupt-%s", path, stamp)
+                                     : str_printf("%s.corrupt-%s.%u", path, stamp, k);
+                if (!aside)
+                        return -ENOMEM;
+                int r = renameat2(AT_FDCWD, path, AT_FDCWD, aside, RENAME_NOREPLACE) < 0 ?
+                        -errno : 0;
+                if (r == -EINVAL) /* a filesystem without the flag */
+                        r = access(aside, F_OK) == 0 ? -EEXIST :
+                            rename(path, aside) < 0 ? -errno : 0;
+                if (r == 0) {
+                        *ret_aside = aside;
+                        return 0;
+                }
                 free(aside);
-                return r;
+                if (r != -EEXIST)
+                        return r;
         }
-        *ret_aside = aside;
-        return 0;
+        return -EEXIST;
 }
 
 /* What is wrong with the file; aside: it is renamed aside (the daemon's

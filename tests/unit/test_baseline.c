@@ -265,6 +265,22 @@ static void expect_rejected(const char *data, size_t len, int want, const char *
         free(path);
 }
 
+/* Two bad files of one probe set aside within a second: both kept (the
+ * second once replaced the first, both named by the same second). */
+static void test_set_aside_twice(void)
+{
+        struct baseline *back = NULL;
+        char *path;
+        unsigned corrupt;
+        baseline_store_path(dir, "root", &path);
+        for (int i = 0; i < 2; i++) {
+                spit(path, "garbage\n", 8);
+                EXPECT(baseline_store_load(dir, "root", &back, NULL) == -EBADMSG && !back);
+        }
+        EXPECT(sweep_others(&corrupt) == 2 && corrupt == 2);
+        free(path);
+}
+
 static void test_damaged_files(void)
 {
         struct baseline *b = fed_baseline(8, 500);
@@ -785,6 +801,7 @@ int main(void)
         test_tracked_series();
         test_roundtrip();
         test_damaged_files();
+        test_set_aside_twice();
         test_strict_parser();
         test_v1_conversion();
         test_reset_and_list();
