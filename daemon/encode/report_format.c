@@ -323,9 +323,11 @@ static bool report_number(const struct result *r, const struct bw_report_line *l
         return true;
 }
 
-/* ab's block: the share of requests served within a time, in ms. */
-static void report_percentiles(FILE *f, const struct result *r, const char *figure,
-                               int decimals)
+/* ab's block under its heading: the share of requests served within a
+ * time, in ms; none at all where none was timed (a run that failed: a
+ * table of zeros would read as requests served at once). */
+static void report_percentiles(FILE *f, const struct result *r, const char *heading,
+                               const char *figure, int decimals)
 {
         static const int pct[] = { 50, 66, 75, 80, 90, 95, 98, 99, 100 };
         const struct family *fam = report_family(r, figure);
@@ -334,6 +336,9 @@ static void report_percentiles(FILE *f, const struct result *r, const char *figu
         for (size_t i = 0; fam && i < fam->n_samples; i++)
                 if (fam->samples[i].hist)
                         bw_hist_merge(&h, fam->samples[i].hist);
+        if (!h.count)
+                return;
+        fprintf(f, "%s\n", heading);
         for (size_t i = 0; i < sizeof(pct) / sizeof(pct[0]); i++)
                 fprintf(f, " %3d%% %8.*f%s\n", pct[i], decimals,
                         bw_hist_quantile_ns(&h, pct[i] / 100.0) / 1e6,
@@ -353,10 +358,10 @@ static void plugin_layout(FILE *f, const struct result *r,
 {
         for (const struct bw_report_line *l = report; l->label; l++) {
                 double v;
-                if (l->show == BW_SHOW_HEADING || l->show == BW_SHOW_PERCENTILES)
+                if (l->show == BW_SHOW_HEADING)
                         fprintf(f, "%s\n", l->label);
                 if (l->show == BW_SHOW_PERCENTILES)
-                        report_percentiles(f, r, l->figure, l->decimals);
+                        report_percentiles(f, r, l->label, l->figure, l->decimals);
                 else if (l->show == BW_SHOW_PARAM)
                         report_param(f, r, l);
                 else if (l->show != BW_SHOW_HEADING && report_number(r, l, &v)) {
@@ -366,8 +371,8 @@ static void plugin_layout(FILE *f, const struct result *r,
                 }
         }
         report_format_priority(f, r);
-        if (!r->success)
-                fprintf(f, "\nRun: FAILED in %.2fs: %s\n", r->duration, r->error ? r->error : "");
+        fprintf(f, "\nRun: %s in %.2fs%s%s\n", r->success ? "succeeded" : "FAILED", r->duration,
+                r->error ? ": " : "", r->error ? r->error : "");
 }
 
 int report_format_write(FILE *f, enum output_format fmt, const struct result *r,

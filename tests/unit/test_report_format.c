@@ -1,6 +1,7 @@
 /* test_report_format.c — the JSON of a latency summary carries its histogram:
  * the non-empty buckets, whose counts add up to the sample count and whose
- * bounds hold the recorded values (what pools runs exactly). */
+ * bounds hold the recorded values (what pools runs exactly); a plugin's own
+ * table shows percentiles only of requests timed, and the run's outcome. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,10 +71,65 @@ static void test_empty_histogram(void)
         result_free(r);
 }
 
+static char *layout_of(const struct result *r, const struct bw_report_line *report)
+{
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        CHECK(f);
+        CHECK(report_format_write(f, FORMAT_TABLE, r, report) == 0);
+        CHECK(fclose(f) == 0);
+        return text;
+}
+
+/* A plugin's own layout (ab's for http): its percentile block only where
+ * requests were timed (a failed run's table of zeros read as requests
+ * served at once), and the run's outcome last, failed or not. */
+static void test_plugin_layout(void)
+{
+        static const struct bw_report_line report[] = {
+                { .label = "Complete requests:", .show = BW_SHOW_VALUE,
+                  .figure = "complete_requests" },
+                { .label = "Percentage of the requests served within a certain time (ms)",
+                  .show = BW_SHOW_PERCENTILES, .figure = "latency_seconds" },
+                { .label = NULL },
+        };
+        struct bw_hist h;
+        bw_hist_init(&h);
+        struct result *r = result_new("web", "http");
+        CHECK(r);
+        CHECK(result_add(r, "benchwatch_http_complete_requests", "n", METRIC_COUNTER, NULL, 0,
+                         NULL) == 0);
+        CHECK(result_add(r, "benchwatch_http_latency_seconds", "latency", METRIC_SUMMARY,
+                         NULL, 0, &h) == 0);
+        CHECK(result_set_error(r, "no whole response from 127.0.0.1:1") == 0);
+        char *text = layout_of(r, report);
+        CHECK_STR_CONTAINS(text, "Complete requests:      0");
+        EXPECT(!strstr(text, "Percentage of the requests") && !strstr(text, "longest"));
+        CHECK_STR_CONTAINS(text, "\nRun: FAILED in 0.00s: no whole response from 127.0.0.1:1\n");
+        free(text);
+        result_free(r);
+
+        bw_hist_record(&h, 2000000); /* 2 ms */
+        r = result_new("web", "http");
+        CHECK(r);
+        r->success = true;
+        r->duration = 1.5;
+        CHECK(result_add(r, "benchwatch_http_latency_seconds", "latency", METRIC_SUMMARY,
+                         NULL, 0, &h) == 0);
+        text = layout_of(r, report);
+        CHECK_STR_CONTAINS(text, "Percentage of the requests served within a certain time (ms)\n"
+                                 "  50%        2");
+        CHECK_STR_CONTAINS(text, "\nRun: succeeded in 1.50s\n");
+        free(text);
+        result_free(r);
+}
+
 int main(void)
 {
         test_histogram();
         test_empty_histogram();
+        test_plugin_layout();
         if (test_failures)
                 fprintf(stderr, "%u check(s) failed\n", test_failures);
         return test_failures ? 1 : 0;
