@@ -9,7 +9,8 @@
  * expect_status says so (a run with nothing but those fails), that a
  * backend stopped mid-run shows as connect failures (direct) or 503s
  * (through haproxy), that a refused port, an unresolvable host and a silent
- * server end cleanly with a clear error, and that a slow backend shows in
+ * server end cleanly with a clear error, that a server that never closes
+ * does not hold a keepalive=no client, and that a slow backend shows in
  * the latency quantiles, in open-loop mode from each request's intended
  * send time (and a low rate's requests/s over the run's window). */
 #include <errno.h>
@@ -417,6 +418,23 @@ static void test_open_loop(void)
         fakehost_done(&x.fh);
 }
 
+/* keepalive=no against a server that answers and never closes: the client
+ * waits a moment for the close, then closes itself, as ab does at once (it
+ * once waited out each request's timeout: 2 requests in a 5-s "1-s" run,
+ * read as thousands a second). */
+static void test_server_never_closes(void)
+{
+        struct run x;
+        run(&x, (const char *const[]){ "url=http://127.0.0.1:18083/linger", "keepalive=no",
+            "duration=1s", "concurrency=2", "timeout=3s", NULL });
+        CHECK(x.r == 0);
+        no_failures(&x);
+        CHECK(x.secs < 1.5);
+        CHECK(val(&x, "complete_requests") >= 10);
+        CHECK(val(&x, "time_taken_seconds") > 0.9);
+        fakehost_done(&x.fh);
+}
+
 /* https goes through libcurl: same figures, same failure words */
 static void test_https(void)
 {
@@ -508,6 +526,7 @@ int main(int argc, char **argv)
         test_slow();
         test_stopping();
         test_open_loop();
+        test_server_never_closes();
         test_backend_stops(); /* last: it stops b1 and b2 */
         printf("test_http: all checks passed\n");
         return 0;

@@ -1,7 +1,9 @@
 """slow_silent_http.py SLOW_PORT SILENT_PORT DELAY — two of http_servers.sh's
 servers: on SLOW_PORT an HTTP/1.1 server that answers every GET after
-DELAY seconds, on SILENT_PORT a socket that accepts connections and never
-reads them (the kernel completes the handshakes).  Runs until killed.
+DELAY seconds (but /linger at once, keeping the connection open though
+the client asked to close it, as a server that ignores the header does),
+on SILENT_PORT a socket that accepts connections and never reads them
+(the kernel completes the handshakes).  Runs until killed.
 """
 import socket, sys, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -13,12 +15,16 @@ silent.listen(1024)          # the kernel accepts; nobody ever reads
 class Slow(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     def do_GET(self):
-        time.sleep(delay)
+        linger = self.path == "/linger"
+        if not linger:
+            time.sleep(delay)
         body = b"slow\n"
         self.send_response(200)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
+        if linger:
+            self.close_connection = False
     def log_message(self, *a):
         pass
 ThreadingHTTPServer.daemon_threads = True
