@@ -10,7 +10,6 @@
 #include "core/log.h"
 #include "core/precheck.h"
 #include "core/priority.h"
-#include "util/strutil.h"
 
 int run_args_timeout_parse(const char *arg, double *ret)
 {
@@ -39,21 +38,6 @@ static void list_choices(const struct app *app)
         fprintf(stderr, "\n");
 }
 
-/* assign[i]'s NAME given before it, for a parameter given once (as in the
- * configuration: the first and the last cannot both be meant). */
-static bool given_before(const struct param_set *ps, char *const *assign, int i)
-{
-        size_t len = strcspn(assign[i], "=");
-        for (int j = 0; j < i; j++)
-                if (!strncmp(assign[j], assign[i], len) && assign[j][len] == '=') {
-                        char key[64];
-                        snprintf(key, sizeof(key), "%.*s", (int)len, assign[i]);
-                        int k = param_index(ps->defs, key);
-                        return k < 0 || !(ps->defs[k].flags & BW_PARAM_MULTI);
-                }
-        return false;
-}
-
 int run_args_resolve_probe(const struct app *app, const char *name, char *const *assign,
                            int n_assign, const struct bw_plugin **ret_plugin,
                            struct param_set **ret_params, double *ret_timeout)
@@ -68,15 +52,8 @@ int run_args_resolve_probe(const struct app *app, const char *name, char *const 
                 return EXIT_USAGE;
         }
         int r = pc ? param_set_copy(pc->params, &ps) : param_set_new(plugin->params, &ps, &why);
-        for (int i = 0; r >= 0 && i < n_assign; i++) {
-                if (given_before(ps, assign, i)) {
-                        why = str_printf("%.*s: given twice", (int)strcspn(assign[i], "="),
-                                         assign[i]);
-                        r = why ? -EINVAL : -ENOMEM;
-                        break;
-                }
+        for (int i = 0; r >= 0 && i < n_assign; i++)
                 r = param_set_assign_kv(ps, assign[i], &why);
-        }
         if (r < 0) {
                 log_error("%s probe '%s': command line: %s%s", plugin->name, name,
                           why ? why : strerror(-r),
