@@ -92,7 +92,7 @@ static int parse_opts(int argc, char **argv, struct sweep_opts *o)
         /* the plot's directory before every level has run, not after */
         char *dir = o->plot ? strdup(o->plot) : NULL;
         char *slash = dir ? strrchr(dir, '/') : NULL;
-        if (slash == dir)
+        if (slash && slash == dir)
                 dir[1] = 0; /* "/x.svg": the root */
         else if (slash)
                 *slash = 0;
