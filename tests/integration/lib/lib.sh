@@ -67,8 +67,10 @@ add_host_debs() {
         done
         return 0
 }
-# An empty configuration, so tests see only the probes they name.
-: > "$T/empty.conf"
+# An empty configuration, so tests see only the probes they name; its
+# state (notes said once, a GPU's counters between runs) is the test's own,
+# not the host's default state_dir, which another run of benchwatch may hold
+printf '[daemon]\nstate_dir = %s/state\n' "$T" > "$T/empty.conf"
 bw() { "$BENCHWATCH" -c "$T/empty.conf" "$@"; }
 # json FILE PYTHON-EXPR: evaluate EXPR with `r` bound to the parsed file and
 # helpers value(name, **labels), summary(name, **labels).
