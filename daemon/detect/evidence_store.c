@@ -50,7 +50,21 @@ static char *next_word(char **s)
         return *w ? w : NULL;
 }
 
-/* "run <time> <ref> <figure> ..." after its first word. */
+/* A device name a line can hold: [A-Za-z0-9._-], "" included. */
+static bool device_ok(const char *d)
+{
+        size_t n = strspn(d, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                             "0123456789._-");
+        return !d[n] && n < EVIDENCE_DEVICE_MAX;
+}
+
+/* Whether run r measured device (NULL: "", the probe's one). */
+static bool on_device(const struct evidence_run *r, const char *device)
+{
+        return !strcmp(r->device, device ? device : "");
+}
+
+/* "run <time> <ref> <figure> ... [on=<device>]" after its first word. */
 static int parse_run(char *rest, struct evidence_run *ret)
 {
         char *w = next_word(&rest);
@@ -61,6 +75,7 @@ static int parse_run(char *rest, struct evidence_run *ret)
         if (!w || figure(w, &ref) < 0 || (ref != 0 && ref != 1))
                 return -EBADMSG;
         ret->reference = ref == 1;
+        ret->device[0] = 0;
         for (int i = 0; i < CAUSE_N_FIGURES; i++) {
                 w = next_word(&rest);
                 if (!w && i >= EVIDENCE_STORE_FIGURES_1) { /* an older daemon's line */
@@ -70,6 +85,11 @@ static int parse_run(char *rest, struct evidence_run *ret)
                 if (!w || figure(w, &ret->fig.f[i]) < 0)
                         return -EBADMSG;
         }
+        w = next_word(&rest);
+        if (w && (strncmp(w, "on=", 3) || !w[3] || !device_ok(w + 3)))
+                return -EBADMSG;
+        if (w)
+                snprintf(ret->device, sizeof(ret->device), "%s", w + 3);
         return next_word(&rest) ? -EBADMSG : 0;
 }
 
@@ -92,7 +112,7 @@ static int parse_line(struct evidence_store *s, char *line)
         int r = parse_run(line + 4, &run);
         if (r < 0)
                 return r;
-        return evidence_store_add(s, run.t, run.reference, &run.fig);
+        return evidence_store_add(s, run.t, run.reference, run.device, &run.fig);
 }
 
 int evidence_store_parse(const char *text, struct evidence_store *ret)
@@ -178,6 +198,8 @@ int evidence_store_save(const char *state_dir, const char *probe,
                 fprintf(f, "run %.17g %d", s->runs[i].t, s->runs[i].reference);
                 for (int k = 0; k < CAUSE_N_FIGURES; k++)
                         put_figure(f, s->runs[i].fig.f[k]);
+                if (s->runs[i].device[0])
+                        fprintf(f, " on=%s", s->runs[i].device);
                 fputc('\n', f);
         }
         r = fclose(f) == 0 ? atomicfile_write(state_dir, path, buf, len, 0644) : -ENOMEM;
@@ -205,15 +227,18 @@ static void drop(struct evidence_store *s, size_t i)
         s->n--;
 }
 
-/* The oldest run of the kind (reference or not) beyond its limit goes. */
-static void trim(struct evidence_store *s)
+/* The oldest run of device's of the kind (reference or not) beyond its
+ * limit goes: each device keeps as many as a probe of one. */
+static void trim(struct evidence_store *s, const char *device)
 {
         size_t refs = 0, recent = 0;
         for (size_t i = 0; i < s->n; i++)
-                s->runs[i].reference ? refs++ : recent++;
+                if (on_device(&s->runs[i], device))
+                        s->runs[i].reference ? refs++ : recent++;
         for (size_t i = 0; i < s->n && (refs > DETECTOR_REF_MAX || recent > EVIDENCE_RECENT_MAX);) {
                 bool ref = s->runs[i].reference;
-                if ((ref && refs > DETECTOR_REF_MAX) || (!ref && recent > EVIDENCE_RECENT_MAX)) {
+                if (on_device(&s->runs[i], device) &&
+                    ((ref && refs > DETECTOR_REF_MAX) || (!ref && recent > EVIDENCE_RECENT_MAX))) {
                         ref ? refs-- : recent--;
                         drop(s, i);
                 } else {
@@ -222,22 +247,30 @@ static void trim(struct evidence_store *s)
         }
 }
 
-int evidence_store_add(struct evidence_store *s, double t, bool reference,
+int evidence_store_add(struct evidence_store *s, double t, bool reference, const char *device,
                        const struct cause_run *fig)
 {
+        if (device && !device_ok(device))
+                return -EINVAL;
         struct evidence_run *runs = realloc(s->runs, (s->n + 1) * sizeof(*runs));
         if (!runs)
                 return -ENOMEM;
         s->runs = runs;
-        s->runs[s->n++] = (struct evidence_run){ .t = t, .reference = reference, .fig = *fig };
-        trim(s);
+        struct evidence_run *r = &s->runs[s->n++];
+        *r = (struct evidence_run){ .t = t, .reference = reference, .fig = *fig };
+        snprintf(r->device, sizeof(r->device), "%s", device ? device : "");
+        trim(s, r->device);
         return 0;
 }
 
 void evidence_store_accept(struct evidence_store *s, size_t n)
 {
-        for (size_t i = 0; i < s->n; i++)
-                s->runs[i].reference = i + n >= s->n;
+        for (size_t i = 0; i < s->n; i++) {
+                size_t later = 0; /* the device's runs after this one */
+                for (size_t k = i + 1; k < s->n; k++)
+                        later += !strcmp(s->runs[k].device, s->runs[i].device);
+                s->runs[i].reference = later < n;
+        }
 }
 
 int evidence_store_set_cause(struct evidence_store *s, const char *label, const char *text)
@@ -255,26 +288,37 @@ int evidence_store_set_cause(struct evidence_store *s, const char *label, const 
         return 0;
 }
 
-size_t evidence_store_reference(const struct evidence_store *s, size_t skip,
+size_t evidence_store_reference(const struct evidence_store *s, const char *device, size_t skip,
                                 struct cause_run *ret, size_t max)
 {
-        size_t n = 0;
+        size_t n = 0, all = 0;
+        for (size_t i = 0; i < s->n; i++)
+                all += on_device(&s->runs[i], device);
         for (size_t i = 0; i < s->n && n < max; i++)
-                if (s->runs[i].reference)
+                if (s->runs[i].reference && on_device(&s->runs[i], device))
                         ret[n++] = s->runs[i].fig;
         if (n)
                 return n;
-        for (; n + skip < s->n && n < max; n++)
-                ret[n] = s->runs[n].fig;
+        for (size_t i = 0; i < s->n && n + skip < all && n < max; i++)
+                if (on_device(&s->runs[i], device))
+                        ret[n++] = s->runs[i].fig;
         return n;
 }
 
-size_t evidence_store_last(const struct evidence_store *s, size_t n, struct cause_run *ret,
-                           double *ret_since)
+size_t evidence_store_last(const struct evidence_store *s, const char *device, size_t n,
+                           struct cause_run *ret, double *ret_since)
 {
-        size_t from = n < s->n ? s->n - n : 0;
-        for (size_t i = from; i < s->n; i++)
-                ret[i - from] = s->runs[i].fig;
-        *ret_since = s->n > from ? s->runs[from].t : NAN;
-        return s->n - from;
+        size_t got = 0, from = s->n;
+        while (from > 0 && got < n)
+                got += on_device(&s->runs[--from], device);
+        size_t k = 0;
+        *ret_since = NAN;
+        for (size_t i = from; i < s->n && k < got; i++) {
+                if (!on_device(&s->runs[i], device))
+                        continue;
+                if (!k)
+                        *ret_since = s->runs[i].t;
+                ret[k++] = s->runs[i].fig;
+        }
+        return got;
 }

@@ -13,8 +13,12 @@
  *
  *   benchwatch-evidence 1
  *   cause <label> <sentence>                 (while in regression)
- *   run <time> <ref 0|1> <figure> ...        (CAUSE_N_FIGURES, "nan")
+ *   run <time> <ref 0|1> <figure> ... [on=<device>]   (CAUSE_N_FIGURES, "nan")
  *
+ * A probe that measures several devices in turn (the gpu probe's gpu=all:
+ * one GPU a run) keeps each run's device: a GPU's regression is read from
+ * its own runs and reference, each device keeping as many as a probe of
+ * one does (the other GPUs' runs between outvoted its heat and clocks).
  * New figures are added at the end: a line of an older daemon, with
  * fewer (at least EVIDENCE_STORE_FIGURES_1, the first version's), reads
  * with the rest "nan", so an upgrade keeps the runs' evidence.
@@ -32,9 +36,12 @@
 #define EVIDENCE_STORE_FIGURES_1 CAUSE_F_GPU_HEAT /* the figures before the GPU's */
 #define EVIDENCE_RECENT_MAX DETECTOR_RECENT_MAX
 
+#define EVIDENCE_DEVICE_MAX 32
+
 struct evidence_run {
         double t;
         bool reference;     /* counted, and joined the reference being learnt */
+        char device[EVIDENCE_DEVICE_MAX]; /* "": the probe's one */
         struct cause_run fig;
 };
 
@@ -58,24 +65,26 @@ int evidence_store_save(const char *state_dir, const char *probe,
 int evidence_store_reset(const char *state_dir, const char *probe);
 void evidence_store_clear(struct evidence_store *s);
 
-/* A counted run at t; reference: it joined the reference being learnt.  The
- * oldest runs beyond the limits above go.  0 or -ENOMEM. */
-int evidence_store_add(struct evidence_store *s, double t, bool reference,
+/* A counted run at t of device (NULL or "": the probe's one; [A-Za-z0-9._-],
+ * shorter than EVIDENCE_DEVICE_MAX); reference: it joined the reference
+ * being learnt.  The device's oldest runs beyond the limits above go.  0,
+ * -EINVAL (a device name that cannot be kept) or -ENOMEM. */
+int evidence_store_add(struct evidence_store *s, double t, bool reference, const char *device,
                        const struct cause_run *fig);
-/* `baseline accept`: the last n runs become the reference's, the others
- * not.  */
+/* `baseline accept`: each device's last n runs become the reference's,
+ * the others not.  */
 void evidence_store_accept(struct evidence_store *s, size_t n);
 /* The cause named now (NULL label: none); 0 or -ENOMEM. */
 int evidence_store_set_cause(struct evidence_store *s, const char *label, const char *text);
 
-/* The reference's runs into ret (at most max), else, where there are none
- * (a reference learnt before the evidence was kept), the runs before the
- * last `skip`: how many. */
-size_t evidence_store_reference(const struct evidence_store *s, size_t skip,
+/* Of device's runs (NULL: "", the probe's one): the reference's into ret
+ * (at most max), else, where there are none (a reference learnt before the
+ * evidence was kept), those before its last `skip`: how many. */
+size_t evidence_store_reference(const struct evidence_store *s, const char *device, size_t skip,
                                 struct cause_run *ret, size_t max);
-/* The last n runs (fewer when there are not as many) into ret, and the time
- * of the first of them in *ret_since (NAN when none): how many. */
-size_t evidence_store_last(const struct evidence_store *s, size_t n, struct cause_run *ret,
-                           double *ret_since);
+/* Device's last n runs (fewer when there are not as many) into ret, and the
+ * time of the first of them in *ret_since (NAN when none): how many. */
+size_t evidence_store_last(const struct evidence_store *s, const char *device, size_t n,
+                           struct cause_run *ret, double *ret_since);
 
 #endif

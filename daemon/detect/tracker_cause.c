@@ -145,6 +145,33 @@ static void peers_within(const struct tracker_cause_peers *p, const char *probe,
         ret[n] = NULL;
 }
 
+/* ---- the device a run measured ----------------------------------------------- */
+
+/* The label by which a probe that measures several devices in turn tells
+ * them apart (the gpu plugin's gpu=all: one GPU a run): each device's
+ * regression is read from its own runs' evidence (evidence_store.h). */
+#define DEVICE_LABEL "gpu"
+
+static const char *device_of_series(const struct baseline_series *s)
+{
+        for (size_t i = 0; i < s->n_labels; i++)
+                if (!strcmp(s->labels[i].name, DEVICE_LABEL))
+                        return s->labels[i].value;
+        return NULL;
+}
+
+static const char *device_of_run(const struct result *res)
+{
+        for (size_t i = 0; i < res->n_families; i++)
+                for (size_t k = 0; k < res->families[i].n_samples; k++) {
+                        const char *d = result_sample_label(&res->families[i].samples[k],
+                                                            DEVICE_LABEL);
+                        if (d)
+                                return d;
+                }
+        return NULL;
+}
+
 /* ---- the cause -------------------------------------------------------------- */
 
 /* Whether a series this run did not have is in regression: a run that
@@ -196,7 +223,8 @@ static int find_cause(const struct evidence_store *es, const struct tracker_caus
         const char *others[17];
         if (!ref)
                 return -ENOMEM;
-        size_t n_ref = evidence_store_reference(es, g->in_store, ref, DETECTOR_REF_MAX);
+        size_t n_ref = evidence_store_reference(es, device_of_series(g->s), g->in_store, ref,
+                                                DETECTOR_REF_MAX);
         int r = n_ref ? cause_reference_of(ref, n_ref, &cr) : 0;
         free(ref);
         *ret = (struct cause){ 0 };
@@ -290,7 +318,8 @@ static void regressed_runs(const struct evidence_store *es, const struct baselin
         if (g->streak && g->streak < seg)
                 seg = g->streak;
         size_t want = seg < 1 ? 1 : seg > EVIDENCE_RECENT_MAX ? EVIDENCE_RECENT_MAX : seg;
-        g->n_runs = g->in_store = evidence_store_last(es, want, g->runs, &g->since);
+        g->n_runs = g->in_store = evidence_store_last(es, device_of_series(g->s), want, g->runs,
+                                                      &g->since);
         if (isnan(g->since))
                 g->since = res->started;
 }
@@ -379,7 +408,7 @@ int tracker_cause_note(const char *state_dir, struct tracker_cause_peers *peers,
         cause_figures_of(res, &fig);
         char *was = es.cause_label ? strdup(es.cause_label) : NULL;
         if (counted)
-                r = evidence_store_add(&es, res->started, reference, &fig);
+                r = evidence_store_add(&es, res->started, reference, device_of_run(res), &fig);
         if (r >= 0)
                 r = name_cause(state_dir, peers, b, res, &es, window, out);
         bool cause_moved = (was == NULL) != (es.cause_label == NULL) ||

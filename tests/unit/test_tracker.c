@@ -380,6 +380,66 @@ static void test_cause_while_learning(void)
         remove_dir(dir);
 }
 
+/* A run of the gpu probe with gpu=all: GPU `gpu` at rate, its clocks held
+ * for heat in that share of the run. */
+static struct result *gpu_turn_run(unsigned gpu, double rate, double heat)
+{
+        struct result *r = result_new("gpu", "gpu");
+        char g[8];
+        CHECK(r);
+        r->success = true;
+        r->io_bound = true;
+        snprintf(g, sizeof(g), "%u", gpu);
+        const char *gl[] = { "gpu", g, NULL };
+        CHECK(result_add(r, "benchwatch_gpu_memory_copy_bytes_per_second", "", METRIC_GAUGE,
+                         gl, rate, NULL) >= 0);
+        static const char *const reasons[] = { "hw_slowdown", "hw_thermal", "hw_power_brake",
+                                               "sw_thermal", "sw_power_cap" };
+        for (int i = 0; i < 5; i++) {
+                const char *lv[] = { "gpu", g, "reason", reasons[i], NULL };
+                CHECK(result_add(r, "benchwatch_gpu_clock_event_ratio", "", METRIC_GAUGE, lv,
+                                 i == 1 ? heat : 0, NULL) >= 0);
+        }
+        CHECK(result_add(r, "benchwatch_gpu_sm_clock_hertz", "", METRIC_GAUGE, gl, 1.98e9,
+                         NULL) >= 0);
+        return r;
+}
+
+/* gpu=all, 4 GPUs in turn: GPU 3 slows by half from the 50th round, its
+ * clocks held for heat 40% of each of its runs.  Its cause is read from its
+ * own runs and reference: heat, on every regressed run (the other GPUs'
+ * runs between once outvoted it: "the component, ... GPU heat as in the
+ * reference"). */
+static void test_gpu_turns(void)
+{
+        char dir[] = "/tmp/test_tracker.XXXXXX";
+        struct context host = { 0 };
+        struct tracker *t = NULL;
+        CHECK(mkdtemp(dir) && tracker_new(dir, &host, NULL, &t) == 0);
+        unsigned seed = 7, regressed_runs = 0, heat = 0;
+        for (unsigned turn = 0; turn < 60; turn++)
+                for (unsigned g = 0; g < 4; g++) {
+                        seed = seed * 1103515245 + 12345;
+                        double u = (double)(seed >> 16 & 0x7fff) / 0x7fff - 0.5;
+                        bool slow = g == 3 && turn >= 50;
+                        struct result *r = gpu_turn_run(g, (slow ? 1e12 : 2e12) * (1 + 0.02 * u),
+                                                        slow ? 0.4 : 0);
+                        struct tracker_outcome o;
+                        tracker_observe(t, r, &o);
+                        EXPECT(o.counted);
+                        EXPECT(g == 3 || !regressed(r));
+                        if (g == 3 && regressed(r)) {
+                                regressed_runs++;
+                                heat += !strcmp(cause_of(r), "heat");
+                        }
+                        tracker_outcome_clear(&o);
+                        result_free(r);
+                }
+        EXPECT(regressed_runs >= 6 && heat == regressed_runs);
+        tracker_free(t);
+        remove_dir(dir);
+}
+
 /* A run on a host whose every context item changed since the probe's last
  * run (its state moved to other hardware): the journal's event has a
  * before and an after for each (the fields once overran their array, seen
@@ -466,5 +526,6 @@ int main(void)
         test_cause_of_the_step();
         test_whole_context_changed();
         test_cause_while_learning();
+        test_gpu_turns();
         return test_failures != 0;
 }
