@@ -91,6 +91,23 @@ static bool previous(const char *text, const char *name, unsigned long long *ret
         return false;
 }
 
+/* The counts this run could not read, as the previous run kept them: a
+ * read that failed once must not lose what accrued meanwhile (the next run
+ * compares with the last count read). */
+static void carry_forward(struct kept *k, const char *old)
+{
+        static const char *const names[K_COUNT][2] = {
+                { "ecc_corrected_aggregate", "ecc_corrected_volatile" },
+                { "ecc_uncorrected_aggregate", "ecc_uncorrected_volatile" },
+                { "remapped_corrected", NULL }, { "remapped_uncorrected", NULL },
+                { "pcie_replays", NULL },
+        };
+        for (int i = 0; i < K_COUNT && old; i++)
+                for (int j = 0; j < 2 && !k->name[i] && names[i][j]; j++)
+                        if (previous(old, names[i][j], &k->v[i]))
+                                k->name[i] = names[i][j];
+}
+
 static int save_kept(const struct gpu_session *s, const char *path, const struct kept *k)
 {
         char text[512];
@@ -263,6 +280,10 @@ void gpu_health_report(struct gpu_session *s, const struct gpu_health *hl)
         if (path && fdio_read_file(path, 4096, &old, &len, NULL) < 0)
                 old = NULL;
         emit_since(s, hl, &now, old, why, sizeof(why));
+        if (hl->after.unreadable)
+                say(why, sizeof(why), "%u health counter(s) NVML could not read (kept as the "
+                    "last run read them)", hl->after.unreadable);
+        carry_forward(&now, old);
         if (hl->after.has_remapped && hl->after.remapped_pending)
                 say(why, sizeof(why), "a row remapping waits for a GPU reset");
         if (hl->after.has_remapped && hl->after.remapped_failure)

@@ -333,6 +333,15 @@ static void read_reason_counters(struct gpu_nvml *n, struct gpu_nvml_counters *c
         }
 }
 
+/* Whether a counter's read succeeded; one that failed otherwise than "not
+ * supported" is counted as unreadable (the GPU has it: its count is kept
+ * from the previous run, gpu_health.c). */
+static bool read_ok(int rc, struct gpu_nvml_counters *c)
+{
+        c->unreadable += rc != GPU_NVML_SUCCESS && rc != GPU_NVML_ERROR_NOT_SUPPORTED;
+        return rc == GPU_NVML_SUCCESS;
+}
+
 void gpu_nvml_read_counters(struct gpu_nvml *n, struct gpu_nvml_counters *ret)
 {
         const struct gpu_nvml_api *a = &n->api;
@@ -340,17 +349,15 @@ void gpu_nvml_read_counters(struct gpu_nvml *n, struct gpu_nvml_counters *ret)
         read_reason_counters(n, ret);
         for (int t = 0; t < 2 && a->device_get_total_ecc_errors; t++)
                 for (int k = 0; k < 2; k++)
-                        ret->has_ecc[t][k] = a->device_get_total_ecc_errors(
-                                n->dev, t, k, &ret->ecc[t][k]) == GPU_NVML_SUCCESS;
+                        ret->has_ecc[t][k] = read_ok(a->device_get_total_ecc_errors(
+                                n->dev, t, k, &ret->ecc[t][k]), ret);
         ret->has_remapped = a->device_get_remapped_rows &&
-                            a->device_get_remapped_rows(n->dev, &ret->remapped_corrected,
-                                                        &ret->remapped_uncorrected,
-                                                        &ret->remapped_pending,
-                                                        &ret->remapped_failure) ==
-                                    GPU_NVML_SUCCESS;
+                            read_ok(a->device_get_remapped_rows(n->dev, &ret->remapped_corrected,
+                                                                &ret->remapped_uncorrected,
+                                                                &ret->remapped_pending,
+                                                                &ret->remapped_failure), ret);
         ret->has_replay = a->device_get_pcie_replay_counter &&
-                          a->device_get_pcie_replay_counter(n->dev, &ret->replay) ==
-                                  GPU_NVML_SUCCESS;
+                          read_ok(a->device_get_pcie_replay_counter(n->dev, &ret->replay), ret);
 }
 
 void gpu_nvml_sample(struct gpu_nvml *n, struct gpu_nvml_sample *ret)

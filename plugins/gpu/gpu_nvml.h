@@ -204,6 +204,7 @@ struct gpu_nvml_counters {
         unsigned remapped_corrected, remapped_uncorrected, remapped_pending, remapped_failure;
         bool has_replay;
         unsigned replay;
+        unsigned unreadable; /* reads that failed otherwise than NOT_SUPPORTED */
 };
 
 /* One look during a run. */

@@ -350,6 +350,23 @@ static void test_health(void)
         CHECK(value(&fh, "xid_errors", "gpu=0") == 0);
         CHECK_STR_CONTAINS(fh.last_log, "3 corrected ECC errors since the last run; "
                            "1 uncorrected ECC errors since the last run; 1 rows remapped");
+        /* a run whose reads of the ECC and replay counts fail (not "not
+         * supported": an error): said, and their counts kept as the last
+         * run read them, so the next run reports what accrued (it lost them:
+         * 1 corrected ECC error and 33 replays never reported) */
+        CHECK(run(&fh, libdir, PARAMS("FAKEGPU_ECC=9,2", "FAKEGPU_REMAPPED=3,0,0,0",
+                                      "FAKEGPU_REPLAY=40",
+                                      "FAKEGPU_FAIL=nvmlDeviceGetTotalEccErrors,"
+                                      "nvmlDeviceGetPcieReplayCounter"),
+                  PARAMS(SMALL, "copy=no", "gemm=no")) == 0);
+        CHECK_STR_CONTAINS(fh.last_log, "health counter(s) NVML could not read (kept as the "
+                           "last run read them)");
+        CHECK(run(&fh, libdir, PARAMS("FAKEGPU_ECC=9,2", "FAKEGPU_REMAPPED=3,0,0,0",
+                                      "FAKEGPU_REPLAY=40"),
+                  PARAMS(SMALL, "copy=no", "gemm=no")) == 0);
+        CHECK(value(&fh, "ecc_errors_since_last_run", "gpu=0,type=corrected") == 1);
+        CHECK(value(&fh, "ecc_errors_since_last_run", "gpu=0,type=uncorrected") == 1);
+        CHECK(value(&fh, "pcie_replays_since_last_run", "gpu=0") == 33);
         fakehost_done(&fh);
 }
 
