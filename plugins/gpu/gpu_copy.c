@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "util/format.h"
 #include "util/timeutil.h"
 
 #define MAX_SAMPLES 256
@@ -77,6 +78,15 @@ static int direction(struct copy *c, bool h2d, double end, double *ret_rate)
         double rates[MAX_SAMPLES], t = 0;
         unsigned n = 0, loops = 1;
         int r = sample(c, h2d, 1, 0, &t); /* a warm-up, and how long one takes */
+        if (r >= 0 && t > GPU_SESSION_UNIT_MAX) {
+                char b[32];
+                r = c->s->h->fail(c->s->h, -E2BIG, "GPU %u: one %s copy of %s takes %.2f s "
+                                  "here, more than the %.2f s one unit of work may (the run "
+                                  "makes way for another process between two): choose a "
+                                  "smaller copy_size", c->s->nv.index, h2d ? "host-to-device" :
+                                  "device-to-host", format_size((int64_t)c->bytes, b, sizeof(b)),
+                                  t, GPU_SESSION_UNIT_MAX);
+        }
         if (r >= 0 && t > 0)
                 loops = (unsigned)fmin(fmax(GPU_SESSION_BATCH / t, 1), MAX_LOOPS);
         if (r >= 0)

@@ -324,6 +324,16 @@ static int measure(struct gemm *g, double end, struct gpu_gemm_result *ret)
                         samples[n++] = t / batch;
                         ret->gemms += batch;
                 }
+                if (r >= 0 && warm && t > GPU_SESSION_UNIT_MAX)
+                        r = g->s->h->fail(g->s->h, -E2BIG, "GPU %u: one %llux%llux%llu GEMM takes "
+                                          "%.2f s here, more than the %.2f s one unit of "
+                                          "work may (the run makes way for another process "
+                                          "between two): choose a smaller gemm_m, gemm_n or "
+                                          "gemm_k", g->s->nv.index,
+                                          (unsigned long long)g->spec->m,
+                                          (unsigned long long)g->spec->n,
+                                          (unsigned long long)g->spec->k, t,
+                                          GPU_SESSION_UNIT_MAX);
                 if (r >= 0 && warm)
                         batch = t > 0 ? (unsigned)fmin(fmax(GPU_SESSION_BATCH / t, 1), MAX_BATCH)
                                       : MAX_BATCH;

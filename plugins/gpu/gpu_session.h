@@ -28,6 +28,11 @@
 #include "gpu_nvml.h"
 
 #define GPU_SESSION_BATCH 0.05   /* seconds of GPU work between two ticks */
+/* The longest one unit of work (a GEMM, a copy) may take: a batch holds
+ * one at least, so a longer one would hold another process's work past
+ * the second the run makes way within, and the run past its duration (a
+ * 65536^3 GEMM takes about 2.3 s on an A100).  Said after the warm-up. */
+#define GPU_SESSION_UNIT_MAX 0.25
 #define GPU_SESSION_MAX_PIDS 64
 #define GPU_SESSION_MIN_CC_MAJOR 8 /* the PTX targets sm_80 (its bf16 wmma) */
 

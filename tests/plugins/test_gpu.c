@@ -297,6 +297,27 @@ static void test_cublaslt(void)
         fakehost_done(&fh);
 }
 
+/* One unit of work longer than GPU_SESSION_UNIT_MAX (a GEMM of a shape too
+ * large for this GPU, a copy too large for its link): refused after the
+ * warm-up, with what to change, not run three times more. */
+static void test_unit_too_long(void)
+{
+        struct fakehost fh;
+        fakehost_init(&fh); /* 2 x 128^3 FLOP at 4 MFLOP/s: 1.05 s a GEMM */
+        CHECK(run(&fh, libdir, PARAMS("FAKEGPU_FLOPS=4e6"),
+                  PARAMS(SMALL, "copy=no", "stream=no")) == -E2BIG);
+        CHECK_STR_CONTAINS(fh.error, "GPU 0: one 128x128x128 GEMM takes 1.05 s here, more than "
+                           "the 0.25 s one unit of work may");
+        CHECK_STR_CONTAINS(fh.error, "choose a smaller gemm_m, gemm_n or gemm_k");
+        fakehost_done(&fh);
+        fakehost_init(&fh); /* 1 MiB at 2 MB/s: 0.52 s a copy */
+        CHECK(run(&fh, libdir, PARAMS("FAKEGPU_H2D_BPS=2e6"),
+                  PARAMS(SMALL, "gemm=no", "stream=no")) == -E2BIG);
+        CHECK_STR_CONTAINS(fh.error, "GPU 0: one host-to-device copy of 1M takes 0.52 s here");
+        CHECK_STR_CONTAINS(fh.error, "choose a smaller copy_size");
+        fakehost_done(&fh);
+}
+
 /* ---- health ----------------------------------------------------------------- */
 
 static void test_health(void)
@@ -675,6 +696,7 @@ int main(void)
         test_read_only();
         test_figures();
         test_cublaslt();
+        test_unit_too_long();
         test_health();
         test_health_fallbacks();
         test_health_field_ids();
