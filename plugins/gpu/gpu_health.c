@@ -108,10 +108,36 @@ static void carry_forward(struct kept *k, const char *old)
                                 k->name[i] = names[i][j];
 }
 
+/* This boot's id ("" where the kernel does not say): a count the driver
+ * keeps only while it is loaded (the PCIe replays, the volatile ECC
+ * counts) starts again at 0 with a boot, and one that climbed past the
+ * last run's since then would read as a small gain. */
+static void boot_id(char *buf, size_t size)
+{
+        if (fdio_read_small("/proc/sys/kernel/random/boot_id", buf, size) < 0)
+                buf[0] = 0;
+        buf[strcspn(buf, "\n")] = 0;
+}
+
+/* Whether the previous run's counts were kept in another boot. */
+static bool other_boot(const char *old)
+{
+        char now[64], was[64] = "";
+        const char *l = old ? strstr(old, "boot_id ") : NULL;
+        if (!l || (l != old && l[-1] != '\n'))
+                return false;
+        snprintf(was, sizeof(was), "%.*s", (int)strcspn(l + 8, "\n"), l + 8);
+        boot_id(now, sizeof(now));
+        return *now && strcmp(now, was);
+}
+
 static int save_kept(const struct gpu_session *s, const char *path, const struct kept *k)
 {
-        char text[512];
+        char text[512], boot[64];
         size_t at = 0;
+        boot_id(boot, sizeof(boot));
+        if (*boot)
+                at += (size_t)snprintf(text, sizeof(text), "boot_id %s\n", boot);
         for (int i = 0; i < K_COUNT; i++)
                 if (k->name[i])
                         at += (size_t)snprintf(text + at, sizeof(text) - at, "%s %llu\n",
@@ -247,11 +273,14 @@ static void emit_since(struct gpu_session *s, const struct gpu_health *hl,
                 "rows remapped (uncorrected)", "PCIe replays",
         };
         const struct bw_host *h = s->h;
+        bool rebooted = other_boot(old);
         for (int i = 0; i < K_COUNT; i++) {
                 unsigned long long was, d;
                 if (!now->name[i] || !old || !previous(old, now->name[i], &was))
                         continue;
-                d = now->v[i] >= was ? now->v[i] - was : now->v[i]; /* reset: all new */
+                /* kept by the driver only while loaded: a boot since, all new */
+                bool restarted = rebooted && (i == K_REPLAY || strstr(now->name[i], "volatile"));
+                d = now->v[i] >= was && !restarted ? now->v[i] - was : now->v[i];
                 const char *kind = i == K_ECC_COR || i == K_REMAP_COR ? "corrected"
                                                                       : "uncorrected";
                 const char *l[] = { "gpu", hl->gpu, i == K_REPLAY ? NULL : i < K_REMAP_COR ?

@@ -388,6 +388,25 @@ static void test_health(void)
         CHECK(value(&fh, "ecc_errors_since_last_run", "gpu=0,type=corrected") == 1);
         CHECK(value(&fh, "ecc_errors_since_last_run", "gpu=0,type=uncorrected") == 1);
         CHECK(value(&fh, "pcie_replays_since_last_run", "gpu=0") == 33);
+        /* a boot since the counts were kept: the replay count started again
+         * at 0, so all 45 are new, not 5; the aggregate ECC count is kept
+         * by the GPU across boots, its gain is still the difference */
+        char kept[512], text[512];
+        snprintf(kept, sizeof(kept), "%s/gpu-GPU-fa4e0000-0000-0000-0000-000000000000.health",
+                 fh.cache_dir);
+        FILE *f = fopen(kept, "re");
+        size_t len = f ? fread(text, 1, sizeof(text) - 1, f) : 0;
+        CHECK(f && len > 0 && fclose(f) == 0);
+        text[len] = 0;
+        CHECK(!strncmp(text, "boot_id ", 8));
+        text[8] = text[8] == '0' ? '1' : '0'; /* another boot's id */
+        f = fopen(kept, "we");
+        CHECK(f && fputs(text, f) >= 0 && fclose(f) == 0);
+        CHECK(run(&fh, libdir, PARAMS("FAKEGPU_ECC=10,2", "FAKEGPU_REMAPPED=3,0,0,0",
+                                      "FAKEGPU_REPLAY=45"),
+                  PARAMS(SMALL, "copy=no", "gemm=no")) == 0);
+        CHECK(value(&fh, "pcie_replays_since_last_run", "gpu=0") == 45);
+        CHECK(value(&fh, "ecc_errors_since_last_run", "gpu=0,type=corrected") == 1);
         fakehost_done(&fh);
 }
 
