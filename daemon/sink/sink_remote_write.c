@@ -109,7 +109,7 @@ struct rw_sink {
         bool down;
         double down_logged_at;
         long refused_code;
-        double refused_logged_at, spool_logged_at;
+        double refused_logged_at, spool_logged_at, memory_logged_at;
         pthread_t thread;
         bool thread_started;
         bool quit; /* under owner_lock: stop waiting for the spool */
@@ -278,10 +278,12 @@ static void spool_run(struct rw_sink *p, const struct result *r)
                   series, len);
         e = spool_add(p->spool, body, len, &dropped);
         free(body);
-        if (e < 0)
+        if (e < 0 && (!p->memory_logged_at || now_mono() - p->memory_logged_at >= RELOG_INTERVAL)) {
+                p->memory_logged_at = now_mono();
                 log_warning("remote_write: cannot write run of probe '%s' to spool "
                             "'%s': %s (keeping it in memory until the disk takes it)", r->probe,
                             p->cfg.spool_dir, strerror(-e));
+        }
         note_spool_drops(p, dropped);
         update_spool_gauges(p);
 }
@@ -449,9 +451,18 @@ static void last_attempt(struct rw_sink *p)
                 if (left < 0.001 || send_oldest(p, (long)(left * 1000)) == RETRY)
                         break;
         }
-        if (spool_count(p->spool) > 0)
+        /* what the disk would not take before: the last chance, or lost
+         * (they were once said to stay in the spool, and were freed) */
+        size_t in_memory = spool_persist(p->spool);
+        size_t on_disk = spool_count(p->spool) - in_memory;
+        if (on_disk)
                 log_notice("remote_write: %zu unsent run(s) stay in spool '%s' for "
-                           "the next start", spool_count(p->spool), p->cfg.spool_dir);
+                           "the next start", on_disk, p->cfg.spool_dir);
+        if (in_memory) {
+                count(p, RW_DROPPED_TOTAL, (double)in_memory);
+                log_warning("remote_write: %zu unsent run(s) held in memory are lost: "
+                            "spool '%s' would not take them", in_memory, p->cfg.spool_dir);
+        }
 }
 
 /* With the lock held: the oldest queued run (the caller frees it). */

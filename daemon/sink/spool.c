@@ -277,6 +277,16 @@ static int persist(struct spool *s)
         return 0;
 }
 
+size_t spool_persist(struct spool *s)
+{
+        size_t n = 0;
+        if (s->dir)
+                (void)persist(s);
+        for (size_t i = 0; i < s->n; i++)
+                n += s->e[i].mem != NULL;
+        return n;
+}
+
 int spool_add(struct spool *s, const void *data, size_t len, size_t *ret_dropped)
 {
         uint64_t seq = s->next_seq;

@@ -50,6 +50,10 @@ int spool_add(struct spool *s, const void *data, size_t len,
  * empty (or its file is gone), or -errno reading it; then spool_pop() it:
  * it cannot be sent. */
 int spool_peek(struct spool *s, uint8_t **ret, size_t *ret_len);
+/* Write the runs kept in memory to disk, where it takes them now (the last
+ * chance, before a stop or a reload frees the spool): how many are still
+ * in memory only, which spool_free() loses. */
+size_t spool_persist(struct spool *s);
 /* Forget the oldest run (delete its file). 0, or -errno of unlink(2). */
 int spool_pop(struct spool *s);
 

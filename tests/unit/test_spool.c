@@ -4,7 +4,8 @@
  * are private; a temporary file a crash left behind is removed and
  * foreign files are left alone; a spool in memory behaves the same; a run
  * that could not be written is kept in memory and written by the next add
- * that can (until then a kill -9 would lose it). */
+ * that can (until then a kill -9 would lose it), or by the last chance a
+ * stop or a reload gives it (spool_persist). */
 #include <assert.h>
 #include <dirent.h>
 #include <errno.h>
@@ -127,8 +128,11 @@ int main(void)
         close(open(dir, O_CREAT | O_WRONLY, 0600));
         EXPECT(spool_add(s, "kept-run-1xx", 12, &dropped) < 0 && spool_count(s) == 1);
         EXPECT(spool_add(s, "kept-run-2xx", 12, &dropped) < 0 && spool_count(s) == 2);
+        EXPECT(spool_persist(s) == 2); /* the disk takes them not yet */
         unlink(dir);
         CHECK(rename(p, dir) == 0);
+        EXPECT(spool_persist(s) == 0 && spool_count(s) == 2); /* a stop's last chance */
+        EXPECT(dir_bytes(dir, &files) == 24 && files == 2);
         EXPECT(spool_add(s, "disk-run-3xx", 12, &dropped) == 0 && spool_count(s) == 3);
         EXPECT(dir_bytes(dir, &files) == 36 && files == 3);
         spool_free(s);
