@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/strutil.h"
+
 const double result_quantiles[] = { 0.5, 0.9, 0.95, 0.99, 0.999, 1 };
 const size_t result_n_quantiles =
         sizeof(result_quantiles) / sizeof(result_quantiles[0]);
@@ -77,7 +79,7 @@ static int push_label(struct label **l, size_t *n, const char *name,
                 return -ENOMEM;
         *l = nl;
         nl[*n].name = strdup(name);
-        nl[*n].value = strdup(value);
+        nl[*n].value = str_utf8_dup(value); /* every output takes it as UTF-8 */
         if (!nl[*n].name || !nl[*n].value) {
                 free(nl[*n].name);
                 free(nl[*n].value);

@@ -1,4 +1,5 @@
-/* test_prom_text.c — the text exposition of hand-built results, byte for byte. */
+/* test_prom_text.c — the text exposition of hand-built results, byte for byte,
+ * label values made UTF-8. */
 #include <assert.h>
 #include <math.h>
 #include <stdio.h>
@@ -60,6 +61,28 @@ static void test_gauge_counter_escaping(void)
         if (strcmp(t, want))
                 fprintf(stderr, "got:\n%s\nwant:\n%s\n", t, want);
         EXPECT(!strcmp(t, want));
+        free(t);
+        result_free(r);
+}
+
+/* A label value that is not UTF-8 (a Latin-1 byte from a configuration or
+ * a device's sysfs model string) becomes U+FFFD as it enters the result:
+ * promtool refused the textfile, node_exporter dropped all of it, and the
+ * Pushgateway refused the push.  Well-formed sequences stay as they are;
+ * overlong ones, surrogates and cut ones do not. */
+static void test_label_not_utf8(void)
+{
+        struct result *r = result_new("h", "http");
+        const char *lab[] = { "target", "caf\xe9 \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 "
+                              "\xc0\xaf \xed\xa0\x80 \xe2\x82", NULL };
+        assert(r);
+        assert(result_add(r, "benchwatch_http_requests_per_second", "rps", METRIC_GAUGE, lab,
+                          1, NULL) == 0);
+        const struct result *rs[] = { r };
+        char *t = render(rs, 1);
+        CHECK_STR_CONTAINS(t, "target=\"caf\xef\xbf\xbd \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 "
+                              "\xef\xbf\xbd\xef\xbf\xbd \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd "
+                              "\xef\xbf\xbd\xef\xbf\xbd\"");
         free(t);
         result_free(r);
 }
@@ -198,6 +221,7 @@ static void test_no_probe(void)
 
 int main(void)
 {
+        test_label_not_utf8();
         test_no_probe();
         test_numbers();
         test_gauge_counter_escaping();
