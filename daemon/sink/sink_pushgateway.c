@@ -189,11 +189,14 @@ int sink_pushgateway_group_url(const struct param_set *opts, const char *probe,
 
 /* method "PUT" with a body or "DELETE". 0 on a 2xx answer; otherwise -errno,
  * *ret_status (0 when no answer came) and *ret_error saying why. */
+/* timeout_ms: at most this long (0: the configured timeout). */
 static int http_request(CURL *h, const struct pg_config *c, const char *method,
-                        const char *url, const void *body, size_t len,
+                        const char *url, const void *body, size_t len, long timeout_ms,
                         long *ret_status, char **ret_error)
 {
         struct httpc_opts o = c->conn.http;
+        if (timeout_ms > 0 && timeout_ms < o.timeout_ms)
+                o.timeout_ms = timeout_ms;
         o.username = c->username;
         o.password = c->password;
         const char *const headers[] = { c->text ?
@@ -229,6 +232,7 @@ struct pg_sink {
         size_t n_slots, rr;
         bool down;            /* the last attempt got no answer */
         bool repush_all;      /* the gateway is back: it may have lost all */
+        double stop_deadline; /* stopping: the last round ends then (0: not yet) */
         double down_logged_at;
         CURL *curl;
         pthread_t thread;
@@ -355,14 +359,14 @@ static void on_failure(struct pg_sink *p, size_t i, const char *probe,
 
 /* Unlocked: push one probe's body and account for the outcome. */
 static int push_one(struct pg_sink *p, size_t i, const char *probe,
-                    const void *body, size_t len)
+                    const void *body, size_t len, long timeout_ms)
 {
         char *url = NULL, *err = NULL;
         long status = 0;
         int r = group_url(&p->cfg, probe, &url);
 
         if (r >= 0)
-                r = http_request(p->curl, &p->cfg, "PUT", url, body, len,
+                r = http_request(p->curl, &p->cfg, "PUT", url, body, len, timeout_ms,
                                  &status, &err);
         if (r >= 0)
                 on_success(p, i, probe, url);
@@ -380,8 +384,17 @@ static void *pg_worker(void *arg)
 
         pthread_mutex_lock(&l->lock);
         for (;;) {
-                double next_at = 0;
-                int i = ensure_slots(p) < 0 ? -1 : choose(p, now_mono(), &next_at);
+                double next_at = 0, now = now_mono();
+                /* the last round, at a stop or a reload, has one timeout in
+                 * all, as remote write's: a probe each once had its own (4
+                 * probes and a gateway that never answered: 18 s, the loop
+                 * held that long by a reload, past the unit's stop timeout) */
+                if (l->stopping && !p->stop_deadline)
+                        p->stop_deadline = now + (double)p->cfg.conn.http.timeout_ms / 1000;
+                if (l->stopping && now >= p->stop_deadline)
+                        break;
+                long left_ms = l->stopping ? (long)((p->stop_deadline - now) * 1000) + 1 : 0;
+                int i = ensure_slots(p) < 0 ? -1 : choose(p, now, &next_at);
                 char *probe;
                 void *body;
                 size_t len;
@@ -396,7 +409,7 @@ static void *pg_worker(void *arg)
                         continue;
                 }
                 pthread_mutex_unlock(&l->lock);
-                int r = push_one(p, (size_t)i, probe, body, len);
+                int r = push_one(p, (size_t)i, probe, body, len, left_ms);
                 free(probe);
                 free(body);
                 pthread_mutex_lock(&l->lock);
@@ -504,7 +517,7 @@ int sink_pushgateway_delete(const struct param_set *opts,
                 long status;
                 r = group_url(&c, probes[i], &url);
                 if (r >= 0)
-                        r = http_request(h, &c, "DELETE", url, NULL, 0, &status, &err);
+                        r = http_request(h, &c, "DELETE", url, NULL, 0, 0, &status, &err);
                 if (r < 0 && first == 0) {
                         first = r;
                         *ret_error = sinkconf_errorf("cannot delete probe '%s' at %s: %s",

@@ -11,7 +11,8 @@
 # give the same series; a gateway stopped and restarted mid-run receives the
 # latest result of every probe without restarting the pusher; `promtool
 # check metrics` accepts the textfile and the gateway's /metrics;
-# `push --delete` removes the groups; TLS with a client certificate and
+# `push --delete` removes the groups; a gateway that never answers holds a
+# stop one timeout, not one a probe; TLS with a client certificate and
 # basic auth work (127.0.0.1:19093), and a wrong password is reported.
 set -u
 
@@ -256,6 +257,23 @@ if ! command -v openssl >/dev/null || ! command -v htpasswd >/dev/null; then
         exit 0
 fi
 stop_gateway
+
+# A gateway that accepts and never answers: the last round at a stop (or a
+# reload) has one timeout in all, not one a probe (4 probes took 4 s here)
+python3 -c 'import socket, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", 19095)); s.listen(64); time.sleep(60)' &
+D_PID=$!
+sleep 0.5
+t0=$(date +%s.%N)
+printf 'publish a 1\npublish b 2\npublish c 3\npublish d 4\nquit\n' |
+        "$DRIVER" drive pushgateway.url=http://127.0.0.1:19095 pushgateway.timeout=1s \
+        >/dev/null 2>"$tmp/silent.err"
+t1=$(date +%s.%N)
+kill "$D_PID"; wait "$D_PID" 2>/dev/null; D_PID=
+awk -v a="$t0" -v b="$t1" 'BEGIN { printf "a silent gateway: the sink stopped %.2f s after its start\n", b - a; exit !(b - a < 3) }' ||
+        fail "the last round at a stop took a timeout a probe"
+
 PORT=19093
 GW=https://127.0.0.1:$PORT
 t=$tmp/tls
