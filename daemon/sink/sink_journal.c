@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,6 +170,21 @@ static bool label_varies(const struct family *f, const char *name,
         return false;
 }
 
+/* A key longer than max, cut to fit with a hash of the whole (FNV-1a) at
+ * its end: the labels that tell samples apart come last, and cut off they
+ * gave several fields one name (BENCHWATCH_REGRESSION_METRIC_BENCHWATCH_
+ * DISK_LATENCY_SECONDS_MET, thrice in a line). */
+static void shorten(char *key, size_t max)
+{
+        size_t len = strlen(key);
+        uint32_t h = 2166136261u;
+        if (len <= max)
+                return;
+        for (size_t i = 0; i < len; i++)
+                h = (h ^ (unsigned char)key[i]) * 16777619u;
+        snprintf(key + max - 9, 10, "_%08X", h);
+}
+
 /* Family name plus the labels that tell this sample from its siblings. */
 static char *sample_key(const struct family *f, const struct sample *s)
 {
@@ -184,9 +200,10 @@ static char *sample_key(const struct family *f, const struct sample *s)
                 free(key);
                 key = k2;
         }
-        if (key)
-                field_name(key, f->type == METRIC_SUMMARY ? FIELD_NAME_MAX - 4
-                                                          : FIELD_NAME_MAX);
+        if (key) {
+                field_name(key, SIZE_MAX);
+                shorten(key, f->type == METRIC_SUMMARY ? FIELD_NAME_MAX - 4 : FIELD_NAME_MAX);
+        }
         return key;
 }
 

@@ -159,6 +159,40 @@ static void test_fields(void)
         result_free(r);
 }
 
+/* Samples told apart by labels past the 64 characters journald takes of a
+ * field name: each keeps a name of its own (the cut once gave three fields
+ * BENCHWATCH_REGRESSION_METRIC_BENCHWATCH_DISK_LATENCY_SECONDS_MET). */
+static void test_long_field_names(void)
+{
+        struct result *r = result_new("root", "disk");
+        const char *q[] = { "0.5", "0.99", "1" }, *op[] = { "read", "write" };
+        char **f;
+        size_t n;
+        assert(r);
+        r->success = true;
+        for (int i = 0; i < 3; i++)
+                for (int k = 0; k < 2; k++) {
+                        const char *l[] = { "metric", "benchwatch_disk_latency_seconds", "op",
+                                            op[k], "quantile", q[i], NULL };
+                        assert(result_add(r, "benchwatch_regression", "", METRIC_GAUGE, l, 0,
+                                          NULL) == 0);
+                }
+        const char *iops[] = { "metric", "benchwatch_disk_iops", "op", "read", NULL };
+        assert(result_add(r, "benchwatch_regression", "", METRIC_GAUGE, iops, 0, NULL) == 0);
+        assert(sink_journal_fields(r, &f, &n) == 0);
+        unsigned long_ones = 0;
+        for (size_t i = 0; i < n; i++) {
+                size_t len = strcspn(f[i], "=");
+                EXPECT(len <= 64);
+                long_ones += !strncmp(f[i], "BENCHWATCH_REGRESSION_", 22);
+                for (size_t k = 0; k < i; k++)
+                        EXPECT(strcspn(f[k], "=") != len || strncmp(f[k], f[i], len));
+        }
+        EXPECT(long_ones == 7);
+        sink_journal_fields_free(f, n);
+        result_free(r);
+}
+
 static char *read_file(const char *path)
 {
         FILE *f = fopen(path, "re");
@@ -462,6 +496,7 @@ int main(int argc, char **argv)
         assert(mkdtemp(tmp));
         test_group_url();
         test_fields();
+        test_long_field_names();
         test_syslog_socket(tmp);
         test_textfile(tmp);
         test_reload_seed(tmp);
