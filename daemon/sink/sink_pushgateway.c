@@ -446,13 +446,17 @@ static int pg_check(const struct param_set *opts, const struct sink_env *env,
                     char **ret_error)
 {
         struct pg_config c;
+        struct param_set *o = NULL;
         int r = sinkconf_url_given(opts, ret_error);
         (void)env; /* the gateway's options are all it needs */
         if (r <= 0)
-                return r;
-        r = pg_config_parse(opts, &c, ret_error);
+                return r; /* 0: no gateway configured, off */
+        r = sinkconf_without_secrets(opts, &o);
+        if (r >= 0)
+                r = pg_config_parse(o, &c, ret_error);
         if (r >= 0)
                 pg_config_done(&c);
+        param_set_free(o);
         return r;
 }
 

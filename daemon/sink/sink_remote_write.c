@@ -621,12 +621,16 @@ static int rw_check(const struct param_set *opts, const struct sink_env *env,
                     char **ret_error)
 {
         struct rw_config c;
+        struct param_set *o = NULL;
         int r = sinkconf_url_given(opts, ret_error);
         if (r <= 0)
-                return r;
-        r = rw_config_parse(opts, env, &c, ret_error);
+                return r; /* 0: no receiver configured, off */
+        r = sinkconf_without_secrets(opts, &o);
+        if (r >= 0)
+                r = rw_config_parse(o, env, &c, ret_error);
         if (r >= 0)
                 rw_config_done(&c);
+        param_set_free(o);
         return r;
 }
 

@@ -42,6 +42,24 @@ int sinkconf_check_url(const char *url, char **ret_error)
         return 0;
 }
 
+int sinkconf_without_secrets(const struct param_set *opts, struct param_set **ret)
+{
+        static const char *const secrets[] = { "password_file", "bearer_token_file", NULL };
+        int r = param_set_copy(opts, ret);
+        for (int i = 0; r >= 0 && secrets[i]; i++) {
+                char *why = NULL;
+                if (param_index(opts->defs, secrets[i]) >= 0)
+                        r = param_set_assign(*ret, secrets[i], "", &why);
+                free(why);
+        }
+        if (r < 0) {
+                param_set_free(*ret);
+                *ret = NULL;
+                return -ENOMEM; /* "" is a valid string: only memory fails */
+        }
+        return 0;
+}
+
 int sinkconf_url_given(const struct param_set *opts, char **ret_error)
 {
         const char *url = sinkconf_opt(opts, "url")->s;

@@ -49,6 +49,13 @@ int sinkconf_check_url(const char *url, char **ret_error);
  * and valid, 0 when it is empty (the sink is off), or -EINVAL with
  * *ret_error. */
 int sinkconf_url_given(const struct param_set *opts, char **ret_error);
+/* A copy of opts that names no secret file (password_file and
+ * bearer_token_file empty), for a check of the configuration: a secret is
+ * the environment's (a systemd credential exists only inside the unit, a
+ * file may be readable by the service alone), and `status` or
+ * `check-config` run by hand must not fail for want of it; the daemon
+ * reads it when it starts.  0 or -ENOMEM (*ret NULL). */
+int sinkconf_without_secrets(const struct param_set *opts, struct param_set **ret);
 
 /* The options every network sink has alike: ca_file, cert_file, key_file,
  * insecure, connect_timeout and timeout as httpc takes them (strings point
