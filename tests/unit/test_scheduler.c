@@ -182,19 +182,28 @@ static void test_defer(struct scheduler *s)
         CHECK(events[3].deferred == 3); /* the run's result carries the count */
 }
 
-/* A probe removed by a reload during its run: the run ends, and its
- * result reaches nobody (a series no probe makes any more, its failure an
- * alert); the probes of the new configuration run. */
-static void test_removed_during_run(struct scheduler *s)
+/* Reload to the one probe `name`, sleeping `sleep` a run, and wait until
+ * its run has started. */
+static void start_sleeper(struct scheduler *s, const char *name, const char *sleep)
 {
+        char probes[160];
         n_events = 0;
-        configure("[probe gone]\nplugin = misbehave\naction = sleep\nsleep = 1s\n"
-                  "interval = 1h\n");
+        snprintf(probes, sizeof(probes), "[probe %s]\nplugin = misbehave\naction = sleep\n"
+                 "sleep = %s\ninterval = 1h\n", name, sleep);
+        configure(probes);
         CHECK(scheduler_reload(s, app.cfg) == 0);
         double end = now_mono() + 5;
         while (!scheduler_busy(s) && now_mono() < end)
                 CHECK(sd_event_run(loop, 50 * 1000) >= 0);
         CHECK(scheduler_busy(s));
+}
+
+/* A probe removed by a reload during its run: the run ends, and its
+ * result reaches nobody (a series no probe makes any more, its failure an
+ * alert); the probes of the new configuration run. */
+static void test_removed_during_run(struct scheduler *s)
+{
+        start_sleeper(s, "gone", "1s");
         configure("[probe next]\nplugin = misbehave\nvalue = 4\ninterval = 1h\n");
         CHECK(scheduler_reload(s, app.cfg) == 0);
         run_loop(10, 1);
@@ -225,14 +234,7 @@ static void test_cannot_start(struct scheduler *s)
 
 static void test_stop(struct scheduler *s)
 {
-        n_events = 0;
-        configure("[probe long]\nplugin = misbehave\naction = sleep\nsleep = 30s\n"
-                  "interval = 1h\n");
-        CHECK(scheduler_reload(s, app.cfg) == 0);
-        double end = now_mono() + 5;
-        while (!scheduler_busy(s) && now_mono() < end)
-                CHECK(sd_event_run(loop, 50 * 1000) >= 0);
-        CHECK(scheduler_busy(s));
+        start_sleeper(s, "long", "30s");
         run_loop(0.5, 99);
         double t0 = now_mono();
         scheduler_stop(s, on_idle, NULL);
