@@ -86,9 +86,6 @@ static int make_dirs(const struct config *cfg)
         return 0;
 }
 
-/* At start, before any writer of ours runs (not at a reload: the textfile
- * sink's thread may be writing): the temporary files of writes that a kill
- * -9 interrupted between their create and their rename. */
 /* One daemon a state_dir: a second would write the same baselines, history
  * and status, and take the first's writes in progress for interrupted
  * ones.  The lock is the kernel's (flock): it goes with the process, and
@@ -123,6 +120,9 @@ static int lock_state_dir(const struct config *cfg, int *ret_fd)
         return 0;
 }
 
+/* At start, before any writer of ours runs (not at a reload: the textfile
+ * sink's thread may be writing): the temporary files of writes that a kill
+ * -9 interrupted between their create and their rename. */
 static void remove_interrupted_writes(const struct config *cfg)
 {
         const char *dir = cfg->daemon->values[CFG_D_STATE_DIR].s;
