@@ -286,6 +286,16 @@ static void yielded(struct scheduler *s, struct slot *slot, struct result *res)
         arm(s);
 }
 
+/* A run's result (or a start's failure) to the sinks, kept as what they
+ * show of the probe until its next. */
+static void publish(struct scheduler *s, struct slot *slot, struct result *res)
+{
+        (void)set_deferred(res, slot);
+        s->cb.result(res, s->userdata);
+        result_free(slot->last);
+        slot->last = res;
+}
+
 static void on_done(struct runner *rn, struct result *res, void *userdata)
 {
         struct scheduler *s = userdata;
@@ -329,10 +339,7 @@ static void on_done(struct runner *rn, struct result *res, void *userdata)
                 yielded(s, slot, res);
                 return;
         }
-        (void)set_deferred(res, slot);
-        s->cb.result(res, s->userdata);
-        result_free(slot->last);
-        slot->last = res;
+        publish(s, slot, res);
         arm(s);
 }
 
@@ -382,12 +389,8 @@ static void start(struct scheduler *s, struct slot *slot)
                           res ? res->error : strerror(-r));
                 clear_running(s);
                 s->failures++;
-                if (res) {
-                        (void)set_deferred(res, slot);
-                        s->cb.result(res, s->userdata);
-                        result_free(slot->last);
-                        slot->last = res;
-                }
+                if (res)
+                        publish(s, slot, res);
                 return;
         }
         s->run_started = now;
