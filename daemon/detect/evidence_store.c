@@ -76,16 +76,21 @@ static int parse_run(char *rest, struct evidence_run *ret)
                 return -EBADMSG;
         ret->reference = ref == 1;
         ret->device[0] = 0;
+        bool older = false; /* an older daemon's line: fewer figures, then on= */
         for (int i = 0; i < CAUSE_N_FIGURES; i++) {
-                w = next_word(&rest);
-                if (!w && i >= EVIDENCE_STORE_FIGURES_1) { /* an older daemon's line */
+                if (!older) {
+                        w = next_word(&rest);
+                        older = i >= EVIDENCE_STORE_FIGURES_1 && (!w || !strncmp(w, "on=", 3));
+                }
+                if (older) {
                         ret->fig.f[i] = NAN;
                         continue;
                 }
                 if (!w || figure(w, &ret->fig.f[i]) < 0)
                         return -EBADMSG;
         }
-        w = next_word(&rest);
+        if (!older)
+                w = next_word(&rest);
         if (w && (strncmp(w, "on=", 3) || !w[3] || !device_ok(w + 3)))
                 return -EBADMSG;
         if (w)

@@ -20,8 +20,9 @@
  * its own runs and reference, each device keeping as many as a probe of
  * one does (the other GPUs' runs between outvoted its heat and clocks).
  * New figures are added at the end: a line of an older daemon, with
- * fewer (at least EVIDENCE_STORE_FIGURES_1, the first version's), reads
- * with the rest "nan", so an upgrade keeps the runs' evidence.
+ * fewer (at least EVIDENCE_STORE_FIGURES_1, the first version's) and
+ * then its on=, reads with the rest "nan", so an upgrade keeps the runs'
+ * evidence.
  * A file that is not one is refused with -EBADMSG (the caller starts
  * afresh); nothing here logs. */
 #ifndef BENCHWATCH_EVIDENCE_STORE_H

@@ -182,6 +182,24 @@ static void bad_files(void)
         CHECK(gpu_era.runs[0].fig.f[CAUSE_F_GPU_CLOCK] == 3);
         CHECK(isnan(gpu_era.runs[0].fig.f[CAUSE_F_MAJOR_FAULTS]));
         evidence_store_clear(&gpu_era);
+        /* a gpu=all line of a daemon before the last figure: its device
+         * read, the figure it lacks NAN; a bad device still refused */
+        for (int k = 0; k < 2; k++) {
+                at = snprintf(line, sizeof(line), "benchwatch-evidence 1\nrun 5 0");
+                for (int i = 0; i < CAUSE_N_FIGURES - 1; i++)
+                        at += snprintf(line + at, sizeof(line) - (size_t)at, " 4");
+                snprintf(line + at, sizeof(line) - (size_t)at, "%s\n", k ? " on=a/b" : " on=1");
+                struct evidence_store older = { 0 };
+                int r = evidence_store_parse(line, &older);
+                if (!k) {
+                        CHECK(r == 0 && older.n == 1);
+                        CHECK(!strcmp(older.runs[0].device, "1"));
+                        CHECK(older.runs[0].fig.f[CAUSE_N_FIGURES - 2] == 4);
+                        CHECK(isnan(older.runs[0].fig.f[CAUSE_N_FIGURES - 1]));
+                } else
+                        CHECK(r == -EBADMSG);
+                evidence_store_clear(&older);
+        }
 }
 
 int main(void)
