@@ -7,9 +7,13 @@
  * pressure); this compares the evidence of the runs that entered the
  * regression with that of the reference's runs and names the cause from
  * a fixed set, in this order, the first whose evidence holds:
- *   inventory        MemTotal or the online CPUs differ from the reference's
- *   kernel_log       I/O errors, resets, machine checks or GPU Xids logged
- *   memory_errors    EDAC corrected or uncorrected errors, HardwareCorrupted
+ *   inventory        MemTotal or the online CPUs differ from the reference's;
+ *                    of a gpu probe, its PCIe link trained to a lower
+ *                    generation or fewer lanes during the copies
+ *   kernel_log       I/O errors, resets, machine checks or GPU Xids logged;
+ *                    of a gpu probe, the Xid errors NVML reported for it
+ *   memory_errors    EDAC corrected or uncorrected errors, HardwareCorrupted;
+ *                    of a gpu probe, its ECC errors and remapped rows
  *   heat             the CPUs throttled for heat, or the NVMe controller;
  *                    of a gpu probe, the GPU's clocks held for heat
  *   cpu_quota        the daemon's cgroup throttled by its CPU quota
@@ -30,7 +34,8 @@
  *   disk_device      the disk took longer per I/O at the same queue
  *   host             independent probes (another resource) regressed
  *                    too, or the component's siblings are as slow
- *   component        none of these: the component itself
+ *   component        none of these: the component itself (of a gpu probe,
+ *                    with its PCIe replays where they rose)
  * Each rule is a simple threshold: the evidence must be there in at least
  * half of the regressed runs, and beyond the reference runs' spread (their
  * 90th percentile, or 10th where lower is the sign) by a margin that a
@@ -107,6 +112,14 @@ enum cause_figure {
                                  * cap) or by the board (HW slowdown) */
         CAUSE_F_GPU_CLOCK,      /* hertz, the GPU's SM clock during the run */
         CAUSE_F_MAJOR_FAULTS,   /* the probe process's major page faults */
+        CAUSE_F_GPU_ECC_CE,     /* a GPU's ECC errors since its previous run */
+        CAUSE_F_GPU_ECC_UE,
+        CAUSE_F_GPU_REMAPPED,   /* its memory rows remapped since, both kinds */
+        CAUSE_F_GPU_REMAP_WAIT, /* 1: a row remapping waits for a reset or failed */
+        CAUSE_F_GPU_XID,        /* Xid errors NVML reported during the run */
+        CAUSE_F_GPU_REPLAYS,    /* PCIe replays since its previous run */
+        CAUSE_F_GPU_LINK_GEN,   /* its PCIe link during the copies */
+        CAUSE_F_GPU_LINK_WIDTH,
         CAUSE_N_FIGURES
 };
 

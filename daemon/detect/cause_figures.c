@@ -54,10 +54,36 @@ static void disk_figures(const struct result *res, struct cause_run *r)
         r->f[CAUSE_F_DISK_QUEUE] = one(res, "benchwatch_probe_disk_queue_depth", "device", dev);
 }
 
+/* The larger of two levels, either NAN when absent. */
+static double larger(double a, double b)
+{
+        return isnan(a) ? b : isnan(b) ? a : fmax(a, b);
+}
+
+/* A gpu run's faults: its ECC errors, remapped rows and PCIe replays
+ * since the GPU's previous run (gpu_health.h), whether a remapping
+ * waits or failed, its Xids, and its link during the copies. */
+static void gpu_fault_figures(const struct result *res, struct cause_run *r)
+{
+        const char *const since = "benchwatch_gpu_ecc_errors_since_last_run";
+        r->f[CAUSE_F_GPU_ECC_CE] = one(res, since, "type", "corrected");
+        r->f[CAUSE_F_GPU_ECC_UE] = one(res, since, "type", "uncorrected");
+        r->f[CAUSE_F_GPU_REMAPPED] = sum(res, "benchwatch_gpu_remapped_rows_since_last_run");
+        r->f[CAUSE_F_GPU_REMAP_WAIT] = larger(one(res, "benchwatch_gpu_remapped_rows_pending",
+                                                  NULL, NULL),
+                                              one(res, "benchwatch_gpu_remapped_rows_failure",
+                                                  NULL, NULL));
+        r->f[CAUSE_F_GPU_XID] = one(res, "benchwatch_gpu_xid_errors", NULL, NULL);
+        r->f[CAUSE_F_GPU_REPLAYS] = one(res, "benchwatch_gpu_pcie_replays_since_last_run", NULL,
+                                        NULL);
+        r->f[CAUSE_F_GPU_LINK_GEN] = one(res, "benchwatch_gpu_pcie_link_generation", NULL, NULL);
+        r->f[CAUSE_F_GPU_LINK_WIDTH] = one(res, "benchwatch_gpu_pcie_link_width", NULL, NULL);
+}
+
 /* A gpu run's health (one GPU a run): the share of the run its clocks
  * were held for heat and for power, summed over those reasons (each a
- * share of the same run; they may overlap, so capped at 1), and its SM
- * clock. */
+ * share of the same run; they may overlap, so capped at 1), its SM
+ * clock, and its faults. */
 static void gpu_figures(const struct result *res, struct cause_run *r)
 {
         static const char *const heat[] = { "hw_thermal", "sw_thermal", NULL };
@@ -75,6 +101,7 @@ static void gpu_figures(const struct result *res, struct cause_run *r)
                 r->f[f[k]] = isnan(total) ? NAN : fmin(total, 1);
         }
         r->f[CAUSE_F_GPU_CLOCK] = one(res, "benchwatch_gpu_sm_clock_hertz", NULL, NULL);
+        gpu_fault_figures(res, r);
 }
 
 void cause_figures_of(const struct result *res, struct cause_run *r)

@@ -106,23 +106,40 @@ static bool of_gpu(const struct cause_ctx *c)
         return !strcmp(resource_of(c->in->plugin), "gpu");
 }
 
+/* Of a gpu probe, its PCIe link (f: generation or width) during the
+ * copies below the reference's: read under load, where a healthy link
+ * trains up (idle, it trains down by design). */
+static bool link_lower(const struct cause_ctx *c, int f)
+{
+        return of_gpu(c) && cause_present(c, f) && cause_in_ref(c, f) &&
+               c->a[f].median <= c->ref->low[f] - 1;
+}
+
 static int rule_inventory(const struct cause_ctx *c, char **ret)
 {
         const int cpus = CAUSE_F_CPUS_ONLINE, mem = CAUSE_F_MEM_TOTAL;
+        const int gen = CAUSE_F_GPU_LINK_GEN, width = CAUSE_F_GPU_LINK_WIDTH;
         const struct cause_agg *a = c->a;
         bool cpu_moved = cause_present(c, cpus) && cause_in_ref(c, cpus) &&
                          fabs(a[cpus].median - c->ref->median[cpus]) >= 0.5;
         bool mem_moved = cause_present(c, mem) && cause_in_ref(c, mem) &&
                          fabs(a[mem].median / c->ref->median[mem] - 1) > 0.02;
+        bool link_down = (link_lower(c, gen) || link_lower(c, width)) &&
+                         cause_present(c, gen) && cause_in_ref(c, gen) &&
+                         cause_present(c, width) && cause_in_ref(c, width);
         char x[32], y[32];
         char *text = NULL;
-        if (!ret || (!cpu_moved && !mem_moved))
-                return cpu_moved || mem_moved;
-        if (cpu_moved)
+        if (!ret || (!cpu_moved && !mem_moved && !link_down))
+                return cpu_moved || mem_moved || link_down;
+        if (link_down)
+                text = join(text, ", ", "the GPU's PCIe link gen %.0f x%.0f during the copies "
+                            "against gen %.0f x%.0f in the reference", a[gen].median,
+                            a[width].median, c->ref->median[gen], c->ref->median[width]);
+        if (cpu_moved && (text || !link_down))
                 text = join(text, ", ", "%s CPUs online against %s in the reference",
                             count(a[cpus].median, x, sizeof(x)),
                             count(c->ref->median[cpus], y, sizeof(y)));
-        if (mem_moved && (text || !cpu_moved))
+        if (mem_moved && (text || !(cpu_moved || link_down)))
                 text = join(text, ", ", "memory %s against %s in the reference",
                             gib(a[mem].median, x, sizeof(x)),
                             gib(c->ref->median[mem], y, sizeof(y)));
@@ -135,8 +152,10 @@ static int rule_kernel_log(const struct cause_ctx *c, char **ret)
                 { CAUSE_F_LOG_IO_ERROR, "I/O error" }, { CAUSE_F_LOG_RESET, "reset" },
                 { CAUSE_F_LOG_MACHINE_CHECK, "machine check" }, { CAUSE_F_LOG_XID, "GPU Xid" },
         };
-        char *text = NULL, r[32];
+        const int xid = CAUSE_F_GPU_XID;
+        char *text = NULL, r[32], n[32];
         bool any = false, oom = false;
+        bool nvml = of_gpu(c) && cause_more_events(c, xid);
         for (size_t i = 0; i < sizeof(kinds) / sizeof(*kinds); i++) {
                 if (!cause_more_events(c, kinds[i].f))
                         continue;
@@ -144,11 +163,53 @@ static int rule_kernel_log(const struct cause_ctx *c, char **ret)
                 if (ret && !oom)
                         oom = !(text = join_count(text, c->a[kinds[i].f].sum, kinds[i].what));
         }
-        if (!ret || !any)
-                return any;
-        if (!oom)
-                text = join(text, " ", "in the kernel log %s", over_runs(c, r, sizeof(r)));
+        if (!ret || !(any || nvml))
+                return any || nvml;
+        over_runs(c, r, sizeof(r));
+        if (any && !oom)
+                text = join(text, " ", "in the kernel log %s", r);
+        /* the same errors the driver logs as "NVRM: Xid", told for this GPU */
+        if (nvml && (text || !any))
+                text = join(text, ", ", "NVML reported %s Xid error%s for the GPU %s",
+                            count(c->a[xid].sum, n, sizeof(n)), c->a[xid].sum == 1 ? "" : "s",
+                            r);
         return done(text, ret);
+}
+
+/* Of a gpu probe, the GPU's own memory errors: more ECC errors or rows
+ * remapped since the runs before than its reference runs had, or a
+ * remapping that waits for a reset or failed where none did. */
+static bool gpu_memory_errors(const struct cause_ctx *c)
+{
+        return of_gpu(c) && (cause_more_events(c, CAUSE_F_GPU_ECC_CE) ||
+                             cause_more_events(c, CAUSE_F_GPU_ECC_UE) ||
+                             cause_more_events(c, CAUSE_F_GPU_REMAPPED) ||
+                             cause_above(c, CAUSE_F_GPU_REMAP_WAIT, 1, 0.5));
+}
+
+/* "the GPU's memory: 14 corrected, 2 uncorrected ECC errors, 1 row
+ * remapped over the 3 runs, a row remapping waiting ..."; NULL when out
+ * of memory. */
+static char *gpu_memory_text(const struct cause_ctx *c)
+{
+        const int ce = CAUSE_F_GPU_ECC_CE, ue = CAUSE_F_GPU_ECC_UE, rows = CAUSE_F_GPU_REMAPPED;
+        char x[32], y[32], r[32];
+        bool ecc = cause_more_events(c, ce) || cause_more_events(c, ue);
+        bool remapped = cause_more_events(c, rows);
+        char *text = str_printf("the GPU's memory:");
+        if (text && ecc)
+                text = join(text, " ", "%s corrected, %s uncorrected ECC errors",
+                            count(c->a[ce].n ? c->a[ce].sum : 0, x, sizeof(x)),
+                            count(c->a[ue].n ? c->a[ue].sum : 0, y, sizeof(y)));
+        if (text && remapped)
+                text = join(text, ecc ? ", " : " ", "%s row%s remapped",
+                            count(c->a[rows].sum, x, sizeof(x)), c->a[rows].sum == 1 ? "" : "s");
+        if (text && (ecc || remapped))
+                text = join(text, " ", "%s", over_runs(c, r, sizeof(r)));
+        if (text && cause_above(c, CAUSE_F_GPU_REMAP_WAIT, 1, 0.5))
+                text = join(text, ecc || remapped ? ", " : " ", "a row remapping waiting for a "
+                            "GPU reset or failed (none in the reference)");
+        return text;
 }
 
 static int rule_memory_errors(const struct cause_ctx *c, char **ret)
@@ -158,19 +219,25 @@ static int rule_memory_errors(const struct cause_ctx *c, char **ret)
         bool logged = cause_more_events(c, CAUSE_F_LOG_EDAC);
         double hw_ref = cause_in_ref(c, hw) ? c->ref->median[hw] : 0;
         bool corrupted = cause_present(c, hw) && c->a[hw].median > hw_ref;
+        bool gpu = gpu_memory_errors(c);
         char x[32], y[32], r[32];
         char *text = NULL;
-        if (!ret || !(edac || logged || corrupted))
-                return edac || logged || corrupted;
+        if (!ret || !(edac || logged || corrupted || gpu))
+                return edac || logged || corrupted || gpu;
+        if (gpu) {
+                text = gpu_memory_text(c);
+                if (!text)
+                        return -ENOMEM;
+        }
         over_runs(c, r, sizeof(r));
-        if (edac)
-                text = join(text, ", ", "EDAC: %s corrected, %s uncorrected errors %s",
+        if (edac && (text || !gpu))
+                text = join(text, "; ", "EDAC: %s corrected, %s uncorrected errors %s",
                             count(c->a[CAUSE_F_EDAC_CE].sum, x, sizeof(x)),
                             count(c->a[CAUSE_F_EDAC_UE].sum, y, sizeof(y)), r);
-        if (logged && (text || !edac))
+        if (logged && (text || !(gpu || edac)))
                 text = join(text, ", ", "%s EDAC reports in the kernel log %s",
                             count(c->a[CAUSE_F_LOG_EDAC].sum, x, sizeof(x)), r);
-        if (corrupted && (text || !(edac || logged)))
+        if (corrupted && (text || !(gpu || edac || logged)))
                 text = join(text, ", ", "%s bytes of memory taken out of use (HardwareCorrupted; "
                             "%s in the reference)", count(c->a[hw].median, x, sizeof(x)),
                             count(hw_ref, y, sizeof(y)));
@@ -518,12 +585,16 @@ static char *checked(const struct cause_ctx *c)
                 { CAUSE_F_MAJOR_FAULTS, "page faults" },
                 { CAUSE_F_DISK_QUEUE, "disk queue" }, { CAUSE_F_DISK_READ, "device time" },
                 { CAUSE_F_GPU_HEAT, "GPU heat" }, { CAUSE_F_GPU_CLOCK, "GPU clock" },
+                { CAUSE_F_GPU_ECC_CE, "GPU memory errors" }, { CAUSE_F_GPU_XID, "GPU Xid" },
+                { CAUSE_F_GPU_LINK_GEN, "PCIe link" }, { CAUSE_F_GPU_REPLAYS, "PCIe replays" },
         };
         char *text = NULL;
         for (size_t i = 0; i < sizeof(what) / sizeof(*what); i++) {
-                /* the CPUs' heat and clock are not a gpu probe's evidence */
+                /* the CPUs' heat and clock are not a gpu probe's evidence;
+                 * replays that rose are said on their own */
                 bool cpu_only = what[i].f == CAUSE_F_CPU_HEAT || what[i].f == CAUSE_F_CLOCK;
-                if (cause_present(c, what[i].f) && !(cpu_only && of_gpu(c)) &&
+                bool moved = what[i].f == CAUSE_F_GPU_REPLAYS && cause_more_events(c, what[i].f);
+                if (cause_present(c, what[i].f) && !(cpu_only && of_gpu(c)) && !moved &&
                     !(text = join(text, ", ", "%s", what[i].name)))
                         return NULL;
         }
@@ -532,21 +603,31 @@ static char *checked(const struct cause_ctx *c)
 
 static int rule_component(const struct cause_ctx *c, char **ret)
 {
+        const int replays = CAUSE_F_GPU_REPLAYS;
         double w = worse_than_siblings(c);
-        char p[32];
+        bool worse = isfinite(w) && w > 0;
+        /* a link that retransmits is the GPU's (or its slot's) own fault */
+        bool replayed = of_gpu(c) && cause_more_events(c, replays);
+        char p[32], x[32], y[32], r[32];
         char *text = NULL, *list;
         if (!ret)
                 return 1;
-        if (isfinite(w) && w > 0)
+        if (worse)
                 text = join(text, "; ", "%s worse than its %u siblings of the same model",
                             pct(w, p, sizeof(p)), c->in->n_siblings);
+        if (replayed && (text || !worse))
+                text = join(text, "; ", "%s PCIe replays %s (transfers the link sent again; "
+                            "%s a run in the reference)", count(c->a[replays].sum, x, sizeof(x)),
+                            over_runs(c, r, sizeof(r)),
+                            count(cause_in_ref(c, replays) ? c->ref->median[replays] : 0, y,
+                                  sizeof(y)));
         if (!(list = checked(c))) {
                 free(text);
                 return -ENOMEM;
         }
-        if (*list && (text || !(isfinite(w) && w > 0)))
+        if (*list && (text || !(worse || replayed)))
                 text = join(text, "; ", "no host counter moved (%s as in the reference)", list);
-        else if (text || !(isfinite(w) && w > 0))
+        else if (text || !(worse || replayed))
                 text = join(text, "; ", "no evidence of the host's recorded for these runs");
         free(list);
         return done(text, ret);

@@ -34,6 +34,8 @@ struct spec {
         bool io_bound;  /* a probe that waits on a device or a server */
         bool gpu;       /* a gpu run: its health as the gpu plugin writes it */
         double gpu_heat, gpu_power, gpu_clock; /* shares of the run held; hertz */
+        double ecc_ce, ecc_ue, remapped, remap_pending, xids, replays; /* since last run */
+        double link_gen, link_width; /* during the copies */
 };
 
 static const struct spec quiet = {
@@ -45,6 +47,33 @@ static const struct spec quiet = {
 static void add(struct result *res, const char *name, double v)
 {
         CHECK(result_add(res, name, "test", METRIC_GAUGE, NULL, v, NULL) == 0);
+}
+
+/* The GPU's faults as gpu_health.c names them, each the same a run. */
+static void gpu_faults_of(const struct spec *s, struct result *res)
+{
+        static const char *const kind[2] = { "corrected", "uncorrected" };
+        const double ecc[2] = { s->ecc_ce, s->ecc_ue }, rows[2] = { s->remapped, 0 };
+        const char *gl[] = { "gpu", "0", NULL };
+        for (int t = 0; t < 2; t++) {
+                const char *te[] = { "gpu", "0", "type", kind[t], NULL };
+                const char *tr[] = { "gpu", "0", "cause", kind[t], NULL };
+                CHECK(result_add(res, "benchwatch_gpu_ecc_errors_since_last_run", "test",
+                                 METRIC_GAUGE, te, ecc[t], NULL) == 0);
+                CHECK(result_add(res, "benchwatch_gpu_remapped_rows_since_last_run", "test",
+                                 METRIC_GAUGE, tr, rows[t], NULL) == 0);
+        }
+        const struct { const char *name; double v; } level[] = {
+                { "benchwatch_gpu_remapped_rows_pending", s->remap_pending },
+                { "benchwatch_gpu_remapped_rows_failure", 0 },
+                { "benchwatch_gpu_xid_errors", s->xids },
+                { "benchwatch_gpu_pcie_replays_since_last_run", s->replays },
+                { "benchwatch_gpu_pcie_link_generation", s->link_gen },
+                { "benchwatch_gpu_pcie_link_width", s->link_width },
+        };
+        for (size_t i = 0; i < sizeof(level) / sizeof(*level); i++)
+                CHECK(result_add(res, level[i].name, "test", METRIC_GAUGE, gl, level[i].v,
+                                 NULL) == 0);
 }
 
 /* A result carrying the spec as the runner, the scheduler and the
@@ -102,6 +131,8 @@ static void run_of(const struct spec *s, double jitter, struct cause_run *ret)
         if (s->gpu)
                 CHECK(result_add(res, "benchwatch_gpu_sm_clock_hertz", "test", METRIC_GAUGE, gl,
                                  s->gpu_clock * (1 + jitter / 4), NULL) == 0);
+        if (s->gpu)
+                gpu_faults_of(s, res);
         cause_figures_of(res, ret);
         result_free(res);
 }
@@ -400,7 +431,7 @@ static void test_reference_and_errors(void)
 static void test_gpu(void)
 {
         struct spec gq = quiet, s;
-        gq.gpu = true, gq.gpu_clock = 1.98e9;
+        gq.gpu = true, gq.gpu_clock = 1.98e9, gq.link_gen = 5, gq.link_width = 16;
         s = gq, s.gpu_heat = 0.38;
         expect_against(&gq, &s, "gpu", CAUSE_HEAT, "the GPU's clocks held back for heat (HW "
                        "and SW thermal slowdown) 38% of the run (0.0% in the reference)");
@@ -414,7 +445,8 @@ static void test_gpu(void)
          * the GPU's evidence checked, not the CPUs' */
         s = gq, s.heat = 40, s.clock = 2.0e9;
         expect_against(&gq, &s, "gpu", CAUSE_COMPONENT, "memory errors, CPU quota, steal");
-        expect_against(&gq, &s, "gpu", CAUSE_COMPONENT, "device time, GPU heat, GPU clock as");
+        expect_against(&gq, &s, "gpu", CAUSE_COMPONENT, "device time, GPU heat, GPU clock, "
+                       "GPU memory errors, GPU Xid, PCIe link, PCIe replays as in the reference");
         /* held back for power as much as in its reference: usual */
         struct spec capped = gq;
         capped.gpu_power = 0.30;
@@ -423,6 +455,55 @@ static void test_gpu(void)
         /* held back a little, within the floor: not the cause */
         s = gq, s.gpu_heat = 0.03;
         expect_against(&gq, &s, "gpu", CAUSE_COMPONENT, "no host counter moved");
+}
+
+/* A gpu probe's verdict is told by the GPU's own faults (NVML): its link
+ * trained down, its Xids, its ECC errors and remapped rows, its PCIe
+ * replays; each only beyond what its reference runs had, and none of
+ * them a cause of another probe's verdict. */
+static void test_gpu_faults(void)
+{
+        struct spec gq = quiet, s;
+        gq.gpu = true, gq.gpu_clock = 1.98e9, gq.link_gen = 5, gq.link_width = 16;
+        s = gq, s.link_gen = 2;
+        expect_against(&gq, &s, "gpu", CAUSE_INVENTORY, "the GPU's PCIe link gen 2 x16 during "
+                       "the copies against gen 5 x16 in the reference");
+        s = gq, s.link_width = 8;
+        expect_against(&gq, &s, "gpu", CAUSE_INVENTORY, "gen 5 x8 during the copies");
+        s = gq, s.xids = 1;
+        expect_against(&gq, &s, "gpu", CAUSE_KERNEL_LOG, "NVML reported 3 Xid errors for the "
+                       "GPU over the 3 runs");
+        s = gq, s.xids = 1, s.io_errors = 1;
+        expect_against(&gq, &s, "gpu", CAUSE_KERNEL_LOG, "3 I/O errors in the kernel log over "
+                       "the 3 runs, NVML reported 3 Xid errors");
+        s = gq, s.ecc_ue = 1, s.remapped = 1;
+        expect_against(&gq, &s, "gpu", CAUSE_MEMORY_ERRORS, "the GPU's memory: 0 corrected, 3 "
+                       "uncorrected ECC errors, 3 rows remapped over the 3 runs");
+        s = gq, s.remap_pending = 1;
+        expect_against(&gq, &s, "gpu", CAUSE_MEMORY_ERRORS, "the GPU's memory: a row "
+                       "remapping waiting for a GPU reset or failed (none in the reference)");
+        s = gq, s.ecc_ce = 4, s.edac_ce = 5;
+        expect_against(&gq, &s, "gpu", CAUSE_MEMORY_ERRORS, "the GPU's memory: 12 corrected, "
+                       "0 uncorrected ECC errors over the 3 runs; EDAC: 15 corrected");
+        s = gq, s.replays = 40;
+        expect_against(&gq, &s, "gpu", CAUSE_COMPONENT, "120 PCIe replays over the 3 runs "
+                       "(transfers the link sent again; 0 a run in the reference); no host "
+                       "counter moved (");
+        /* as many as the reference had, or a pending remapping the
+         * reference had too: not the cause */
+        struct spec worn = gq;
+        worn.ecc_ce = 2, worn.replays = 40, worn.remap_pending = 1;
+        s = worn;
+        expect_against(&worn, &s, "gpu", CAUSE_COMPONENT, "GPU memory errors, GPU Xid, PCIe "
+                       "link, PCIe replays as in the reference");
+        /* a link that trained up, or the same: not the cause */
+        s = gq, s.link_gen = 5;
+        struct spec slow_ref = gq;
+        slow_ref.link_gen = 4;
+        expect_against(&slow_ref, &s, "gpu", CAUSE_COMPONENT, "no host counter moved");
+        /* another probe's verdict: the GPU's faults are not its cause */
+        s = gq, s.link_gen = 2, s.xids = 1, s.ecc_ue = 1;
+        expect_against(&gq, &s, "cpu", CAUSE_COMPONENT, "no host counter moved");
 }
 
 int main(void)
@@ -438,6 +519,7 @@ int main(void)
         test_host_not_component();
         test_reference_and_errors();
         test_gpu();
+        test_gpu_faults();
         evidence_host_free(host);
         free(root);
         return test_failures != 0;
