@@ -1,0 +1,87 @@
+#!/bin/bash
+# gpu_cause.sh — a gpu probe's regression is told by the GPU's own faults,
+# through the daemon, its detector, its evidence store and its textfile:
+# the recording fake driver (tests/gpufake/, through BENCHWATCH_GPU_LIBDIR;
+# its figures are its model's, not measurements) runs the probe until the
+# reference is learnt, then the daemon restarts on a GPU with a fault and
+# slower copies: its PCIe link trained to gen 2 (inventory), uncorrected
+# ECC errors and a row remapped (memory_errors), an Xid in every run
+# (kernel_log).  Each fault has its own state directory, so each starts
+# from a reference of its own.  The cause is the textfile's
+# benchwatch_regression_cause and the journal warning's sentence, with
+# the fault's numbers.
+. "$top_srcdir/tests/integration/lib/lib.sh"
+
+FAKE=$top_builddir/tests/gpufake/.libs/fakegpu.so
+[ -f "$FAKE" ] || skip "the fake driver is not built ($FAKE)"
+mkdir "$T/fake"
+for n in libcuda.so.1 libnvidia-ml.so.1; do ln -s "$FAKE" "$T/fake/$n"; done
+export BENCHWATCH_GPU_LIBDIR=$T/fake
+
+# conf DIR: a daemon that learns a reference of 4 runs of the gpu probe
+conf() {
+        test_daemon_section "$1"
+        cat <<CONF
+first_splay = 0
+
+[regression]
+min_runs = 4
+reference_runs = 4
+recent_runs = 3
+
+[probe g]
+plugin = gpu
+duration = 2s
+memory = 64M
+copy_size = 1M
+stream = no
+gemm = no
+interval = 1s
+timeout = 30s
+
+[journal]
+enabled = no
+
+[textfile]
+path = $1/bw.prom
+CONF
+}
+dpid=""
+start_daemon() {
+        "$BENCHWATCH" -c "$1/bw.conf" daemon --print >> "$1/daemon.out" 2>> "$1/daemon.err" &
+        dpid=$!
+        BW_PIDS="$dpid"
+}
+stop_daemon() { kill "$dpid"; wait "$dpid"; BW_PIDS=""; }
+runs_ok() { [ "$(grep -c "^gpu 'g': ok" "$1/daemon.out" 2> /dev/null)" -ge "$2" ]; }
+has_cause() { grep -q "^benchwatch_regression_cause{probe=\"g\",cause=\"$2\"} 1$" "$1/bw.prom" 2> /dev/null; }
+
+# fault NAME CAUSE SENTENCE ENV...: learn the reference on a healthy GPU,
+# then run on one with ENV until the regression names CAUSE with SENTENCE
+fault() {
+        local name=$1 cause=$2 sentence=$3 d=$T/$1
+        shift 3
+        mkdir "$d"
+        conf "$d" > "$d/bw.conf"
+        start_daemon "$d"
+        wait_for 60 runs_ok "$d" 5 || fail "$name: no reference learnt: $(tail -5 "$d/daemon.err")"
+        stop_daemon
+        grep -q "regress" "$d/daemon.err" && fail "$name: a verdict on the healthy GPU: $(cat "$d/daemon.err")"
+        export "$@"
+        start_daemon "$d"
+        wait_for 60 has_cause "$d" "$cause" ||
+                fail "$name: no cause=$cause: $(grep 'regression_cause{' "$d/bw.prom"; tail -5 "$d/daemon.err")"
+        stop_daemon
+        unset "${@%%=*}"
+        grep -F "warning: probe 'g': gpu host to device bytes/s" "$d/daemon.err" | grep -qF "$sentence" ||
+                fail "$name: the warning lacks '$sentence': $(grep warning "$d/daemon.err")"
+        echo "$name: $(grep -m1 -o "cause: .*" "$d/daemon.err")"
+}
+
+fault link inventory "cause: inventory, the GPU's PCIe link gen 2 x16 during the copies against gen 5 x16 in the reference" \
+        FAKEGPU_PCIE=2,16 FAKEGPU_H2D_BPS=7e9 FAKEGPU_D2H_BPS=6e9
+fault ecc memory_errors "cause: memory errors, the GPU's memory: 0 corrected, 2 uncorrected ECC errors, 1 row remapped over the 3 runs" \
+        FAKEGPU_ECC=0,2 FAKEGPU_REMAPPED=0,1,0,0 FAKEGPU_H2D_BPS=30e9
+fault xid kernel_log "cause: kernel log, NVML reported 3 Xid errors for the GPU over the 3 runs" \
+        FAKEGPU_XID=79 FAKEGPU_H2D_BPS=30e9
+exit 0
