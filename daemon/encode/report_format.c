@@ -326,16 +326,21 @@ static bool report_number(const struct result *r, const struct bw_report_line *l
 /* ab's block under its heading: the share of requests served within a
  * time, in ms; none at all where none was timed (a run that failed: a
  * table of zeros would read as requests served at once). */
+static void percentile_hist(const struct result *r, const char *figure, struct bw_hist *ret)
+{
+        const struct family *fam = report_family(r, figure);
+        bw_hist_init(ret);
+        for (size_t i = 0; fam && i < fam->n_samples; i++)
+                if (fam->samples[i].hist)
+                        bw_hist_merge(ret, fam->samples[i].hist);
+}
+
 static void report_percentiles(FILE *f, const struct result *r, const char *heading,
                                const char *figure, int decimals)
 {
         static const int pct[] = { 50, 66, 75, 80, 90, 95, 98, 99, 100 };
-        const struct family *fam = report_family(r, figure);
         struct bw_hist h;
-        bw_hist_init(&h);
-        for (size_t i = 0; fam && i < fam->n_samples; i++)
-                if (fam->samples[i].hist)
-                        bw_hist_merge(&h, fam->samples[i].hist);
+        percentile_hist(r, figure, &h);
         if (!h.count)
                 return;
         fprintf(f, "%s\n", heading);
@@ -352,13 +357,47 @@ static void report_param(FILE *f, const struct result *r, const struct bw_report
                         fprintf(f, "%-24s%s\n", l->label, r->params[i].value);
 }
 
+/* Whether line l, not a heading, prints anything for r. */
+static bool line_shown(const struct result *r, const struct bw_report_line *l)
+{
+        struct bw_hist h;
+        double v;
+        switch (l->show) {
+        case BW_SHOW_HEADING:
+                return false;
+        case BW_SHOW_PARAM:
+                for (size_t i = 0; i < r->n_params; i++)
+                        if (!strcmp(r->params[i].name, l->figure))
+                                return true;
+                return false;
+        case BW_SHOW_PERCENTILES:
+                percentile_hist(r, l->figure, &h);
+                return h.count > 0;
+        default:
+                return report_number(r, l, &v);
+        }
+}
+
+/* A heading only above something: an empty one (a blank line) when the
+ * line after it prints, a titled one when one of the indented lines
+ * under it does (a gpu run with stream=no has no "Device memory"). */
+static bool heading_shown(const struct result *r, const struct bw_report_line *l)
+{
+        if (!*l->label)
+                return l[1].label && line_shown(r, l + 1);
+        for (const struct bw_report_line *u = l + 1; u->label && u->label[0] == ' '; u++)
+                if (line_shown(r, u))
+                        return true;
+        return false;
+}
+
 /* The table in the plugin's own layout (ab's summary for http). */
 static void plugin_layout(FILE *f, const struct result *r,
                           const struct bw_report_line *report)
 {
         for (const struct bw_report_line *l = report; l->label; l++) {
                 double v;
-                if (l->show == BW_SHOW_HEADING)
+                if (l->show == BW_SHOW_HEADING && heading_shown(r, l))
                         fprintf(f, "%s\n", l->label);
                 if (l->show == BW_SHOW_PERCENTILES)
                         report_percentiles(f, r, l->label, l->figure, l->decimals);

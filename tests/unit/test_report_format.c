@@ -125,11 +125,40 @@ static void test_plugin_layout(void)
         result_free(r);
 }
 
+/* A heading stands above the indented lines it titles only where one of
+ * them prints (a gpu run with stream=no measured no device memory); an
+ * empty one is a blank line before the line after it, where that prints. */
+static void test_headings(void)
+{
+        static const struct bw_report_line report[] = {
+                { .label = "Device memory", .show = BW_SHOW_HEADING },
+                { .label = "  copy:", .show = BW_SHOW_VALUE, .figure = "copy" },
+                { .label = "Host to device:", .show = BW_SHOW_VALUE, .figure = "h2d" },
+                { .label = "PCIe link", .show = BW_SHOW_HEADING },
+                { .label = "  lanes:", .show = BW_SHOW_VALUE, .figure = "lanes" },
+                { .label = "", .show = BW_SHOW_HEADING },
+                { .label = "Percentiles", .show = BW_SHOW_PERCENTILES, .figure = "latency" },
+                { .label = NULL },
+        };
+        struct result *r = result_new("g", "gpu");
+        CHECK(r);
+        r->success = true;
+        CHECK(result_add(r, "benchwatch_gpu_h2d", "h2d", METRIC_GAUGE, NULL, 5, NULL) == 0);
+        CHECK(result_add(r, "benchwatch_gpu_lanes", "lanes", METRIC_GAUGE, NULL, 16, NULL) == 0);
+        char *text = layout_of(r, report);
+        EXPECT(!strstr(text, "Device memory"));
+        CHECK_STR_CONTAINS(text, "Host to device:         5\nPCIe link\n"
+                                 "  lanes:                16\n\nRun: succeeded");
+        free(text);
+        result_free(r);
+}
+
 int main(void)
 {
         test_histogram();
         test_empty_histogram();
         test_plugin_layout();
+        test_headings();
         if (test_failures)
                 fprintf(stderr, "%u check(s) failed\n", test_failures);
         return test_failures ? 1 : 0;
