@@ -154,11 +154,15 @@ static int skeleton_cleanup(const struct bw_run *run, const struct bw_host *h)
         char *path = state_path(run);
         if (!path)
                 return h->fail(h, -ENOMEM, "out of memory");
-        int r = unlink(path) < 0 && errno != ENOENT ? -errno : 0;
+        int r = unlink(path) < 0 ? -errno : 1;
+        if (r == -ENOENT)
+                r = 0;
         if (r < 0)
                 r = h->fail(h, r, "cannot remove '%s': %s", path, strerror(-r));
+        else
+                bw_cleanup_report(h, (unsigned)r, 0);
         free(path);
-        return r;
+        return r < 0 ? r : 0;
 }
 
 /* `benchwatch run skeleton` prints these lines (NULL: a generic list). */

@@ -11,6 +11,7 @@
 #include "core/log.h"
 #include "detect/tracker.h"
 #include "util/parse.h"
+#include "util/strutil.h"
 
 /* One probe (or plugin) to clean up, with its parameters resolved. */
 struct cleanup_target {
@@ -19,6 +20,36 @@ struct cleanup_target {
         struct param_set *params;
         double timeout;
 };
+
+/* The plugin's bw_cleanup_report() figure `what` of res; -1 when it
+ * gave none. */
+static double reported(const struct result *res, const char *plugin, const char *what)
+{
+        char *family = str_printf("benchwatch_%s_%s", plugin, what);
+        const struct family *f = family ? result_find(res, family) : NULL;
+        free(family);
+        return f && f->n_samples ? f->samples[0].value : -1;
+}
+
+/* "cleaned up", or what the cleanup said it did. */
+static void say_done(const struct cleanup_target *t, const struct result *res)
+{
+        double removed = reported(res, t->plugin->name, BW_CLEANUP_REMOVED);
+        double left = reported(res, t->plugin->name, BW_CLEANUP_LEFT);
+        printf("%s '%s': ", t->plugin->name, t->name);
+        if (removed < 0 || left < 0) {
+                printf("cleaned up\n");
+                return;
+        }
+        if (removed > 0)
+                printf("cleaned up, removed %.0f", removed);
+        else
+                printf("nothing of its own to remove");
+        if (left > 0)
+                printf("; left alone %.0f that %s not its own (see above)", left,
+                       left == 1 ? "is" : "are");
+        printf("\n");
+}
 
 /* Runs t's cleanup; named: the user asked for it by name. */
 static int clean_one(struct app *app, const struct cleanup_target *t, bool named)
@@ -34,7 +65,7 @@ static int clean_one(struct app *app, const struct cleanup_target *t, bool named
         struct result *res = runner_run_sync(&spec);
         int ex = EXIT_OK;
         if (res && res->success)
-                printf("%s '%s': cleaned up\n", t->plugin->name, t->name);
+                say_done(t, res);
         else {
                 log_error("%s probe '%s': cleanup failed: %s", t->plugin->name, t->name,
                           res ? res->error : "out of memory");

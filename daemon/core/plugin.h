@@ -192,6 +192,19 @@ struct bw_report_line {
         int decimals;            /* digits after the decimal point */
 };
 
+/* What a cleanup did, for `benchwatch cleanup` to say ("removed 2; left
+ * 1 not its own alone"): the things it removed, and those it found where
+ * its own would be but left alone, not being the probe's (each named in
+ * a notice).  Gauges of the cleanup's result, never of a run. */
+#define BW_CLEANUP_REMOVED "cleanup_removed"
+#define BW_CLEANUP_LEFT "cleanup_left_alone"
+static inline void bw_cleanup_report(const struct bw_host *h, unsigned removed, unsigned left)
+{
+        h->gauge(h, BW_CLEANUP_REMOVED, "What the cleanup removed", NULL, removed);
+        h->gauge(h, BW_CLEANUP_LEFT, "What the cleanup found but left alone: not the probe's "
+                 "own", NULL, left);
+}
+
 struct bw_plugin {
         uint32_t abi_version;   /* BW_PLUGIN_ABI_VERSION */
         const char *name;       /* [a-z][a-z0-9_]*, the metric prefix */
@@ -227,7 +240,9 @@ struct bw_plugin {
          * neither counted nor a failure, retried later. */
         int (*run)(const struct bw_run *run, const struct bw_host *h);
         /* Remove what the plugin left on disk or in a server (test files,
-         * tables) for `benchwatch cleanup`. Optional. */
+         * tables) for `benchwatch cleanup`, and say with
+         * bw_cleanup_report() how many it removed and how many it left
+         * alone. Optional. */
         int (*cleanup)(const struct bw_run *run, const struct bw_host *h);
         /* How `run` shows the figures at the terminal; NULL: a generic
          * sysbench-like list. */

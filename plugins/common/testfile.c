@@ -413,6 +413,10 @@ static void testfile_done(struct testfile *tf)
         tf->path = NULL;
 }
 
+enum { MARKED_ABSENT, MARKED_REMOVED, MARKED_LEFT };
+
+/* MARKED_REMOVED, MARKED_LEFT (not ours: a notice says so),
+ * MARKED_ABSENT, or -errno. */
 static int remove_marked(const struct bw_host *h, const char *path)
 {
         _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW |
@@ -420,33 +424,41 @@ static int remove_marked(const struct bw_host *h, const char *path)
         uint64_t s;
         struct stat st;
         if (fd < 0)
-                return errno == ENOENT ? 0 : h->fail(h, -errno,
+                return errno == ENOENT ? MARKED_ABSENT : h->fail(h, -errno,
                         "cannot open '%s': %s", path, strerror(errno));
         if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || mark_read(fd, &s) <= 0) {
                 h->log(h, LOG_NOTICE, "leaving '%s' alone: not a benchwatch test file",
                        path);
-                return 0;
+                return MARKED_LEFT;
         }
         if (unlink(path) < 0)
                 return h->fail(h, -errno, "cannot remove '%s': %s", path,
                                strerror(errno));
-        return 1;
+        return MARKED_REMOVED;
 }
 
 /* Remove a test file if it carries our mark (and a stale temporary one);
- * anything else is left alone. */
-static int testfile_remove(const struct bw_host *h, const char *path)
+ * anything else is left alone.  The files removed and left alone are
+ * added to *removed and *left where not NULL. */
+static int testfile_remove(const struct bw_host *h, const char *path, unsigned *removed,
+                           unsigned *left)
 {
         _cleanup_free_ char *tmp = tmp_name(path);
+        const char *which[] = { tmp, path };
         if (!tmp)
                 return h->fail(h, -ENOMEM, "out of memory");
-        int r = remove_marked(h, tmp);
-        if (r < 0)
-                return r;
-        r = remove_marked(h, path);
-        if (r > 0)
-                h->log(h, LOG_INFO, "removed test file '%s'", path);
-        return r < 0 ? r : 0;
+        for (size_t i = 0; i < 2; i++) {
+                int r = remove_marked(h, which[i]);
+                if (r < 0)
+                        return r;
+                if (r == MARKED_REMOVED && i == 1)
+                        h->log(h, LOG_INFO, "removed test file '%s'", path);
+                if (r == MARKED_REMOVED && removed)
+                        ++*removed;
+                if (r == MARKED_LEFT && left)
+                        ++*left;
+        }
+        return 0;
 }
 
 /* O_DIRECT alignment of offsets and lengths for fd (files: statx
@@ -544,7 +556,7 @@ int testfile_run(const struct bw_run *run, const struct bw_host *h,
                 r = measure(run, h, &tf);
         }
         if (r == -EOPNOTSUPP && tf.created)
-                testfile_remove(h, p); /* useless without O_DIRECT */
+                testfile_remove(h, p, NULL, NULL); /* useless without O_DIRECT */
         else if (tf.created)
                 /* where it is, and how it goes: a one-off run leaves it too */
                 h->log(h, LOG_NOTICE, "made the test file '%s' (%.0f MiB), kept for the "
@@ -560,21 +572,31 @@ int testfile_cleanup(const struct bw_run *run, const struct bw_host *h,
 {
         _cleanup_free_ char *p = NULL;
         struct stat st;
+        unsigned removed = 0, left = 0;
         if (testfile_path(run, prefix, path, &p) < 0)
                 return h->fail(h, -ENOMEM, "out of memory");
-        if (stat(p, &st) == 0 && S_ISBLK(st.st_mode))
+        if (stat(p, &st) == 0 && S_ISBLK(st.st_mode)) {
+                bw_cleanup_report(h, 0, 0);
                 return 0;
+        }
         /* a link the runs followed to their file: that file (if it is
          * ours) goes, the link stays (removal itself never follows one) */
         if (lstat(p, &st) == 0 && S_ISLNK(st.st_mode)) {
                 char *target = realpath(p, NULL);
-                if (!target)
-                        return errno == ENOENT ? 0 : h->fail(h, -errno, "cannot resolve "
-                                                             "'%s': %s", p, strerror(errno));
+                if (!target && errno != ENOENT)
+                        return h->fail(h, -errno, "cannot resolve '%s': %s", p,
+                                       strerror(errno));
+                if (!target) { /* a dangling link: nothing of ours */
+                        bw_cleanup_report(h, 0, 0);
+                        return 0;
+                }
                 free(p);
                 p = target;
         }
-        return testfile_remove(h, p);
+        int r = testfile_remove(h, p, &removed, &left);
+        if (r == 0)
+                bw_cleanup_report(h, removed, left);
+        return r;
 }
 
 /* ---- opening it for measurement --------------------------------------- */

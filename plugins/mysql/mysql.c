@@ -858,9 +858,11 @@ static int mysql_cleanup(const struct bw_run *run, const struct bw_host *h)
         else if ((r = db_connect(&s)) < 0 ||
                  (r = db_tables_drop(&s, h, &dropped, &foreign)) < 0)
                 r = h->fail(h, r, "%s", s.err);
-        else
+        else {
                 h->log(h, LOG_INFO, "dropped %u table(s) from %s%s", dropped,
                        c.db, foreign ? "; left the others alone" : "");
+                bw_cleanup_report(h, dropped, foreign);
+        }
         db_close(&s);
         secret_free(c.password);
         return r;

@@ -75,6 +75,14 @@ bw cleanup disk "path=$MNT/t.dat" disk "path=$MNT/foreign.dat" > "$T/out" 2>&1 |
 [ "$(ls -A "$MNT" | tr '\n' ' ')" = "foreign.dat lost+found " ] || fail "after cleanup: $(ls -A "$MNT")"
 grep -q "leaving '$MNT/foreign.dat' alone: not a benchwatch test file" "$T/out" ||
         fail "cleanup did not say why it left a file: $(cat "$T/out")"
+# and each summary says what it did, not "cleaned up" for a file left alone
+grep -qx "disk 'disk': cleaned up, removed 1" "$T/out" ||
+        fail "cleanup's summary of a removed file: $(cat "$T/out")"
+grep -qx "disk 'disk': nothing of its own to remove; left alone 1 that is not its own (see above)" \
+        "$T/out" || fail "cleanup's summary of a file left alone: $(cat "$T/out")"
+bw cleanup disk "path=$MNT/t.dat" > "$T/out" 2>&1 || fail "cleanup again: $(cat "$T/out")"
+[ "$(cat "$T/out")" = "disk 'disk': nothing of its own to remove" ] ||
+        fail "cleanup with nothing there: $(cat "$T/out")"
 rm "$MNT/foreign.dat"
 mount -o remount,ro "$MNT" || fail "remount ro"
 expect_fail "Read-only file system" disk "path=$MNT/new.dat" size=8M

@@ -272,6 +272,8 @@ expect_eq "daemon exit code after SIGTERM" "$?" 0
 mariadb_sql "CREATE TABLE $MARIADB_DB.sbtest7 (id INT PRIMARY KEY)"
 "$BENCHWATCH" --config "$tmp/bw.conf" cleanup db >"$tmp/cleanup.out" 2>&1
 expect_eq "cleanup exit code" "$?" 0
+expect_eq "cleanup's summary" "$(grep "^mysql 'db':" "$tmp/cleanup.out")" \
+        "mysql 'db': cleaned up, removed 2; left alone 1 that is not its own (see above)"
 expect_eq "tables left" "$(mariadb_sql "SELECT GROUP_CONCAT(TABLE_NAME) FROM information_schema.TABLES WHERE TABLE_SCHEMA='$MARIADB_DB'")" "sbtest7"
 
 [ $fails = 0 ] || { echo "$fails check(s) failed"; exit 1; }

@@ -36,8 +36,18 @@ static void test_events_exact(void)
         fakehost_done(&fh);
 }
 
+/* The value of the last metric `name` emitted; -1 when none was. */
+static double last_value(const struct fakehost *fh, const char *name)
+{
+        for (size_t i = fh->n_metrics; i-- > 0;)
+                if (!strcmp(fh->metrics[i].name, name))
+                        return fh->metrics[i].value;
+        return -1;
+}
+
 /* A run leaves its generator's state; the next run continues from it
- * (different figures of work, same count), and cleanup removes it. */
+ * (different figures of work, same count), and cleanup removes it and
+ * says so (bw_cleanup_report: 1 removed, then none). */
 static void test_cleanup(void)
 {
         struct fakehost fh;
@@ -50,7 +60,9 @@ static void test_cleanup(void)
         CHECK(fakehost_run(&fh, P, PARAMS("events=10", "duration=0")) == 0);
         CHECK(fakehost_cleanup(&fh, P, PARAMS("events=10")) == 0);
         CHECK(stat(path, &st) < 0 && errno == ENOENT);
+        CHECK(last_value(&fh, BW_CLEANUP_REMOVED) == 1 && last_value(&fh, BW_CLEANUP_LEFT) == 0);
         CHECK(fakehost_cleanup(&fh, P, NULL) == 0); /* nothing left: fine */
+        CHECK(last_value(&fh, BW_CLEANUP_REMOVED) == 0 && last_value(&fh, BW_CLEANUP_LEFT) == 0);
         free(path);
         fakehost_done(&fh);
 }
