@@ -62,8 +62,14 @@ static int make_sinks(const struct config *cfg, const struct sink_set *prev,
         for (size_t i = 0; i < n; i++)
                 opts[i] = conf_section(cfg, sink_types[i]->section);
         opts[n] = NULL;
+        /* every configured probe, absent here or not: a group of one stays */
+        const char *probes[cfg->n_probes + 1];
+        for (size_t i = 0; i < cfg->n_probes; i++)
+                probes[i] = cfg->probes[i].name;
+        probes[cfg->n_probes] = NULL;
         const struct sink_env env = {
                 .state_dir = cfg->daemon->values[CFG_D_STATE_DIR].s,
+                .probes = probes,
         };
         return sink_set_new(opts, &env, prev, ret, ret_error);
 }

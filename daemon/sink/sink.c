@@ -130,7 +130,7 @@ int sink_set_new(const struct param_set *const *opts,
                 return -ENOMEM;
         }
         struct sink_env e = { .state_dir = env ? env->state_dir : NULL,
-                              .health = set->health };
+                              .probes = env ? env->probes : NULL, .health = set->health };
         for (size_t i = 0; i < n_types && r >= 0; i++) {
                 struct sink *s = NULL;
                 r = create_one(sink_types[i], opts ? opts[i] : NULL, &e, &s,

@@ -52,6 +52,10 @@ struct sink {
 /* What a sink may need to know of the daemon beyond its own section. */
 struct sink_env {
         const char *state_dir; /* [daemon] state_dir; NULL: none (a test) */
+        /* the daemon's configured probes, NULL-terminated: what a sink
+         * keeps on a receiver for probes no longer configured may go
+         * (the Pushgateway's groups); NULL: not the daemon's, keep all */
+        const char *const *probes;
         /* the set's health record (the set fills it in; NULL: none) */
         struct sink_health *health;
 };

@@ -7,7 +7,10 @@
  * its failure is logged once (again only when the error changes or after
  * ten minutes), and the first successful push makes every probe that failed
  * on the way to the gateway try again at once, so the latest result of
- * every probe arrives as soon as the gateway is back. */
+ * every probe arrives as soon as the gateway is back.  The daemon's sink
+ * also deletes the groups its configuration no longer has (a probe
+ * removed, instance or labels changed: pg_ledger.h), with the same
+ * backoff. */
 #include "sink/sink_pushgateway.h"
 
 #include <errno.h>
@@ -22,8 +25,10 @@
 #include "encode/prom_text.h"
 #include "sink/httpc.h"
 #include "sink/mailbox.h"
+#include "sink/pg_ledger.h"
 #include "sink/sinkconf.h"
 #include "util/secret.h"
+#include "util/strutil.h"
 #include "util/timeutil.h"
 
 static const char *const format_names[] = { "protobuf", "text", NULL };
@@ -234,6 +239,8 @@ struct pg_sink {
         bool repush_all;      /* the gateway is back: it may have lost all */
         double stop_deadline; /* stopping: the last round ends then (0: not yet) */
         double down_logged_at;
+        struct pg_ledger ledger; /* the daemon's: stale groups to delete */
+        struct pg_slot stale; /* the deletions' backoff */
         CURL *curl;
         pthread_t thread;
         bool thread_started;
@@ -377,6 +384,38 @@ static int push_one(struct pg_sink *p, size_t i, const char *probe,
         return r;
 }
 
+/* Unlocked: delete the first stale group (pg_ledger.h), forgetting it
+ * once the gateway took the deletion; else back off as a push does. */
+static void delete_stale(struct pg_sink *p)
+{
+        const char *url = p->ledger.stale[0];
+        char *err = NULL;
+        long status = 0;
+        int r = http_request(p->curl, &p->cfg, "DELETE", url, NULL, 0, 0, &status, &err);
+        double now = now_mono();
+        if (r >= 0) {
+                log_info("pushgateway: deleted %s: no probe of the configuration pushes "
+                         "there any more", url);
+                if ((r = pg_ledger_forget(&p->ledger, 0)) < 0)
+                        log_warning("pushgateway: cannot update '%s': %s", p->ledger.path,
+                                    strerror(-r));
+                memset(&p->stale, 0, sizeof(p->stale));
+        } else {
+                if (!p->stale.failing || p->stale.code != status ||
+                    now - p->stale.logged_at >= RELOG_INTERVAL) {
+                        log_warning("pushgateway: cannot delete %s, whose probe is no longer "
+                                    "configured: %s (retrying with backoff)", url,
+                                    err ? err : strerror(-r));
+                        p->stale.logged_at = now;
+                }
+                p->stale.failing = true;
+                p->stale.code = status;
+                p->stale.backoff = sinkconf_conn_backoff(&p->cfg.conn, p->stale.backoff);
+                p->stale.retry_at = now + p->stale.backoff;
+        }
+        free(err);
+}
+
 static void *pg_worker(void *arg)
 {
         struct pg_sink *p = arg;
@@ -394,7 +433,19 @@ static void *pg_worker(void *arg)
                 if (l->stopping && now >= p->stop_deadline)
                         break;
                 long left_ms = l->stopping ? (long)((p->stop_deadline - now) * 1000) + 1 : 0;
+                /* only a set in use (a failed reload's never is: the groups
+                 * it would call stale are live) deletes; a stop leaves the
+                 * stale groups to the next start's list */
+                bool stale = !l->stopping && p->ledger.n_stale && l->n;
+                if (stale && p->stale.retry_at <= now) {
+                        pthread_mutex_unlock(&l->lock);
+                        delete_stale(p);
+                        pthread_mutex_lock(&l->lock);
+                        continue;
+                }
                 int i = ensure_slots(p) < 0 ? -1 : choose(p, now, &next_at);
+                if (stale && (!next_at || p->stale.retry_at < next_at))
+                        next_at = p->stale.retry_at;
                 char *probe;
                 void *body;
                 size_t len;
@@ -438,8 +489,44 @@ static void pg_free(struct sink *s)
                 mailbox_finish(&p->latest, p->thread);
         httpc_close(p->curl);
         free(p->slots);
+        pg_ledger_done(&p->ledger);
         pg_config_done(&p->cfg);
         free(p);
+}
+
+/* The daemon's groups (the host's, every configured probe's) into the
+ * ledger; a stale group at another gateway is left to the operator. */
+static int open_ledger(struct pg_sink *p, const struct sink_env *env, char **ret_error)
+{
+        size_t n = 1;
+        while (env->probes[n - 1])
+                n++;
+        char *urls[n];
+        int r = 0;
+        for (size_t i = 0; i < n; i++)
+                urls[i] = NULL;
+        for (size_t i = 0; r >= 0 && i < n; i++)
+                r = group_url(&p->cfg, i ? env->probes[i - 1] : "", &urls[i]);
+        if (r >= 0)
+                r = pg_ledger_open(env->state_dir, (const char *const *)urls, n, &p->ledger,
+                                   ret_error);
+        for (size_t i = 0; i < n; i++)
+                free(urls[i]);
+        char *here = r >= 0 ? str_printf("%s/metrics/", p->cfg.url) : NULL;
+        if (r >= 0 && !here)
+                r = -ENOMEM;
+        for (size_t i = 0; r >= 0 && i < p->ledger.n_stale;) {
+                const char *url = p->ledger.stale[i];
+                if (!strncmp(url, here, strlen(here))) {
+                        i++;
+                        continue;
+                }
+                log_notice("pushgateway: %s is at another gateway than %s: delete it there "
+                           "(curl -X DELETE '%s')", url, p->cfg.url, url);
+                pg_ledger_forget(&p->ledger, i);
+        }
+        free(here);
+        return r;
 }
 
 static int pg_check(const struct param_set *opts, const struct sink_env *env,
@@ -479,6 +566,8 @@ static int pg_create(const struct param_set *opts,
         p->base.show = pg_publish;
         p->base.health = env->health;
         r = pg_config_parse(opts, &p->cfg, ret_error);
+        if (r >= 0 && env->probes && env->state_dir && *env->state_dir)
+                r = open_ledger(p, env, ret_error);
         if (r >= 0)
                 r = (p->curl = httpc_open(ret_error)) ? 0 : -ELIBACC;
         if (r >= 0)

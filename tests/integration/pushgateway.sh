@@ -241,11 +241,48 @@ CONF
         wait_for 20 gateway_has "$tmp/daemon.prom" host-daemon ||
                 fail "the daemon's latest figures did not arrive after the gateway restart"
         echo "ok: daemon: latest figures arrived after a gateway restart"
+
+        # the groups the daemon's configuration no longer has are deleted:
+        # a probe removed at a reload, then every old group when a restart
+        # changes the instance; the others stay
+        groups() {
+                curl -sf "$GW/api/v1/metrics" | python3 -c 'import json, sys
+for g in json.load(sys.stdin)["data"]:
+    print(",".join("%s=%s" % kv for kv in sorted(g["labels"].items())))' | sort | tr '\n' ' '
+        }
+        groups_are() { [ "$(groups)" = "$1" ]; }
+        G="dc=lab,instance=host-daemon,job=benchwatch"
+        printf '[probe cpu-b]\nplugin = cpu\nduration = 200ms\nmax_prime = 2000\n' >>"$tmp/bw.conf"
+        kill -HUP "$D_PID"
+        wait_for 20 groups_are "$G $G,probe=cpu-b $G,probe=cpu-e2e " ||
+                fail "a reload adding cpu-b: groups $(groups)"
+        python3 - "$tmp/bw.conf" <<'PY'
+import re, sys
+path = sys.argv[1]
+text = open(path).read()
+text = re.sub(r"\[probe cpu-e2e\]\n[^\[]*", "", text) # the section, to the next
+open(path, "w").write(text)
+PY
+        grep -q '^\[probe cpu-e2e\]' "$tmp/bw.conf" && fail "the test did not remove cpu-e2e"
+        kill -HUP "$D_PID"
+        wait_for 20 groups_are "$G $G,probe=cpu-b " ||
+                fail "a reload removing cpu-e2e: groups $(groups)"
+        grep -q "pushgateway: deleted $GW/metrics/job/benchwatch/instance/host-daemon/probe/cpu-e2e/dc/lab: no probe of the configuration pushes there any more" \
+                "$tmp/daemon.err" || fail "the deletion was not logged: $(tail -5 "$tmp/daemon.err")"
+        echo "ok: daemon: a reload that removed probe cpu-e2e deleted its group"
+        kill "$D_PID" && wait "$D_PID"
+        sed -i 's/^instance = host-daemon$/instance = host-daemon2/' "$tmp/bw.conf"
+        "$BENCHWATCH" --config "$tmp/bw.conf" daemon >"$tmp/daemon.out" 2>>"$tmp/daemon.err" &
+        D_PID=$!
+        G2="dc=lab,instance=host-daemon2,job=benchwatch"
+        wait_for 20 groups_are "$G2 $G2,probe=cpu-b " ||
+                fail "a restart with another instance: groups $(groups)"
+        echo "ok: daemon: a restart with another instance deleted the old instance's groups"
         kill "$D_PID" && wait "$D_PID"
         D_PID=
         "$BENCHWATCH" --config "$tmp/bw.conf" push --delete >/dev/null ||
                 fail "benchwatch push --delete failed"
-        wait_for 5 group_gone cpu-e2e || fail "push --delete left the group"
+        wait_for 5 groups_are "" || fail "push --delete left groups: $(groups)"
         echo "ok: benchwatch push --delete"
 else
         echo "skipped the daemon end-to-end part: \$BENCHWATCH or the cpu plugin not built"
