@@ -53,7 +53,7 @@ if git -C "$src" cat-file -e "$base^{commit}" 2>/dev/null; then
         # folder of the lab or the bench it was; daemon/ or a folder of it)
         git -C "$src" ls-tree -r --name-only "$base" > "$tmp/base/tree"
         for f in daemon/detector.c daemon/detector.h detsim/detsim.c \
-                 detsim/olddet.c detsim/olddet.h; do
+                 detsim/olddet.c detsim/olddet.h detsim/bound.c detsim/bound.h; do
                 p=$(grep -m 1 -E "(^|/)${f%%/*}/(.*/)?${f##*/}\$" "$tmp/base/tree") || continue
                 git -C "$src" show "$base:$p" > "$tmp/base/$f" 2>/dev/null || true
         done
@@ -63,13 +63,18 @@ if git -C "$src" cat-file -e "$base^{commit}" 2>/dev/null; then
         # olddet.c: a frozen copy older commits' detsim was built with
         old=()
         [ -s "$tmp/base/detsim/olddet.c" ] && old=("$tmp/base/detsim/olddet.c")
+        # bound.c: the drift rows' bound, a file of detsim's since 5d72b8c
+        [ -s "$tmp/base/detsim/bound.c" ] && old+=("$tmp/base/detsim/bound.c")
         if $cc -O2 -w -I"$tmp/base/daemon" -I"$tmp/base/detsim" -o "$tmp/today" \
                 "$tmp/base/detsim/detsim.c" "${old[@]}" \
-                "$tmp/base/daemon/detector.c" -lm 2>/dev/null; then
+                "$tmp/base/daemon/detector.c" -lm 2> "$tmp/base/cc.err"; then
                 today="$tmp/today"
         fi
 fi
-[ -n "$today" ] || echo "(no build of $base: today's column left empty)" >&2
+if [ -z "$today" ]; then
+        echo "(no build of $base: today's column left empty)" >&2
+        head -n 5 "$tmp/base/cc.err" 2> /dev/null | sed 's/^/  /' >&2
+fi
 
 # Today's rows by figure, noise model and sd (its "new" column), then
 # today's and the new detector side by side; rows today had not: "-".
