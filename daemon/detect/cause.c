@@ -84,6 +84,7 @@ static int aggregate(struct cause_ctx *c)
                 for (size_t i = 0; i < a->n; i++)
                         a->sum += buf[i];
                 a->median = a->n ? quantile(buf, a->n, 0.5) : NAN;
+                a->low_median = a->n ? buf[(a->n - 1) / 2] : NAN;
                 a->mean = a->n ? a->sum / (double)a->n : NAN;
         }
         free(buf);

@@ -108,11 +108,12 @@ static bool of_gpu(const struct cause_ctx *c)
 
 /* Of a gpu probe, its PCIe link (f: generation or width) during the
  * copies below the reference's: read under load, where a healthy link
- * trains up (idle, it trains down by design). */
+ * trains up (idle, it trains down by design).  Levels, so the lower
+ * median: lower in half the runs is lower, and it is a level a run had. */
 static bool link_lower(const struct cause_ctx *c, int f)
 {
         return of_gpu(c) && cause_present(c, f) && cause_in_ref(c, f) &&
-               c->a[f].median <= c->ref->low[f] - 1;
+               c->a[f].low_median <= c->ref->low[f] - 1;
 }
 
 static int rule_inventory(const struct cause_ctx *c, char **ret)
@@ -133,8 +134,8 @@ static int rule_inventory(const struct cause_ctx *c, char **ret)
                 return cpu_moved || mem_moved || link_down;
         if (link_down)
                 text = join(text, ", ", "the GPU's PCIe link gen %.0f x%.0f during the copies "
-                            "against gen %.0f x%.0f in the reference", a[gen].median,
-                            a[width].median, c->ref->median[gen], c->ref->median[width]);
+                            "against gen %.0f x%.0f in the reference", a[gen].low_median,
+                            a[width].low_median, c->ref->median[gen], c->ref->median[width]);
         if (cpu_moved && (text || !link_down))
                 text = join(text, ", ", "%s CPUs online against %s in the reference",
                             count(a[cpus].median, x, sizeof(x)),

@@ -17,6 +17,9 @@
 /* A figure over the regressed runs. */
 struct cause_agg {
         double median, sum, mean;
+        double low_median;              /* the lower of the middle two: a
+                                         * level some run had (a link's
+                                         * generation, its lanes) */
         size_t n;                       /* runs that have it */
 };
 

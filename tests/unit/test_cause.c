@@ -501,6 +501,31 @@ static void test_gpu_faults(void)
         struct spec slow_ref = gq;
         slow_ref.link_gen = 4;
         expect_against(&slow_ref, &s, "gpu", CAUSE_COMPONENT, "no host counter moved");
+        /* a link lower in half of an even number of runs: lower, and told
+         * as a level some run had (not gen 4.5 or x12) */
+        for (int k = 0; k < 2; k++) {
+                struct cause_run ref_runs[20], runs[2];
+                struct cause_reference ref;
+                struct cause c;
+                for (int i = 0; i < 20; i++)
+                        run_of(&gq, 0, &ref_runs[i]);
+                s = gq;
+                run_of(&s, 0, &runs[0]);
+                s = gq, s.link_gen = k ? 5 : 4, s.link_width = k ? 8 : 16;
+                run_of(&s, 0, &runs[1]);
+                CHECK(cause_reference_of(ref_runs, 20, &ref) == 0);
+                struct cause_input in = {
+                        .runs = runs, .n_runs = 2, .ref = &ref, .plugin = "gpu",
+                        .direction = DETECTOR_HIGHER_IS_BETTER, .change = -0.3,
+                        .sibling_ratio = NAN,
+                };
+                CHECK(cause_find(&in, &c) == 0);
+                printf("%-16s %s\n", c.label, c.evidence);
+                EXPECT(c.kind == CAUSE_INVENTORY);
+                CHECK_STR_CONTAINS(c.evidence, k ? "the GPU's PCIe link gen 5 x8 during"
+                                                 : "the GPU's PCIe link gen 4 x16 during");
+                cause_clear(&c);
+        }
         /* another probe's verdict: the GPU's faults are not its cause */
         s = gq, s.link_gen = 2, s.xids = 1, s.ecc_ue = 1;
         expect_against(&gq, &s, "cpu", CAUSE_COMPONENT, "no host counter moved");
