@@ -171,7 +171,10 @@ struct bw_host {
  * report can read like the classic tool's summary (ab's for http).  Figures
  * are named as emitted (short names); an array ends with { .label = NULL }. */
 enum bw_report_show {
-        BW_SHOW_HEADING,     /* the label alone */
+        BW_SHOW_HEADING,     /* the label alone; over indented lines (labels
+                                that start with a space) only when one of
+                                them prints; "" (a blank line) only when
+                                the line after it prints */
         BW_SHOW_VALUE,       /* the figure (summed over its samples) */
         BW_SHOW_PARAM,       /* the text of parameter `figure` (the loader
                                 checks that it is one) */

@@ -379,13 +379,17 @@ static bool line_shown(const struct result *r, const struct bw_report_line *l)
 }
 
 /* A heading only above something: an empty one (a blank line) when the
- * line after it prints, a titled one when one of the indented lines
- * under it does (a gpu run with stream=no has no "Device memory"). */
+ * line after it prints, a titled one over indented lines when one of
+ * them does (a gpu run with stream=no has no "Device memory"); a titled
+ * one over none, always. */
 static bool heading_shown(const struct result *r, const struct bw_report_line *l)
 {
         if (!*l->label)
                 return l[1].label && line_shown(r, l + 1);
-        for (const struct bw_report_line *u = l + 1; u->label && u->label[0] == ' '; u++)
+        const struct bw_report_line *u = l + 1;
+        if (!u->label || u->label[0] != ' ')
+                return true;
+        for (; u->label && u->label[0] == ' '; u++)
                 if (line_shown(r, u))
                         return true;
         return false;

@@ -127,10 +127,12 @@ static void test_plugin_layout(void)
 
 /* A heading stands above the indented lines it titles only where one of
  * them prints (a gpu run with stream=no measured no device memory); an
- * empty one is a blank line before the line after it, where that prints. */
+ * empty one is a blank line before the line after it, where that prints;
+ * one over lines that are not indented always stands. */
 static void test_headings(void)
 {
         static const struct bw_report_line report[] = {
+                { .label = "Results", .show = BW_SHOW_HEADING },
                 { .label = "Device memory", .show = BW_SHOW_HEADING },
                 { .label = "  copy:", .show = BW_SHOW_VALUE, .figure = "copy" },
                 { .label = "Host to device:", .show = BW_SHOW_VALUE, .figure = "h2d" },
@@ -147,6 +149,7 @@ static void test_headings(void)
         CHECK(result_add(r, "benchwatch_gpu_lanes", "lanes", METRIC_GAUGE, NULL, 16, NULL) == 0);
         char *text = layout_of(r, report);
         EXPECT(!strstr(text, "Device memory"));
+        CHECK_STR_CONTAINS(text, "Results\nHost to device:");
         CHECK_STR_CONTAINS(text, "Host to device:         5\nPCIe link\n"
                                  "  lanes:                16\n\nRun: succeeded");
         free(text);
