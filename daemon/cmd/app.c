@@ -10,7 +10,6 @@
 #include "core/runspec.h"
 #include "detect/tracker.h"
 #include "sink/sink.h"
-#include "sink/sinkconf.h"
 #include "util/strutil.h"
 
 
@@ -24,6 +23,17 @@ static const char *plugin_name(void *userdata, size_t i)
         return loader_name(userdata, i);
 }
 
+/* A sink section's check: what the sink would refuse when the daemon
+ * makes it, said when the configuration is read (check-config, a start,
+ * a reload alike), before anything is made. */
+static int check_sink(const char *section, const struct param_set *opts, const char *state_dir,
+                      char **ret_error)
+{
+        const struct sink_type *t = sink_type_find(section);
+        const struct sink_env env = { .state_dir = state_dir };
+        return t && t->check ? t->check(opts, &env, ret_error) : 0;
+}
+
 /* The optional sections: every sink's, and [regression]. */
 static const struct cfg_section_type *section_types(void)
 {
@@ -32,35 +42,12 @@ static const struct cfg_section_type *section_types(void)
         for (; sink_types[n] && n + 2 < 16; n++) {
                 types[n].name = sink_types[n]->section;
                 types[n].options = sink_types[n]->options;
+                types[n].check = check_sink;
         }
         types[n].name = "regression";
         types[n].options = tracker_options;
+        types[n].check = tracker_check;
         return types;
-}
-
-/* What the sinks would refuse when the daemon makes them, said when the
- * configuration is read (check-config, a start, a reload alike), with the
- * section's file and line, before anything is made. */
-static int check_sinks(const struct config *cfg, char **ret_error)
-{
-        const struct sink_env env = { .state_dir = cfg->daemon->values[CFG_D_STATE_DIR].s };
-        for (size_t i = 0; i < cfg->n_sections; i++) {
-                const struct cfg_section *s = &cfg->sections[i];
-                const struct sink_type *t = sink_type_find(s->name);
-                char *why = NULL;
-                if (!t || !t->check || !s->opts ||
-                    (param_index(s->opts->defs, "enabled") >= 0 &&
-                     !sinkconf_opt(s->opts, "enabled")->b))
-                        continue;
-                int r = t->check(s->opts, &env, &why);
-                if (r < 0) {
-                        *ret_error = str_printf("%s:%u: [%s] %s", s->file, s->line, s->name,
-                                                why ? why : strerror(-r));
-                        free(why);
-                        return r == -ENOMEM ? r : -EINVAL; /* the file's fault */
-                }
-        }
-        return 0;
 }
 
 int app_load_config(struct app *app, struct config **ret, char **ret_error)
@@ -75,11 +62,6 @@ int app_load_config(struct app *app, struct config **ret, char **ret_error)
                 free(*ret_error);
                 *ret_error = NULL;
                 r = conf_load_builtin_with(&env, path, ret, ret_error);
-        }
-        if (r >= 0 && ((r = tracker_check(*ret, ret_error)) < 0 ||
-                       (r = check_sinks(*ret, ret_error)) < 0)) {
-                conf_free(*ret);
-                *ret = NULL;
         }
         /* plugins refused while loading (on demand: the configured ones) */
         if (app->reg->warnings) {

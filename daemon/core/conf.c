@@ -659,6 +659,31 @@ static void check_probes(struct cfg_reader *l)
         }
 }
 
+/* Each optional section's checks (cfg_section_type: check), beside the
+ * other sections' errors, as the probes' are. */
+static void check_sections(struct cfg_reader *l)
+{
+        const char *state_dir = l->cfg->daemon->values[CFG_D_STATE_DIR].s;
+        for (size_t i = 0; i < l->cfg->n_sections && !l->oom; i++) {
+                const struct cfg_section *s = &l->cfg->sections[i];
+                const struct cfg_section_type *t = l->env->sections;
+                while (t && t->name && strcmp(t->name, s->name))
+                        t++;
+                if (!t || !t->name || !t->check || !s->opts || conf_errors_in(&l->errs, s->name))
+                        continue;
+                int e = param_index(s->opts->defs, "enabled");
+                if (e >= 0 && !s->opts->values[e].b)
+                        continue;
+                char *why = NULL;
+                int r = t->check(s->name, s->opts, state_dir, &why);
+                if (r == -ENOMEM)
+                        l->oom = true;
+                else if (r < 0)
+                        err_at(l, s->file, s->line, s->name, "%s", why ? why : strerror(-r));
+                free(why);
+        }
+}
+
 /* Hands out the config, or the errors; r is what reading the main file
  * returned. */
 /* Under systemd, StateDirectory= and CacheDirectory= say where the unit
@@ -692,6 +717,8 @@ static int cfg_reader_finish(struct cfg_reader *l, int r, struct config **ret,
         /* [daemon]'s directories are the checks' too */
         if (r >= 0 && !l->oom && !conf_errors_in(&l->errs, "daemon"))
                 check_probes(l);
+        if (r >= 0 && !l->oom)
+                check_sections(l);
         char *text = conf_errors_text(&l->errs, MAX_ERRORS);
         if (l->oom || l->errs.oom || (l->errs.n_all && !text))
                 r = -ENOMEM;

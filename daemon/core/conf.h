@@ -25,6 +25,15 @@
 struct cfg_section_type {
         const char *name;
         const struct bw_param_def *options; /* ends with { .name = NULL } */
+        /* What the section's options refuse together (a sink's url and
+         * password file, [regression]'s min_runs against reference_runs),
+         * with no side effect, checked when the configuration is read and
+         * reported beside every other error (state_dir: [daemon]'s, for
+         * paths relative to it); 0, or -errno with *ret_error (malloc'd).
+         * Not called for a section with an error of its own, nor for one
+         * with enabled = no.  NULL: nothing to check. */
+        int (*check)(const char *section, const struct param_set *opts,
+                     const char *state_dir, char **ret_error);
 };
 
 typedef const struct bw_plugin *(*cfg_plugin_lookup)(void *userdata,

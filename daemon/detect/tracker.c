@@ -159,9 +159,9 @@ const struct bw_param_def tracker_options[] = {
         { .name = NULL },
 };
 
-void tracker_settings(const struct config *cfg, struct tracker_settings *ret)
+/* The settings of a [regression] section's options (NULL: none). */
+static void settings_of(const struct param_set *ps, struct tracker_settings *ret)
 {
-        const struct param_set *ps = cfg ? conf_section(cfg, "regression") : NULL;
         *ret = (struct tracker_settings){ 0 };
         detector_config_default(&ret->det);
         ret->verify_min_runs = 3;
@@ -185,27 +185,30 @@ void tracker_settings(const struct config *cfg, struct tracker_settings *ret)
         ret->verify_max_runs = (unsigned)ps->values[T_VERIFY_RUNS].i;
 }
 
-int tracker_check(const struct config *cfg, char **ret_error)
+void tracker_settings(const struct config *cfg, struct tracker_settings *ret)
+{
+        settings_of(cfg ? conf_section(cfg, "regression") : NULL, ret);
+}
+
+int tracker_check(const char *section, const struct param_set *ps, const char *state_dir,
+                  char **ret_error)
 {
         struct tracker_settings ts;
-        tracker_settings(cfg, &ts);
+        (void)section, (void)state_dir;
+        settings_of(ps, &ts);
         if (!(ts.det.clamp > ts.det.allowance)) {
-                *ret_error = str_printf("%s: [regression] clamp (%g) must be larger than "
-                                        "allowance (%g)", cfg->source, ts.det.clamp,
-                                        ts.det.allowance);
+                *ret_error = str_printf("clamp (%g) must be larger than allowance (%g)",
+                                        ts.det.clamp, ts.det.allowance);
                 return -EINVAL;
         }
-        const struct param_set *ps = cfg ? conf_section(cfg, "regression") : NULL;
-        if (ps && ps->values[T_MIN_RUNS].is_set && ts.det.min_runs > ts.det.reference_runs) {
-                *ret_error = str_printf("%s: [regression] min_runs (%u) is larger than "
-                                        "reference_runs (%u)", cfg->source, ts.det.min_runs,
-                                        ts.det.reference_runs);
+        if (ps->values[T_MIN_RUNS].is_set && ts.det.min_runs > ts.det.reference_runs) {
+                *ret_error = str_printf("min_runs (%u) is larger than reference_runs (%u)",
+                                        ts.det.min_runs, ts.det.reference_runs);
                 return -EINVAL;
         }
         if (ts.verify_min_runs > ts.verify_max_runs) {
-                *ret_error = str_printf("%s: [regression] verify_min_runs (%u) is larger than "
-                                        "verify_runs (%u)", cfg->source, ts.verify_min_runs,
-                                        ts.verify_max_runs);
+                *ret_error = str_printf("verify_min_runs (%u) is larger than verify_runs (%u)",
+                                        ts.verify_min_runs, ts.verify_max_runs);
                 return -EINVAL;
         }
         return 0;

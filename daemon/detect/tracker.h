@@ -42,9 +42,11 @@ struct tracker_settings {
  * or cfg is NULL). */
 void tracker_settings(const struct config *cfg, struct tracker_settings *ret);
 
-/* What the options' ranges cannot say (clamp > allowance...): -EINVAL
- * and a malloc'd message naming the file. */
-int tracker_check(const struct config *cfg, char **ret_error);
+/* What a [regression] section's option ranges cannot say (clamp >
+ * allowance...): -EINVAL and a malloc'd message; the conf reader's
+ * section check (cfg_section_type), which adds its file and line. */
+int tracker_check(const char *section, const struct param_set *ps, const char *state_dir,
+                  char **ret_error);
 
 /* Whether a run counts towards the references: by what the run got, not
  * by how busy the rest of the host was.

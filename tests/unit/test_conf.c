@@ -161,11 +161,12 @@ static const struct bw_param_def textfile_options[] = {
         { .name = NULL },
 };
 static const struct cfg_section_type sections[] = {
-        { "pushgateway", push_options },
-        { "journal", journal_options },
-        { "textfile", textfile_options },
-        { "regression", tracker_options }, /* the real one: the shipped file documents it */
-        { NULL, NULL },
+        { .name = "pushgateway", .options = push_options },
+        { .name = "journal", .options = journal_options },
+        { .name = "textfile", .options = textfile_options },
+        /* the real one: the shipped file documents it */
+        { .name = "regression", .options = tracker_options, .check = tracker_check },
+        { .name = NULL },
 };
 
 static const struct cfg_env env = {
