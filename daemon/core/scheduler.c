@@ -445,8 +445,10 @@ static int no_room(struct scheduler *s, const struct slot *slot, char **ret_why)
         double needs = fmin(needs_of(pc, slot), o.cpus);
         if (o.idle_cpus >= room * needs)
                 return 0;
-        *ret_why = str_printf("no room: %.1f of %u CPUs idle, the probe keeps %.1f busy "
-                              "(room %g)", o.idle_cpus, o.cpus, needs, room);
+        /* two decimals: 0.76 idle against 0.80 needed is not "0.8 of 0.8" */
+        *ret_why = str_printf("no room: %.2f of %u CPUs idle, the probe keeps %.2f busy and "
+                              "needs %.2f idle (room %g)", o.idle_cpus, o.cpus, needs,
+                              room * needs, room);
         return *ret_why ? 1 : -ENOMEM;
 }
 

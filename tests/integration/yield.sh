@@ -129,7 +129,7 @@ stat0=$(head -n 1 /proc/stat)
 "$BENCHWATCH" -c "$T/bw.conf" daemon --print > "$T/out" 2> "$T/err" &
 dpid=$!
 BW_PIDS="$dpid"
-LOOKED="probe 'c' deferred, host busy: no room: [0-9.]* of $NCPU CPUs idle, the probe keeps 1.0 busy"
+LOOKED="probe 'c' deferred, host busy: no room: [0-9.]* of $NCPU CPUs idle, the probe keeps 1.00 busy and needs [0-9.]* idle"
 started=""
 for _ in $(seq 100); do
         started=$(child_of "$dpid") && break
