@@ -66,20 +66,13 @@ struct status_ctx {
 };
 
 /* "12s", "5min", "3h": rounded for people. */
-static const char *rel(double seconds, char *buf, unsigned size)
-{
-        double s = fabs(seconds);
-        double unit = s < 120 ? 1 : s < 7200 ? 60 : s < 172800 ? 3600 : 86400;
-        return format_duration(fmax(round(s / unit), unit == 1 ? 0 : 1) * unit, buf, size);
-}
-
 static const char *ago(double now, double t, char *buf, unsigned size)
 {
         char d[32];
         if (t <= 0)
                 snprintf(buf, size, "never");
         else
-                snprintf(buf, size, "%s ago", rel(now - t, d, sizeof(d)));
+                snprintf(buf, size, "%s ago", format_duration_about(now - t, d, sizeof(d)));
         return buf;
 }
 
@@ -89,7 +82,7 @@ static const char *in(double now, double t, char *buf, unsigned size)
         if (t <= now + 0.5)
                 snprintf(buf, size, "now");
         else
-                snprintf(buf, size, "in %s", rel(t - now, d, sizeof(d)));
+                snprintf(buf, size, "in %s", format_duration_about(t - now, d, sizeof(d)));
         return buf;
 }
 
@@ -247,7 +240,7 @@ static void table_notes(const struct status_ctx *c, const struct probe_status *p
         /* with the daemon gone, the wait goes on but its reason is old */
         if (p->sp && p->sp->wait_reason && strcmp(p->sp->wait_reason, "none"))
                 printf("  %s: no counted run for %s: %s%s\n", p->pc->name,
-                       rel(c->now - p->sp->waiting_since, t, sizeof(t)),
+                       format_duration_about(c->now - p->sp->waiting_since, t, sizeof(t)),
                        wait_words(p->sp->wait_reason),
                        c->daemon_running ? "" : " (at its last try; the daemon is not running)");
         if (p->sp && p->sp->why)
@@ -465,7 +458,7 @@ static void header(const struct status_ctx *c)
                 printf("daemon: has not run with state_dir %s\n", c->state_dir);
         else if (c->daemon_running)
                 printf("daemon: running (pid %ld, up %s), state in %s\n", c->sf->pid,
-                       rel(c->now - c->sf->started, t, sizeof(t)), c->state_dir);
+                       format_duration_about(c->now - c->sf->started, t, sizeof(t)), c->state_dir);
         else
                 printf("daemon: NOT RUNNING (last seen %s), state in %s\n",
                        ago(c->now, c->sf->written, t, sizeof(t)), c->state_dir);

@@ -179,9 +179,9 @@ static void print_stop(const struct probe_cfg *pc, const struct baseline *b, int
 /* The probe's references; EXIT_USAGE, with a line per probe saying how
  * many runs its reference holds and when a verdict is possible, while no
  * figure has min_runs yet. */
-static int load_reference(const char *state_dir, const struct probe_cfg *pc,
-                          const struct tracker_settings *ts, struct baseline **ret,
-                          size_t *waiting)
+static int load_reference(const struct app *app, const char *state_dir,
+                          const struct probe_cfg *pc, const struct tracker_settings *ts,
+                          struct baseline **ret, size_t *waiting)
 {
         char *why = NULL;
         int r = baseline_store_read(state_dir, pc->name, ret, &why);
@@ -199,11 +199,13 @@ static int load_reference(const char *state_dir, const struct probe_cfg *pc,
                 if (d->n_ref > most)
                         most = d->n_ref;
         }
+        /* as status and the daemon say it: runs a mean period apart */
         char when[32];
-        format_duration((min - most) * pc->interval, when, sizeof(when));
+        double period = conf_daemon_mean_period(app->cfg->daemon->values, pc->interval, NAN);
+        format_duration_about((min - most) * period, when, sizeof(when));
         log_error("%s probe '%s': no verdict possible yet: its reference in %s holds %u of "
                   "the %u counted runs a verdict needs ([regression] min_runs); the daemon "
-                  "adds %u more in about %s at its interval",
+                  "adds %u more in about %s",
                   pc->plugin->name, pc->name, state_dir, most, min, min - most, when);
         baseline_free(*ret);
         *ret = NULL;
@@ -249,7 +251,7 @@ static int verify_probe(struct app *app, const struct probe_cfg *pc,
 {
         const char *state_dir = app_daemon_option(app, "state_dir")->s;
         struct baseline *b = NULL;
-        int ex = load_reference(state_dir, pc, ts, &b, waiting);
+        int ex = load_reference(app, state_dir, pc, ts, &b, waiting);
         if (ex != EXIT_OK)
                 return ex;
         struct result *res[ts->verify_max_runs];

@@ -512,7 +512,7 @@ static int note_learning(const struct tracker *t, const struct baseline *b,
         unsigned more = min - (unsigned)held;
         char when[32] = "";
         if (isfinite(period))
-                format_duration(more * period, when, sizeof(when));
+                format_duration_about(more * period, when, sizeof(when));
         if (counted)
                 log_msg(held == 1 ? LOG_NOTICE : LOG_INFO,
                         "probe '%s': its reference holds %d of %u counted runs; the first "

@@ -21,6 +21,13 @@ const char *format_duration(double seconds, char *buf, unsigned size)
         return buf;
 }
 
+const char *format_duration_about(double seconds, char *buf, unsigned size)
+{
+        double s = fabs(seconds);
+        double unit = s < 120 ? 1 : s < 7200 ? 60 : s < 172800 ? 3600 : 86400;
+        return format_duration(fmax(round(s / unit), unit == 1 ? 0 : 1) * unit, buf, size);
+}
+
 const char *format_size(int64_t bytes, char *buf, unsigned size)
 {
         static const char suffix[] = "kMGT";

@@ -17,6 +17,13 @@ int main(void)
         CHECK(!strcmp(format_duration(3600, buf, sizeof(buf)), "1h"));
         CHECK(!strcmp(format_duration(30 * 86400, buf, sizeof(buf)), "30d"));
         CHECK(!strcmp(format_duration(0.1, buf, sizeof(buf)), "100ms"));
+        /* an estimate: rounded to its largest unit, as status, verify and
+         * the journal all say when the first verdict is due */
+        CHECK(!strcmp(format_duration_about(17010, buf, sizeof(buf)), "5h"));
+        CHECK(!strcmp(format_duration_about(16200, buf, sizeof(buf)), "5h"));
+        CHECK(!strcmp(format_duration_about(4000, buf, sizeof(buf)), "67min"));
+        CHECK(!strcmp(format_duration_about(95.4, buf, sizeof(buf)), "95s"));
+        CHECK(!strcmp(format_duration_about(3 * 86400 + 100, buf, sizeof(buf)), "3d"));
         CHECK(!strcmp(format_tick(35000, false, buf, sizeof(buf)), "35k"));
         CHECK(!strcmp(format_tick(17500, false, buf, sizeof(buf)), "17.5k"));
         CHECK(!strcmp(format_tick(0.0225, true, buf, sizeof(buf)), "22.5 ms"));
