@@ -296,7 +296,8 @@ static int import_one(const char *state_dir, const char *probe, const char *metr
         if (r < 0) {
                 log_error("baseline import: %s", why ? why : strerror(-r));
                 free(why);
-                return r == -EINVAL || r == -ENOENT || r == -EISDIR ? EXIT_USAGE : EXIT_ENV;
+                /* a bad file is bad input; one that cannot be read, the environment */
+                return r == -EINVAL || r == -EISDIR ? EXIT_USAGE : EXIT_ENV;
         }
         int ex = load_for_change(state_dir, probe, &b);
         if (ex == EXIT_OK)

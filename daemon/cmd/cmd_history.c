@@ -253,12 +253,17 @@ int cmd_history(struct app *app, int argc, char **argv)
                             "(the first is line %u)", o.probe, skipped, first_bad);
         struct tracker_settings ts;
         tracker_settings(app->cfg, &ts);
-        if (o.plot)
-                ex = plot(&o, e, n, ts.det.threshold, unconfigured(app, o.probe));
+        const char *hint = unconfigured(app, o.probe);
+        if (!n && *hint) { /* a typo, in every format: a usage error, as --plot's */
+                log_error("history: no run of probe '%s' in %s%s%s", o.probe, state_dir,
+                          isinf(o.since) ? "" : " in that time", hint);
+                ex = EXIT_USAGE;
+        } else if (o.plot)
+                ex = plot(&o, e, n, ts.det.threshold, hint);
         else if (print_entries(&o, e, n) == 0 && o.fmt == HF_TABLE)
                 fprintf(stderr, "history: no run of probe '%s'%s%s in %s%s%s\n", o.probe,
                         o.metric ? " with " : "", o.metric ? o.metric : "", state_dir,
-                        isinf(o.since) ? "" : " in that time", unconfigured(app, o.probe));
+                        isinf(o.since) ? "" : " in that time", hint);
         history_entries_free(e, n);
         app_done(app);
         return ex;

@@ -206,7 +206,8 @@ int cmd_replay(struct app *app, int argc, char **argv)
                 log_error("replay: %s", why ? why : strerror(-r));
                 free(why);
                 app_done(app);
-                return r == -EINVAL || r == -ENOENT || r == -EISDIR ? EXIT_USAGE : EXIT_ENV;
+                /* a bad file is bad input; one that cannot be read, the environment */
+                return r == -EINVAL || r == -EISDIR ? EXIT_USAGE : EXIT_ENV;
         }
         if (o.fmt == FORMAT_JSON)
                 printf("{\"file\":");

@@ -66,7 +66,7 @@ printf '100\nabc\n' > "$T/word.txt"
 bw replay "$T/word.txt" > /dev/null 2> "$T/err"; rc=$?
 [ $rc = 2 ] && grep -q "word.txt:2: not a number: 'abc'" "$T/err" || fail "word: $(cat "$T/err")"
 bw replay "$T/missing.txt" > /dev/null 2> "$T/err"; rc=$?
-[ $rc = 2 ] && grep -q "cannot open '$T/missing.txt'" "$T/err" || fail "missing: $(cat "$T/err")"
+[ $rc = 3 ] && grep -q "cannot open '$T/missing.txt'" "$T/err" || fail "missing: exit $rc: $(cat "$T/err")"
 bw replay > /dev/null 2> "$T/err"; [ $? = 2 ] && grep -q "which file" "$T/err" || fail "no file: $(cat "$T/err")"
 # standard input
 head -n 50 "$T/step.txt" | bw replay - | grep -q "still learning" || fail "replay from standard input"
