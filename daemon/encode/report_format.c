@@ -39,8 +39,10 @@ const char *report_format_short_name(const char *name, const char *plugin)
         return name + 12 + n;
 }
 
-static void figure_name(FILE *f, const struct result *r, const struct family *fam,
-                        const struct sample *s)
+/* "    bytes_per_second [operation=copy]" and its columns; width: where
+ * the value's column starts (the longest name's end, at least 40). */
+static int figure_name(FILE *f, const struct result *r, const struct family *fam,
+                       const struct sample *s, int width)
 {
         int n = fprintf(f, "    %s", report_format_short_name(fam->name, r->plugin));
         bool first = true;
@@ -53,14 +55,45 @@ static void figure_name(FILE *f, const struct result *r, const struct family *fa
         }
         if (!first)
                 n += fprintf(f, "]");
-        fprintf(f, ":%*s", n < 40 ? 40 - n : 1, "");
+        fprintf(f, ":%*s", n < width ? width - n : 1, "");
+        return n;
+}
+
+/* The value column of the table's figures: past the longest name. */
+static int names_width(const struct result *r)
+{
+        int width = 40;
+        FILE *null = fopen("/dev/null", "we");
+        for (size_t i = 0; null && i < r->n_families; i++)
+                for (size_t k = 0; k < r->families[i].n_samples; k++) {
+                        int n = figure_name(null, r, &r->families[i],
+                                            &r->families[i].samples[k], 0);
+                        if (r->families[i].type != METRIC_SUMMARY &&
+                            strncmp(r->families[i].name, "benchwatch_probe_", 17) && n >= width)
+                                width = n < 60 ? n + 1 : width;
+                }
+        if (null)
+                fclose(null);
+        return width;
+}
+
+static bool ends_with(const char *name, const char *suffix)
+{
+        size_t l = strlen(name), k = strlen(suffix);
+        return l > k && !strcmp(name + l - k, suffix);
 }
 
 static void table_value(FILE *f, const char *name, double v)
 {
         size_t l = strlen(name);
-        if (l > 17 && !strcmp(name + l - 17, "_bytes_per_second"))
+        /* bytes as sysbench says them: MiB, the CPU-time twin alike */
+        if (ends_with(name, "_bytes_per_second"))
                 fprintf(f, "%14.2f MiB/s\n", v / 1048576.0);
+        else if (ends_with(name, "_bytes_per_cpu_second"))
+                fprintf(f, "%14.2f MiB per CPU second\n", v / 1048576.0);
+        else if ((ends_with(name, "_bytes") || ends_with(name, "_bytes_total")) &&
+                 v == floor(v) && v >= 1048576)
+                fprintf(f, "%11.0f    (%.1f MiB)\n", v, v / 1048576.0);
         else if (l > 8 && !strcmp(name + l - 8, "_seconds")) {
                 char buf[32];
                 report_format_cell(f, format_quantity(v, true, buf, sizeof(buf)), 13);
@@ -88,7 +121,7 @@ static void table_latency(FILE *f, const struct result *r, const struct family *
                                              "99.9th percentile", "max" };
         const struct bw_hist *h = s->hist;
         fprintf(f, "\n");
-        figure_name(f, r, fam, s);
+        figure_name(f, r, fam, s, 0);
         fprintf(f, "\n");
         latency_line(f, "min:", h->count ? (double)h->min_ns : 0);
         latency_line(f, "avg:", bw_hist_mean_ns(h));
@@ -109,6 +142,7 @@ void report_format_table(FILE *f, const struct result *r)
         for (size_t i = 0; i < r->n_params; i++)
                 fprintf(f, "    %-20s %s\n", r->params[i].name, r->params[i].value);
         fprintf(f, "\nFigures:\n");
+        int width = names_width(r);
         for (size_t i = 0; i < r->n_families; i++) {
                 const struct family *fam = &r->families[i];
                 if (!strncmp(fam->name, "benchwatch_probe_", 17))
@@ -116,7 +150,7 @@ void report_format_table(FILE *f, const struct result *r)
                 for (size_t k = 0; k < fam->n_samples; k++) {
                         if (fam->type == METRIC_SUMMARY)
                                 continue;
-                        figure_name(f, r, fam, &fam->samples[k]);
+                        figure_name(f, r, fam, &fam->samples[k], width);
                         table_value(f, fam->name, fam->samples[k].value);
                 }
         }

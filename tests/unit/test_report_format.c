@@ -156,12 +156,44 @@ static void test_headings(void)
         result_free(r);
 }
 
+/* The generic table: bytes as sysbench says them (MiB/s), the CPU-time
+ * twin in the same unit, a size also in MiB, and every value in one
+ * column however long a figure's name with its labels. */
+static void test_table_units(void)
+{
+        struct result *r = result_new("m", "memory");
+        CHECK(r);
+        const char *copy[] = { "operation", "copy", NULL };
+        const char *triad[] = { "operation", "triad", NULL };
+        CHECK(result_add(r, "benchwatch_memory_bytes_per_second", "b", METRIC_GAUGE, copy,
+                         100.0 * 1048576, NULL) == 0);
+        CHECK(result_add(r, "benchwatch_memory_bytes_per_cpu_second", "b", METRIC_GAUGE, triad,
+                         90.5 * 1048576, NULL) == 0);
+        CHECK(result_add(r, "benchwatch_memory_working_set_bytes", "b", METRIC_GAUGE, NULL,
+                         805306368, NULL) == 0);
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        CHECK(f && report_format_write(f, FORMAT_TABLE, r, NULL) == 0 && fclose(f) == 0);
+        const char *a = strstr(text, "    bytes_per_second [operation=copy]:");
+        const char *b = strstr(text, "    bytes_per_cpu_second [operation=triad]:");
+        CHECK(a && b);
+        CHECK_STR_CONTAINS(text, "100.00 MiB/s\n");
+        CHECK_STR_CONTAINS(text, "90.50 MiB per CPU second\n");
+        CHECK_STR_CONTAINS(text, "805306368    (768.0 MiB)\n");
+        /* the decimal points of the two rates in one column */
+        EXPECT(strchr(a, '.') - a == strchr(b, '.') - b);
+        free(text);
+        result_free(r);
+}
+
 int main(void)
 {
         test_histogram();
         test_empty_histogram();
         test_plugin_layout();
         test_headings();
+        test_table_units();
         if (test_failures)
                 fprintf(stderr, "%u check(s) failed\n", test_failures);
         return test_failures ? 1 : 0;
