@@ -484,8 +484,10 @@ void report_format_line(FILE *f, const struct result *r)
         size_t shown = 0;
         for (size_t i = 0; i < r->n_families && shown < 4; i++) {
                 const struct family *fam = &r->families[i];
+                /* figures, not the runner's evidence, totals or info metrics
+                 * (benchwatch_disk_info, 1: facts in labels) */
                 if (!strncmp(fam->name, "benchwatch_probe_", 17) || !fam->n_samples ||
-                    fam->type == METRIC_COUNTER)
+                    fam->type == METRIC_COUNTER || ends_with(fam->name, "_info"))
                         continue;
                 const char *name = report_format_short_name(fam->name, r->plugin);
                 const struct sample *s = &fam->samples[0];

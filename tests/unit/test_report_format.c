@@ -187,6 +187,28 @@ static void test_table_units(void)
         result_free(r);
 }
 
+/* The daemon's --print line: a run's figures, not its info metric. */
+static void test_line(void)
+{
+        struct result *r = result_new("g", "gpu");
+        CHECK(r);
+        r->success = true;
+        r->duration = 0.4;
+        const char *info[] = { "gpu", "0", "name", "NVIDIA H200", NULL };
+        CHECK(result_add(r, "benchwatch_gpu_info", "i", METRIC_GAUGE, info, 1, NULL) == 0);
+        CHECK(result_add(r, "benchwatch_gpu_host_to_device_bytes_per_second", "b",
+                         METRIC_GAUGE, NULL, 5e10, NULL) == 0);
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        CHECK(f);
+        report_format_line(f, r);
+        CHECK(fclose(f) == 0);
+        CHECK(!strcmp(text, "gpu 'g': ok in 0.4s: host_to_device_bytes_per_second=50.0G\n"));
+        free(text);
+        result_free(r);
+}
+
 int main(void)
 {
         test_histogram();
@@ -194,6 +216,7 @@ int main(void)
         test_plugin_layout();
         test_headings();
         test_table_units();
+        test_line();
         if (test_failures)
                 fprintf(stderr, "%u check(s) failed\n", test_failures);
         return test_failures ? 1 : 0;
