@@ -129,6 +129,7 @@ int main(int argc, char **argv)
                 optind = 0; /* reinitialise getopt: the command parses its own */
                 return commands[i].fn(&app, n, args);
         }
-        log_error("unknown command '%s' (see benchwatch --help)", argv[optind]);
+        log_error("unknown command '%s'", argv[optind]);
+        usage(stderr);
         return EXIT_USAGE;
 }
