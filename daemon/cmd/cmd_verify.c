@@ -369,6 +369,10 @@ int cmd_verify(struct app *app, int argc, char **argv)
                                   app->cfg->source);
                         ex = EXIT_USAGE;
                 }
+        if (ex == EXIT_USAGE) { /* nothing checked: no table to show */
+                app_done(app);
+                return ex;
+        }
         struct tracker_settings ts;
         tracker_settings(app->cfg, &ts);
         bool first = true;
@@ -378,7 +382,7 @@ int cmd_verify(struct app *app, int argc, char **argv)
         else
                 printf("{\"results\":[");
         size_t checked = 0, waiting = 0;
-        bool bad_usage = ex == EXIT_USAGE;
+        bool bad_usage = false;
         struct evidence_host *ev = NULL; /* none: the runs have no evidence */
         (void)evidence_host_new(runwatch_root(), KMSG_FROM_NOW, &ev);
         for (size_t i = 0; !bad_usage && i < app->cfg->n_probes; i++) {
