@@ -469,9 +469,11 @@ static int reload_config(struct daemon *d, char **ret_why)
                 return r;
         }
         conf_free(old);
-        seed_sinks(d, sinks);
+        /* the old sinks' last round first: a push of theirs still on its
+         * way would bring back a group the new ones delete (pg_ledger.h) */
         sink_set_free(d->sinks);
         d->sinks = sinks;
+        seed_sinks(d, sinks);
         return 0;
 }
 
