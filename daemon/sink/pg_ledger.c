@@ -62,30 +62,34 @@ static int take_stale(struct pg_ledger *l, char *text)
         return 0;
 }
 
-/* With ledger_lock held: the file as l has it, if l is the newest. */
-static int save(const struct pg_ledger *l)
+/* With ledger_lock held: the file as l has it, if l is the newest; a
+ * failure is logged (the list stays in memory). */
+static void save(const struct pg_ledger *l)
 {
         char *buf = NULL;
         size_t len = 0;
         if (l->generation != ledger_generation)
-                return 0;
+                return;
         FILE *f = open_memstream(&buf, &len);
-        if (!f)
-                return -ENOMEM;
-        fputs(HEADER, f);
-        for (size_t i = 0; i < l->n_current; i++)
-                fprintf(f, "%s\n", l->current[i]);
-        for (size_t i = 0; i < l->n_stale; i++)
-                fprintf(f, "%s\n", l->stale[i]);
-        int r = ferror(f) | fclose(f) ? -ENOMEM : 0;
+        int r = f ? 0 : -ENOMEM;
+        if (f) {
+                fputs(HEADER, f);
+                for (size_t i = 0; i < l->n_current; i++)
+                        fprintf(f, "%s\n", l->current[i]);
+                for (size_t i = 0; i < l->n_stale; i++)
+                        fprintf(f, "%s\n", l->stale[i]);
+                r = ferror(f) | fclose(f) ? -ENOMEM : 0;
+        }
         if (r >= 0)
                 r = atomicfile_write(l->dir, l->path, buf, len, 0600);
+        if (r < 0)
+                log_warning("pushgateway: cannot write '%s': %s (the groups to delete are "
+                            "kept in memory until the daemon stops)", l->path, strerror(-r));
         free(buf);
-        return r;
 }
 
 int pg_ledger_open(const char *state_dir, const char *const *current, size_t n,
-                   struct pg_ledger *ret, char **ret_error)
+                   struct pg_ledger *ret)
 {
         struct pg_ledger l = { 0 };
         char *text = NULL;
@@ -123,10 +127,8 @@ int pg_ledger_open(const char *state_dir, const char *const *current, size_t n,
         if (r >= 0) {
                 pthread_mutex_lock(&ledger_lock);
                 l.generation = ++ledger_generation;
-                r = save(&l);
+                save(&l);
                 pthread_mutex_unlock(&ledger_lock);
-                if (r < 0)
-                        *ret_error = str_printf("cannot write '%s': %s", l.path, strerror(-r));
         }
         if (r < 0) {
                 pg_ledger_done(&l);
@@ -136,17 +138,16 @@ int pg_ledger_open(const char *state_dir, const char *const *current, size_t n,
         return 0;
 }
 
-int pg_ledger_forget(struct pg_ledger *l, size_t i)
+void pg_ledger_forget(struct pg_ledger *l, size_t i)
 {
         if (i >= l->n_stale)
-                return -EINVAL;
+                return;
         free(l->stale[i]);
         memmove(&l->stale[i], &l->stale[i + 1], (l->n_stale - i - 1) * sizeof(*l->stale));
         l->n_stale--;
         pthread_mutex_lock(&ledger_lock);
-        int r = save(l);
+        save(l);
         pthread_mutex_unlock(&ledger_lock);
-        return r;
 }
 
 void pg_ledger_done(struct pg_ledger *l)

@@ -11,12 +11,13 @@
  *   benchwatch-pushgateway-groups 1
  *   <group URL>                         one a line
  *
- * At each start and reload the groups listed there that the new
- * configuration does not have are stale: the sink deletes them and then
- * forgets them here.  A list it cannot read is logged and started afresh
- * (nothing on the gateway is deleted on its word).  The sinks of a reload
- * overlap while the old one stops; only the newest ledger writes the
- * file.  Nothing here talks to the gateway. */
+ * Once a start's or a reload's sink is in use (never a failed reload's),
+ * the groups listed there that its configuration does not have are
+ * stale: the sink deletes them and then forgets them here.  A list it
+ * cannot read is logged and started afresh (nothing on the gateway is
+ * deleted on its word); one it cannot write (a full state_dir) is logged
+ * and kept in memory, the deletions go on.  Only the newest ledger
+ * writes the file.  Nothing here talks to the gateway. */
 #ifndef BENCHWATCH_PG_LEDGER_H
 #define BENCHWATCH_PG_LEDGER_H
 
@@ -33,14 +34,14 @@ struct pg_ledger {
 
 /* Reads state_dir's list, takes current[0..n) (copied) as the groups of
  * the configuration, and writes the list again as those and the stale
- * ones.  0, or -errno with *ret_error (malloc'd) naming the file; an
- * unreadable list is not an error (it is logged, nothing is stale). */
+ * ones.  0, or -ENOMEM; a list it cannot read or write is logged, not an
+ * error. */
 int pg_ledger_open(const char *state_dir, const char *const *current, size_t n,
-                   struct pg_ledger *ret, char **ret_error);
+                   struct pg_ledger *ret);
 /* Stale group i is gone (deleted, or left to the operator): removed from
- * the ledger, and from the file where this is the newest ledger.  0 or
- * -errno (the file's error; the group is forgotten all the same). */
-int pg_ledger_forget(struct pg_ledger *l, size_t i);
+ * the ledger, and from the file where this is the newest ledger (a file
+ * it cannot write is logged; the group is forgotten all the same). */
+void pg_ledger_forget(struct pg_ledger *l, size_t i);
 void pg_ledger_done(struct pg_ledger *l);
 
 #endif

@@ -239,7 +239,14 @@ struct pg_sink {
         bool repush_all;      /* the gateway is back: it may have lost all */
         double stop_deadline; /* stopping: the last round ends then (0: not yet) */
         double down_logged_at;
-        struct pg_ledger ledger; /* the daemon's: stale groups to delete */
+        /* the daemon's: its configuration's groups, kept in ledger_dir's
+         * list once the sink is in use (ledger_due), and the stale groups
+         * there to delete */
+        char **groups;
+        size_t n_groups;
+        char *ledger_dir;
+        bool ledger_due;
+        struct pg_ledger ledger;
         struct pg_slot stale; /* the deletions' backoff */
         CURL *curl;
         pthread_t thread;
@@ -384,6 +391,31 @@ static int push_one(struct pg_sink *p, size_t i, const char *probe,
         return r;
 }
 
+/* Unlocked: the configuration's groups into the ledger (pg_ledger.h); a
+ * stale group at another gateway is left to the operator. */
+static void open_ledger(struct pg_sink *p)
+{
+        char *here = str_printf("%s/metrics/", p->cfg.url);
+        if (!here || pg_ledger_open(p->ledger_dir, (const char *const *)p->groups,
+                                    p->n_groups, &p->ledger) < 0) {
+                log_warning("pushgateway: out of memory: the groups of probes no longer "
+                            "configured stay on the gateway");
+                free(here);
+                return;
+        }
+        for (size_t i = 0; i < p->ledger.n_stale;) {
+                const char *url = p->ledger.stale[i];
+                if (!strncmp(url, here, strlen(here))) {
+                        i++;
+                        continue;
+                }
+                log_notice("pushgateway: %s is at another gateway than %s: delete it there "
+                           "(curl -X DELETE '%s')", url, p->cfg.url, url);
+                pg_ledger_forget(&p->ledger, i);
+        }
+        free(here);
+}
+
 /* Unlocked: delete the first stale group (pg_ledger.h), forgetting it
  * once the gateway took the deletion; else back off as a push does. */
 static void delete_stale(struct pg_sink *p)
@@ -396,9 +428,7 @@ static void delete_stale(struct pg_sink *p)
         if (r >= 0) {
                 log_info("pushgateway: deleted %s: no probe of the configuration pushes "
                          "there any more", url);
-                if ((r = pg_ledger_forget(&p->ledger, 0)) < 0)
-                        log_warning("pushgateway: cannot update '%s': %s", p->ledger.path,
-                                    strerror(-r));
+                pg_ledger_forget(&p->ledger, 0);
                 memset(&p->stale, 0, sizeof(p->stale));
         } else {
                 if (!p->stale.failing || p->stale.code != status ||
@@ -433,10 +463,17 @@ static void *pg_worker(void *arg)
                 if (l->stopping && now >= p->stop_deadline)
                         break;
                 long left_ms = l->stopping ? (long)((p->stop_deadline - now) * 1000) + 1 : 0;
-                /* only a set in use (a failed reload's never is: the groups
-                 * it would call stale are live) deletes; a stop leaves the
-                 * stale groups to the next start's list */
-                bool stale = !l->stopping && p->ledger.n_stale && l->n;
+                /* the list read and written only by a set in use (a failed
+                 * reload's never is: the groups it would call stale are
+                 * live); a stop leaves the stale groups to the next start */
+                if (p->ledger_due && l->n && !l->stopping) {
+                        p->ledger_due = false;
+                        pthread_mutex_unlock(&l->lock);
+                        open_ledger(p);
+                        pthread_mutex_lock(&l->lock);
+                        continue;
+                }
+                bool stale = !l->stopping && p->ledger.n_stale;
                 if (stale && p->stale.retry_at <= now) {
                         pthread_mutex_unlock(&l->lock);
                         delete_stale(p);
@@ -490,43 +527,32 @@ static void pg_free(struct sink *s)
         httpc_close(p->curl);
         free(p->slots);
         pg_ledger_done(&p->ledger);
+        for (size_t i = 0; i < p->n_groups; i++)
+                free(p->groups[i]);
+        free(p->groups);
+        free(p->ledger_dir);
         pg_config_done(&p->cfg);
         free(p);
 }
 
-/* The daemon's groups (the host's, every configured probe's) into the
- * ledger; a stale group at another gateway is left to the operator. */
-static int open_ledger(struct pg_sink *p, const struct sink_env *env, char **ret_error)
+/* The daemon's groups (the host's, every configured probe's), for the
+ * ledger the worker opens once the sink is in use. */
+static int take_groups(struct pg_sink *p, const struct sink_env *env)
 {
         size_t n = 1;
         while (env->probes[n - 1])
                 n++;
-        char *urls[n];
-        int r = 0;
-        for (size_t i = 0; i < n; i++)
-                urls[i] = NULL;
-        for (size_t i = 0; r >= 0 && i < n; i++)
-                r = group_url(&p->cfg, i ? env->probes[i - 1] : "", &urls[i]);
-        if (r >= 0)
-                r = pg_ledger_open(env->state_dir, (const char *const *)urls, n, &p->ledger,
-                                   ret_error);
-        for (size_t i = 0; i < n; i++)
-                free(urls[i]);
-        char *here = r >= 0 ? str_printf("%s/metrics/", p->cfg.url) : NULL;
-        if (r >= 0 && !here)
-                r = -ENOMEM;
-        for (size_t i = 0; r >= 0 && i < p->ledger.n_stale;) {
-                const char *url = p->ledger.stale[i];
-                if (!strncmp(url, here, strlen(here))) {
-                        i++;
-                        continue;
-                }
-                log_notice("pushgateway: %s is at another gateway than %s: delete it there "
-                           "(curl -X DELETE '%s')", url, p->cfg.url, url);
-                pg_ledger_forget(&p->ledger, i);
+        if (!(p->groups = calloc(n, sizeof(*p->groups))) ||
+            !(p->ledger_dir = strdup(env->state_dir)))
+                return -ENOMEM;
+        for (; p->n_groups < n; p->n_groups++) {
+                size_t i = p->n_groups;
+                int r = group_url(&p->cfg, i ? env->probes[i - 1] : "", &p->groups[i]);
+                if (r < 0)
+                        return r;
         }
-        free(here);
-        return r;
+        p->ledger_due = true;
+        return 0;
 }
 
 static int pg_check(const struct param_set *opts, const struct sink_env *env,
@@ -567,7 +593,7 @@ static int pg_create(const struct param_set *opts,
         p->base.health = env->health;
         r = pg_config_parse(opts, &p->cfg, ret_error);
         if (r >= 0 && env->probes && env->state_dir && *env->state_dir)
-                r = open_ledger(p, env, ret_error);
+                r = take_groups(p, env);
         if (r >= 0)
                 r = (p->curl = httpc_open(ret_error)) ? 0 : -ELIBACC;
         if (r >= 0)

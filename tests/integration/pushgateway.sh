@@ -270,6 +270,24 @@ PY
         grep -q "pushgateway: deleted $GW/metrics/job/benchwatch/instance/host-daemon/probe/cpu-e2e/dc/lab: no probe of the configuration pushes there any more" \
                 "$tmp/daemon.err" || fail "the deletion was not logged: $(tail -5 "$tmp/daemon.err")"
         echo "ok: daemon: a reload that removed probe cpu-e2e deleted its group"
+        # a reload that fails after the gateway's sink was made (the remote
+        # write's password file is read then) touches no group and no list
+        cp "$tmp/bw.conf" "$tmp/bw.good"
+        cp "$tmp/state/pushgateway-groups" "$tmp/groups.before"
+        sed -i 's/^instance = host-daemon$/instance = host-elsewhere/' "$tmp/bw.conf"
+        printf '[remote_write]\nurl = http://127.0.0.1:9/api/v1/write\npassword_file = %s\n' \
+                "$tmp/no-such-password" >>"$tmp/bw.conf"
+        kill -HUP "$D_PID"
+        wait_for 10 grep -q "reload failed, keeping the running configuration" "$tmp/daemon.err" ||
+                fail "the reload did not fail: $(tail -3 "$tmp/daemon.err")"
+        sleep 2 # a deletion would have been the new sink's first act
+        groups_are "$G $G,probe=cpu-b " || fail "a failed reload changed the groups: $(groups)"
+        cmp -s "$tmp/groups.before" "$tmp/state/pushgateway-groups" ||
+                fail "a failed reload rewrote the list: $(cat "$tmp/state/pushgateway-groups")"
+        grep -q "at another gateway\|host-elsewhere" "$tmp/daemon.err" &&
+                fail "a failed reload spoke of groups: $(grep -m2 'gateway' "$tmp/daemon.err")"
+        cp "$tmp/bw.good" "$tmp/bw.conf"
+        echo "ok: daemon: a reload that failed deleted nothing and kept the list"
         kill "$D_PID" && wait "$D_PID"
         sed -i 's/^instance = host-daemon$/instance = host-daemon2/' "$tmp/bw.conf"
         "$BENCHWATCH" --config "$tmp/bw.conf" daemon >"$tmp/daemon.out" 2>>"$tmp/daemon.err" &
