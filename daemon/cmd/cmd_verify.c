@@ -19,6 +19,7 @@
 
 #include "cmd/cli.h"
 #include "cmd/cmd.h"
+#include "cmd/status_file.h"
 #include "core/evidence.h"
 #include "core/log.h"
 #include "core/runwatch.h"
@@ -176,6 +177,23 @@ static void print_stop(const struct probe_cfg *pc, const struct baseline *b, int
         }
 }
 
+/* How long the probe's last run took, as the daemon's status.txt says
+ * (seconds); NAN when it does not say. */
+static double last_took(const char *state_dir, const char *probe)
+{
+        struct status_file *sf = NULL;
+        char *why = NULL;
+        double took = NAN;
+        if (status_file_read(state_dir, &sf, &why) >= 0 && sf) {
+                const struct status_file_probe *sp = status_file_find(sf, probe);
+                if (sp && sp->took > 0)
+                        took = sp->took;
+        }
+        free(why);
+        status_file_free(sf);
+        return took;
+}
+
 /* The probe's references; EXIT_USAGE, with a line per probe saying how
  * many runs its reference holds and when a verdict is possible, while no
  * figure has min_runs yet. */
@@ -199,9 +217,11 @@ static int load_reference(const struct app *app, const char *state_dir,
                 if (d->n_ref > most)
                         most = d->n_ref;
         }
-        /* as status and the daemon say it: runs a mean period apart */
+        /* as status and the daemon say it: runs a mean period apart, each
+         * as long as the last (the duty cycle's pause after a long one) */
         char when[32];
-        double period = conf_daemon_mean_period(app->cfg->daemon->values, pc->interval, NAN);
+        double period = conf_daemon_mean_period(app->cfg->daemon->values, pc->interval,
+                                                last_took(state_dir, pc->name));
         format_duration_about((min - most) * period, when, sizeof(when));
         log_error("%s probe '%s': no verdict possible yet: its reference in %s holds %u of "
                   "the %u counted runs a verdict needs ([regression] min_runs); the daemon "

@@ -58,6 +58,10 @@ grep -q "its reference holds 1 of 100 counted runs; the first verdict after 9 mo
 grep -q "no verdict possible yet: its reference in .* holds $n of the 10 counted runs" "$T/err" ||
         fail "verify did not say how many runs the reference holds: $(cat "$T/err")"
 grep -q "no verdict possible yet for 1 of 1 probe" "$T/out" || fail "verify summary: $(cat "$T/out")"
+# and when, as the daemon's textfile has it (each run as long as the last)
+said=$(sed -n 's/.*more in about \([0-9]*\)s$/\1/p' "$T/err")
+python3 -c "import sys; sys.exit(0 if abs(${said:-1e9} - ($due - $last)) <= 1 else 1)" ||
+        fail "verify says the first verdict in ${said:-?}s, the daemon in $(python3 -c "print($due - $last)")s"
 
 "$BENCHWATCH" -c "$T/bw.conf" daemon >> "$T/daemon.out" 2>> "$T/daemon.err" &
 dpid=$!
