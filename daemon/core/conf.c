@@ -438,8 +438,13 @@ static void apply_block(struct cfg_reader *l, const struct file_text *fp,
                 if (strcmp(t->name, s))
                         continue;
                 struct cfg_section *cs = get_section(l, t, fp->file, b->line);
-                if (cs)
-                        apply_options(l, fp, bi, cs->opts);
+                if (!cs)
+                        return;
+                apply_options(l, fp, bi, cs->opts);
+                free(cs->last_file);
+                if (!(cs->last_file = strdup(fp->file)))
+                        l->oom = true;
+                cs->last_line = b->line;
                 return;
         }
         unknown_section(l, fp->file, b);
@@ -678,8 +683,10 @@ static void check_sections(struct cfg_reader *l)
                 int r = t->check(s->name, s->opts, state_dir, &why);
                 if (r == -ENOMEM)
                         l->oom = true;
-                else if (r < 0)
-                        err_at(l, s->file, s->line, s->name, "%s", why ? why : strerror(-r));
+                else if (r < 0) /* where it was last set: a drop-in's, its cause */
+                        err_at(l, s->last_file ? s->last_file : s->file,
+                               s->last_file ? s->last_line : s->line, s->name, "%s",
+                               why ? why : strerror(-r));
                 free(why);
         }
 }
@@ -805,6 +812,7 @@ void conf_free(struct config *cfg)
         }
         for (size_t i = 0; i < cfg->n_sections; i++) {
                 free(cfg->sections[i].file);
+                free(cfg->sections[i].last_file);
                 param_set_free(cfg->sections[i].opts);
         }
         free(cfg->probes);

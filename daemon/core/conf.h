@@ -68,6 +68,9 @@ struct cfg_section {
         struct param_set *opts;
         char *file;                   /* where the section first appeared */
         unsigned line;
+        char *last_file;              /* where it was last set (a drop-in's
+                                       * block): its check's errors name it */
+        unsigned last_line;
 };
 
 struct config {
