@@ -11,15 +11,21 @@
 #include "encode/report_format.h"
 #include "util/hist.h"
 
-static char *json_of(const struct result *r)
+/* What write() writes of r. */
+static char *text_of(const struct result *r, void (*write)(FILE *, const struct result *))
 {
         char *text = NULL;
         size_t len = 0;
         FILE *f = open_memstream(&text, &len);
         CHECK(f);
-        report_format_json(f, r);
+        write(f, r);
         CHECK(fclose(f) == 0);
         return text;
+}
+
+static char *json_of(const struct result *r)
+{
+        return text_of(r, report_format_json);
 }
 
 static void test_histogram(void)
@@ -171,10 +177,7 @@ static void test_table_units(void)
                          90.5 * 1048576, NULL) == 0);
         CHECK(result_add(r, "benchwatch_memory_working_set_bytes", "b", METRIC_GAUGE, NULL,
                          805306368, NULL) == 0);
-        char *text = NULL;
-        size_t len = 0;
-        FILE *f = open_memstream(&text, &len);
-        CHECK(f && report_format_write(f, FORMAT_TABLE, r, NULL) == 0 && fclose(f) == 0);
+        char *text = layout_of(r, NULL);
         const char *a = strstr(text, "    bytes_per_second [operation=copy]:");
         const char *b = strstr(text, "    bytes_per_cpu_second [operation=triad]:");
         CHECK(a && b);
@@ -198,12 +201,7 @@ static void test_line(void)
         CHECK(result_add(r, "benchwatch_gpu_info", "i", METRIC_GAUGE, info, 1, NULL) == 0);
         CHECK(result_add(r, "benchwatch_gpu_host_to_device_bytes_per_second", "b",
                          METRIC_GAUGE, NULL, 5e10, NULL) == 0);
-        char *text = NULL;
-        size_t len = 0;
-        FILE *f = open_memstream(&text, &len);
-        CHECK(f);
-        report_format_line(f, r);
-        CHECK(fclose(f) == 0);
+        char *text = text_of(r, report_format_line);
         CHECK(!strcmp(text, "gpu 'g': ok in 0.4s: host_to_device_bytes_per_second=50.0G\n"));
         free(text);
         result_free(r);
