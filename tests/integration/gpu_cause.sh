@@ -49,13 +49,6 @@ enabled = no
 path = $1/bw.prom
 CONF
 }
-dpid=""
-start_daemon() {
-        "$BENCHWATCH" -c "$1/bw.conf" daemon --print >> "$1/daemon.out" 2>> "$1/daemon.err" &
-        dpid=$!
-        BW_PIDS="$dpid"
-}
-stop_daemon() { kill "$dpid"; wait "$dpid"; BW_PIDS=""; }
 # the reference's runs, as the evidence store keeps them ("run <time> 1 ...")
 learnt() {
         local n
@@ -71,15 +64,15 @@ fault() {
         shift 3
         mkdir "$d"
         conf "$d" > "$d/bw.conf"
-        start_daemon "$d"
+        daemon_start "$d"
         wait_for 60 learnt "$d" 4 || fail "$name: no reference learnt: $(tail -5 "$d/daemon.err")"
-        stop_daemon
+        daemon_stop
         grep -q "regress" "$d/daemon.err" && fail "$name: a verdict on the healthy GPU: $(cat "$d/daemon.err")"
         export "$@"
-        start_daemon "$d"
+        daemon_start "$d"
         wait_for 60 has_cause "$d" "$cause" ||
                 fail "$name: no cause=$cause: $(grep 'regression_cause{' "$d/bw.prom"; tail -5 "$d/daemon.err")"
-        stop_daemon
+        daemon_stop
         unset "${@%%=*}"
         grep -F "warning: probe 'g': gpu host to device bytes/s" "$d/daemon.err" | grep -qF "$sentence" ||
                 fail "$name: the warning lacks '$sentence': $(grep warning "$d/daemon.err")"

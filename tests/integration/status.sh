@@ -37,12 +37,6 @@ path = $T/bw.prom
 CONF
 
 status() { "$BENCHWATCH" -c "$T/bw.conf" status "$@"; }
-start_daemon() {
-        "$BENCHWATCH" -c "$T/bw.conf" daemon --print >> "$T/daemon.out" 2>> "$T/daemon.err" &
-        dpid=$!
-        BW_PIDS="$dpid"
-}
-stop_daemon() { kill "$dpid"; wait "$dpid"; BW_PIDS=""; }
 # runs held by probe $1 >= $2 (read while the daemon runs)
 held_at_least() {
         status --format=json > "$T/s.json" 2> /dev/null
@@ -66,9 +60,9 @@ grep -q "has not run" "$T/out" || fail "status before any run: $(cat "$T/out")"
 grep -Eq '^cpu +never +- +0/0 +0/5 +learning' "$T/out" || fail "status before any run: $(cat "$T/out")"
 
 # Learning: stopped after two counted runs or more, fewer than five.
-start_daemon
+daemon_start "$T"
 wait_quietly 60 held_at_least cpu 2 || fail "no 2 runs in 60s: $(tail -3 "$T/daemon.err")"
-stop_daemon
+daemon_stop
 status --format=json > "$T/s.json" || fail "status while learning: exit $?"
 held=$(history_counted)
 [ "$held" -ge 2 ] || fail "history holds $held counted runs"
@@ -91,7 +85,7 @@ status > "$T/out" || fail "status while learning: exit $?"
 grep -q "daemon: NOT RUNNING" "$T/out" || fail "stopped daemon not said: $(cat "$T/out")"
 
 # Pinned: a verdict, the reference's date, the next run; exit 0.
-start_daemon
+daemon_start "$T"
 wait_quietly 60 held_at_least cpu 5 || fail "no reference after 60s: $(tail -3 "$T/daemon.err")"
 sleep 0.5
 status --format=json > "$T/s.json"; rc=$?
@@ -109,7 +103,7 @@ status > "$T/out" || fail "status with a reference: exit $?"
 grep -Eq '^cpu +[0-9]+s ago ok +yes +0/0 +5/5 since 20[0-9-]+ +ok ' "$T/out" ||
         fail "status table with a reference: $(cat "$T/out")"
 grep -q "daemon: running (pid $dpid" "$T/out" || fail "running daemon not said: $(cat "$T/out")"
-stop_daemon
+daemon_stop
 
 # A probe that fails: its directory goes away once the daemon started.
 # Its name is longer than the table's probe column was wide.
@@ -123,7 +117,7 @@ size = 4M
 duration = 0.2s
 interval = 1s
 CONF
-start_daemon
+daemon_start "$T"
 sleep 0.3
 rm -rf "$T/gone"
 failing() { status > /dev/null 2>&1; [ $? = 1 ]; }
@@ -146,7 +140,7 @@ check_json "$T/s.json" "
 d = [p for p in r['probes'] if p['name'] == 'disk-in-a-gone-dir'][0]
 assert d['last_run']['ok'] is False and 'gone' in d['last_run']['why'], d
 assert r['problems'] == 1 and r['exit'] == 1, r" || fail "status with a failing probe: $(cat "$T/s.json")"
-stop_daemon
+daemon_stop
 
 # A baseline file this benchwatch cannot read (a newer one's): status says
 # so, exit 3, shows every probe still, and leaves the file for the daemon

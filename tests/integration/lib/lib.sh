@@ -67,6 +67,15 @@ add_host_debs() {
         done
         return 0
 }
+# daemon_start DIR: the daemon on DIR/bw.conf in the background, printing
+# each result, its output added to DIR/daemon.out and DIR/daemon.err;
+# daemon_stop: stops it (SIGTERM) and waits for it.
+daemon_start() {
+        "$BENCHWATCH" -c "$1/bw.conf" daemon --print >> "$1/daemon.out" 2>> "$1/daemon.err" &
+        dpid=$!
+        BW_PIDS="$dpid"
+}
+daemon_stop() { kill "$dpid"; wait "$dpid"; BW_PIDS=""; }
 # An empty configuration, so tests see only the probes they name; its
 # state (notes said once, a GPU's counters between runs) is the test's own,
 # not the host's default state_dir, which another run of benchwatch may hold
