@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "detect/baseline_key.h"
+#include "util/strutil.h"
 
 #define PROBE_NAME_MAX 200
 
@@ -71,12 +72,6 @@ void baseline_free(struct baseline *b)
 
 /* ---- which figures, which direction ------------------------------------ */
 
-static bool has_suffix(const char *s, const char *suffix)
-{
-        size_t n = strlen(s), m = strlen(suffix);
-        return n >= m && !strcmp(s + n - m, suffix);
-}
-
 #define WALL_RATE "_per_second"
 #define CPU_TWIN "_per_cpu_second"
 
@@ -88,10 +83,10 @@ static bool has_suffix(const char *s, const char *suffix)
  * pair; NULL otherwise. */
 static const char *twin_of(const struct result *res, const char *family)
 {
-        bool cpu = has_suffix(family, CPU_TWIN);
+        bool cpu = str_has_suffix(family, CPU_TWIN);
         const char *from = cpu ? CPU_TWIN : WALL_RATE, *to = cpu ? WALL_RATE : CPU_TWIN;
         size_t n = strlen(family), stem = n - strlen(from);
-        if (!cpu && !has_suffix(family, WALL_RATE))
+        if (!cpu && !str_has_suffix(family, WALL_RATE))
                 return NULL;
         for (size_t i = 0; i < res->n_families; i++) {
                 const char *t = res->families[i].name;
@@ -106,13 +101,13 @@ static bool judged(const struct result *res, const char *family, const struct de
 {
         if (!twin_of(res, family))
                 return true;
-        return has_suffix(family, CPU_TWIN) ? c->judge_cpu_time : !c->judge_cpu_time;
+        return str_has_suffix(family, CPU_TWIN) ? c->judge_cpu_time : !c->judge_cpu_time;
 }
 
 bool baseline_judges_cpu_time(const struct result *res, const struct detector_config *c)
 {
         for (size_t i = 0; i < res->n_families && c->judge_cpu_time; i++)
-                if (has_suffix(res->families[i].name, CPU_TWIN) &&
+                if (str_has_suffix(res->families[i].name, CPU_TWIN) &&
                     twin_of(res, res->families[i].name))
                         return true;
         return false;
@@ -126,14 +121,14 @@ enum detector_direction baseline_direction(const char *family,
             !strncmp(family, "benchwatch_regression", 21))
                 return DETECTOR_NONE;
         if (type == METRIC_SUMMARY)
-                return has_suffix(family, "_seconds") ?
+                return str_has_suffix(family, "_seconds") ?
                         DETECTOR_LOWER_IS_BETTER : DETECTOR_NONE;
         if (type != METRIC_GAUGE)
                 return DETECTOR_NONE;
-        if (has_suffix(family, "_per_second") || has_suffix(family, CPU_TWIN) ||
+        if (str_has_suffix(family, "_per_second") || str_has_suffix(family, CPU_TWIN) ||
             strstr(family, "iops"))
                 return DETECTOR_HIGHER_IS_BETTER;
-        if (strstr(family, "latency") && has_suffix(family, "_seconds"))
+        if (strstr(family, "latency") && str_has_suffix(family, "_seconds"))
                 return DETECTOR_LOWER_IS_BETTER;
         return DETECTOR_NONE;
 }

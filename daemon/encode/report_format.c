@@ -77,24 +77,17 @@ static int names_width(const struct result *r)
         return width;
 }
 
-static bool ends_with(const char *name, const char *suffix)
-{
-        size_t l = strlen(name), k = strlen(suffix);
-        return l > k && !strcmp(name + l - k, suffix);
-}
-
 static void table_value(FILE *f, const char *name, double v)
 {
-        size_t l = strlen(name);
         /* bytes as sysbench says them: MiB, the CPU-time twin alike */
-        if (ends_with(name, "_bytes_per_second"))
+        if (str_has_suffix(name, "_bytes_per_second"))
                 fprintf(f, "%14.2f MiB/s\n", v / 1048576.0);
-        else if (ends_with(name, "_bytes_per_cpu_second"))
+        else if (str_has_suffix(name, "_bytes_per_cpu_second"))
                 fprintf(f, "%14.2f MiB per CPU second\n", v / 1048576.0);
-        else if ((ends_with(name, "_bytes") || ends_with(name, "_bytes_total")) &&
+        else if ((str_has_suffix(name, "_bytes") || str_has_suffix(name, "_bytes_total")) &&
                  v == floor(v) && v >= 1048576)
                 fprintf(f, "%11.0f    (%.1f MiB)\n", v, v / 1048576.0);
-        else if (l > 8 && !strcmp(name + l - 8, "_seconds")) {
+        else if (str_has_suffix(name, "_seconds")) {
                 char buf[32];
                 report_format_cell(f, format_quantity(v, true, buf, sizeof(buf)), 13);
                 fputc('\n', f);
@@ -487,13 +480,12 @@ void report_format_line(FILE *f, const struct result *r)
                 /* figures, not the runner's evidence, totals or info metrics
                  * (benchwatch_disk_info, 1: facts in labels) */
                 if (!strncmp(fam->name, "benchwatch_probe_", 17) || !fam->n_samples ||
-                    fam->type == METRIC_COUNTER || ends_with(fam->name, "_info"))
+                    fam->type == METRIC_COUNTER || str_has_suffix(fam->name, "_info"))
                         continue;
                 const char *name = report_format_short_name(fam->name, r->plugin);
                 const struct sample *s = &fam->samples[0];
                 char a[32], b[32];
-                size_t l = strlen(name);
-                bool sec = l > 8 && !strcmp(name + l - 8, "_seconds");
+                bool sec = str_has_suffix(name, "_seconds");
                 if (s->hist)
                         fprintf(f, " %s p50=%s p95=%s", name,
                                 format_quantity(bw_hist_quantile_ns(s->hist, 0.5) / 1e9, true, a,

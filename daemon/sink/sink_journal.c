@@ -27,6 +27,7 @@
 
 #include "core/log.h"
 #include "util/format.h"
+#include "util/strutil.h"
 
 #define JOURNAL_SOCKET "/run/systemd/journal/socket"
 #define FIELD_NAME_MAX 64 /* journald ignores longer field names */
@@ -69,13 +70,6 @@ void sink_journal_fields_free(char **fields, size_t n)
         free(fields);
 }
 
-static bool ends_with(const char *s, const char *suffix)
-{
-        size_t a = strlen(s), b = strlen(suffix);
-
-        return a >= b && !strcmp(s + a - b, suffix);
-}
-
 /* "benchwatch_cpu_events_per_second" of plugin cpu -> "events_per_second" */
 static const char *short_name(const struct result *r, const char *name)
 {
@@ -92,15 +86,15 @@ static void describe(const char *what, double v, char *buf, size_t size)
 {
         size_t wl = strlen(what);
 
-        if (ends_with(what, "bytes_per_second"))
+        if (str_has_suffix(what, "bytes_per_second"))
                 snprintf(buf, size, "%.1f MiB/s", v / 1048576);
-        else if (ends_with(what, "_per_second"))
+        else if (str_has_suffix(what, "_per_second"))
                 snprintf(buf, size, "%.1f %.*s/s", v, (int)(wl - 11), what);
-        else if (!strcmp(what, "iops") || ends_with(what, "_iops"))
+        else if (!strcmp(what, "iops") || str_has_suffix(what, "_iops"))
                 snprintf(buf, size, "%.0f IOPS", v);
-        else if (ends_with(what, "_seconds"))
+        else if (str_has_suffix(what, "_seconds"))
                 snprintf(buf, size, "%.*s %.3g ms", (int)(wl - 8), what, v * 1e3);
-        else if (ends_with(what, "_bytes"))
+        else if (str_has_suffix(what, "_bytes"))
                 snprintf(buf, size, "%.*s %.1f MiB", (int)(wl - 6), what, v / 1048576);
         else {
                 char q[32];

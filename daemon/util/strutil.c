@@ -69,6 +69,12 @@ char *str_utf8_dup(const char *s)
         return d;
 }
 
+bool str_has_suffix(const char *s, const char *suffix)
+{
+        size_t n = strlen(s), m = strlen(suffix);
+        return n >= m && !strcmp(s + n - m, suffix);
+}
+
 size_t str_width(const char *s)
 {
         size_t n = 0;
