@@ -200,8 +200,8 @@ static char *gpu_memory_text(const struct cause_ctx *c)
         char *text = str_printf("the GPU's memory:");
         if (text && ecc)
                 text = join(text, " ", "%s corrected, %s uncorrected ECC errors",
-                            count(c->a[ce].n ? c->a[ce].sum : 0, x, sizeof(x)),
-                            count(c->a[ue].n ? c->a[ue].sum : 0, y, sizeof(y)));
+                            count(c->a[ce].sum, x, sizeof(x)),
+                            count(c->a[ue].sum, y, sizeof(y)));
         if (text && remapped)
                 text = join(text, ecc ? ", " : " ", "%s row%s remapped",
                             count(c->a[rows].sum, x, sizeof(x)), c->a[rows].sum == 1 ? "" : "s");
