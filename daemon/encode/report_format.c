@@ -55,7 +55,9 @@ static int figure_name(FILE *f, const struct result *r, const struct family *fam
         }
         if (!first)
                 n += fprintf(f, "]");
-        fprintf(f, ":%*s", n < width ? width - n : 1, "");
+        fputc(':', f);
+        if (width > 0)
+                fprintf(f, "%*s", n < width ? width - n : 1, "");
         return n;
 }
 
@@ -133,7 +135,8 @@ void report_format_table(FILE *f, const struct result *r)
                 r->probe, r->plugin);
         fprintf(f, "Parameters:\n");
         for (size_t i = 0; i < r->n_params; i++)
-                fprintf(f, "    %-20s %s\n", r->params[i].name, r->params[i].value);
+                fprintf(f, "    %-20s %s\n", r->params[i].name,
+                        *r->params[i].value ? r->params[i].value : "(not set)");
         fprintf(f, "\nFigures:\n");
         int width = names_width(r);
         for (size_t i = 0; i < r->n_families; i++) {

@@ -190,6 +190,29 @@ static void test_table_units(void)
         result_free(r);
 }
 
+/* A parameter left unset says so rather than print nothing (the disk
+ * probe's own test file), and a latency block's heading ends at its colon. */
+static void test_table_unset(void)
+{
+        struct result *r = result_new("d", "disk");
+        CHECK(r);
+        r->success = true;
+        CHECK(result_add_param(r, "path", "") == 0);
+        CHECK(result_add_param(r, "size", "64M") == 0);
+        struct bw_hist h;
+        bw_hist_init(&h);
+        bw_hist_record(&h, 50000);
+        const char *read[] = { "op", "read", NULL };
+        CHECK(result_add(r, "benchwatch_disk_latency_seconds", "l", METRIC_SUMMARY, read, 0,
+                         &h) == 0);
+        char *text = text_of(r, report_format_table);
+        CHECK_STR_CONTAINS(text, "    path                 (not set)\n");
+        CHECK_STR_CONTAINS(text, "    size                 64M\n");
+        CHECK_STR_CONTAINS(text, "    latency_seconds [op=read]:\n");
+        free(text);
+        result_free(r);
+}
+
 /* The daemon's --print line: a run's figures, not its info metric. */
 static void test_line(void)
 {
@@ -214,6 +237,7 @@ int main(void)
         test_plugin_layout();
         test_headings();
         test_table_units();
+        test_table_unset();
         test_line();
         if (test_failures)
                 fprintf(stderr, "%u check(s) failed\n", test_failures);
