@@ -56,7 +56,7 @@ conf() { # URL [EXTRA OPTION LINES]
 [probe c]
 plugin = cpu
 interval = 1s
-duration = 1s
+duration = 200ms
 [textfile]
 path = $T/bw.prom
 [remote_write]
