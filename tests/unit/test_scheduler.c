@@ -346,5 +346,7 @@ int main(void)
         char cmd[200];
         snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir); /* probes' scratch dirs */
         CHECK(system(cmd) == 0);
-        return 0;
+        if (test_failures)
+                fprintf(stderr, "%u check(s) failed\n", test_failures);
+        return test_failures ? 1 : 0;
 }
