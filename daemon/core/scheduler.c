@@ -40,6 +40,7 @@
 #define STOP_GRACE 3.0          /* SIGTERM .. SIGKILL of a run on stop */
 #define STALL_SLACK 30.0        /* how late is "not making progress" */
 #define DEFER_RETRY_MAX 900.0   /* backoff cap of deferred runs */
+#define SCHEDULE_ACCURACY_USEC 1000 /* how late a due run may start, for timer slack */
 #define DEFERRED_FAMILY "benchwatch_probe_deferred_total"
 #define DEFERRED_HELP "runs of the probe deferred (before they started) or " \
         "yielded (stopped during the run) because other work needed the resource, " \
@@ -704,7 +705,11 @@ int scheduler_new(sd_event *e, const struct config *cfg, const struct plugin_reg
         s->userdata = userdata;
         /* a host we cannot read has no evidence, and still runs its probes */
         (void)evidence_host_new(runwatch_root(), KMSG_FROM_NOW, &s->evidence);
-        int r = sd_event_add_time(e, &s->timer, CLOCK_MONOTONIC, 0, 0, on_timer, s);
+        /* a run starts when due: sd-event's default slack (accuracy 0)
+         * is 250 ms, which made a 1-s probe whose run took a second
+         * start every 1.25 s */
+        int r = sd_event_add_time(e, &s->timer, CLOCK_MONOTONIC, 0, SCHEDULE_ACCURACY_USEC,
+                                  on_timer, s);
         if (r >= 0)
                 r = sd_event_source_set_enabled(s->timer, SD_EVENT_OFF);
         if (r >= 0)

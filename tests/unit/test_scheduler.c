@@ -6,7 +6,8 @@
  * handed to the sinks and in the next result); a run that cannot start is
  * a failed result, a removed probe's run none; a stop discards the run it
  * cuts short; a first pass runs every probe back to back; runs are as far
- * apart as conf_daemon_mean_period says, the duty cycle's pause included. */
+ * apart as conf_daemon_mean_period says, the duty cycle's pause included,
+ * and a run that takes its whole interval is followed by the next at once. */
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -304,6 +305,35 @@ static void test_mean_period(void)
         scheduler_free(s);
 }
 
+/* A probe whose run takes its whole interval (1 s) runs back to back:
+ * the next run starts when due, not on sd-event's default 250-ms slack
+ * (which made such runs 1.25 s apart). */
+static void test_on_time(void)
+{
+        struct scheduler *s = NULL;
+        const struct scheduler_callbacks cb = { .result = on_result, .deferred = on_deferred };
+        n_events = 0;
+        configure_with("splay = 0\nfirst_splay = 0\nduty_cycle = 1\n",
+                       "[probe t]\nplugin = misbehave\naction = sleep\nsleep = 1s\n"
+                       "interval = 1s\n");
+        CHECK(scheduler_new(loop, app.cfg, app.reg, &cb, NULL, &s) == 0);
+        /* as the daemon waits: for the loop's own timers, not a poll's
+         * time-out (run_loop's 50 ms would end the slack early) */
+        double end = now_mono() + 15;
+        while (now_mono() < end && n_events < 5)
+                CHECK(sd_event_run(loop, 2 * 1000 * 1000) >= 0);
+        CHECK(n_events == 5);
+        double apart = (events[4].t - events[0].t) / 4;
+        double took = 0;
+        for (size_t i = 1; i < 5; i++)
+                took = fmax(took, events[i].took);
+        printf("  runs of %.3f s at most, %.3f s apart\n", took, apart);
+        /* a run's span is its sleep and a process's start and end: a few
+         * ms, 10-60 ms under ASan or valgrind */
+        EXPECT(apart < took + 0.12);
+        scheduler_free(s);
+}
+
 int main(void)
 {
         const char *exe = getenv("BENCHWATCH");
@@ -338,6 +368,7 @@ int main(void)
         scheduler_free(s);
         test_first_pass();
         test_mean_period();
+        test_on_time();
         sd_event_unref(loop);
         app_done(&app);
         unlink(psi_path);
