@@ -131,7 +131,8 @@ ls "$R"/etc/systemd/system/*.wants/benchwatch*.service 2> /dev/null &&
 # It runs, from the root.
 in_root benchwatch run cpu events=10 --format=json > "$T/run.json" 2> "$T/run.err" ||
         { cat "$T/run.err"; fail "benchwatch run cpu in the root"; }
-json "$T/run.json" 'r["success"] is True and value("benchwatch_cpu_events_per_second") > 0'
+json "$T/run.json" 'r["success"] is True and value("benchwatch_cpu_events_per_second") > 0' ||
+        fail "benchwatch run cpu in the root: $(cat "$T/run.json")"
 in_root benchwatch plugins > "$T/plugins" 2>&1 || fail "benchwatch plugins"
 grep -q '^mysql' "$T/plugins" && fail "mysql plugin present without its package"
 grep -q '^gpu ' "$T/plugins" || fail "no gpu plugin in the core package"
