@@ -40,7 +40,7 @@ for i in $(seq "$TRIES"); do
         # (from /proc: ps shows no nice for a task under SCHED_IDLE)
         [ "$(sed 's/.*) //' "/proc/$child/stat" | awk '{print $17}')" = 10 ] ||
                 fail "probe not at nice 10"
-        # the measuring process at nice -5, so that it starts at once
+        # the measuring process at nice -5 (as root), so that it starts at once
         # beside the hogs (its clock starts after the pidfd is open)
         took=$(nice -n -5 python3 - "$parent" "$child" <<'PY'
 import os, select, signal, sys, time
