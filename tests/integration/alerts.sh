@@ -15,7 +15,8 @@
 #     webhook, naming host, probe, metric and the change, with a runbook;
 #     lifting it brings "resolved";
 #   - a probe that starts failing (its directory replaced by a file) brings
-#     BenchwatchProbeFailing, and "resolved" once it runs again;
+#     BenchwatchProbeFailing, and "resolved" once the operator points it at
+#     a new directory and reloads the daemon (a changed probe runs at once);
 #   - a daemon that stops: BenchwatchHostStale fires (its 3-hour threshold
 #     shortened like the `for:`s).
 # Each delay is printed in two parts with a bound each (see episode()): the
@@ -555,9 +556,13 @@ echo "  summary: $(field "$T/failing" 'a["annotations"]["summary"]')"
 field "$T/failing" 'a["annotations"]["runbook"]' | grep -qF '`benchwatch run disk-a`' || fail "runbook: $(cat "$T/failing")"
 grep -q "^disk 'disk-a': FAILED .*Not a directory" "$T/daemon.out" ||
         fail "the daemon did not say why disk-a failed: $(tail -n 5 "$T/daemon.out")"
-rm "$T/disk-a" && mkdir "$T/disk-a"
+# The operator's repair: a new directory in the configuration, and a
+# reload, which runs the changed probe at once (unchanged ones go on).
+mkdir "$T/disk-a2" && sed -i "s|^path = $T/disk-a/bw.dat\$|path = $T/disk-a2/bw.dat|" "$T/bw.conf"
+grep -qx "path = $T/disk-a2/bw.dat" "$T/bw.conf" || fail "disk-a's path not changed in $T/bw.conf"
 t_fix=$(now)
-episode "probe repaired -> resolved" 60 2 disk_a_runs "$PIPE_RESOLVE" disk_a_ok false "$T/fixed" \
+kill -HUP "$dpid"
+episode "probe repaired -> resolved" 60 1 disk_a_runs "$PIPE_RESOLVE" disk_a_ok false "$T/fixed" \
         --since "$t_fix" --status resolved --name BenchwatchProbeFailing -l probe=disk-a
 
 # ---- the daemon stops ------------------------------------------------------------
