@@ -487,4 +487,10 @@ c systemctl stop benchwatch.service
 } >> "$T/unit.txt"
 BENCHWATCH=$BENCHWATCH BENCHWATCH_PLUGIN_DIR=${BENCHWATCH_PLUGIN_DIR:-$top_builddir/plugins/.libs} \
         python3 "$PY" report "$T" "$STATE" "http://127.0.0.1:$PROM_PORT" "$SEED" "$DURATION" | tee "$T/report.txt"
-exit "${PIPESTATUS[0]}"
+rc=${PIPESTATUS[0]}
+# "each kind once" is a promise of the campaign, a short one's too
+if [ -n "$ORDER" ]; then
+        echo "faults: the campaign ended before every kind came once; never injected:" $ORDER
+        rc=1
+fi
+exit "$rc"
