@@ -144,8 +144,9 @@ mkdir "$T/rules"
 SHIPPED=$top_srcdir/conf/benchwatch.rules.yml
 RULES=$T/rules/benchwatch.rules.yml
 # BenchwatchHostStale's 3-hour threshold becomes STALE seconds (the probes
-# here run every second): that line too, and only it.
-STALE=10
+# here start a run every second or two, the longest run is about a second,
+# and the alert's `for` adds 5 s more): that line too, and only it.
+STALE=5
 HOSTSTALE='max without (probe) (benchwatch_probe_last_try_timestamp_seconds or benchwatch_probe_last_run_timestamp_seconds) >'
 sed -E -e "s/^( *for:) .*/\1 $FOR/" -e "/last_run_timestamp_seconds\) > 3 \* 3600\$/s/> 3 \* 3600\$/> $STALE/" \
         "$SHIPPED" > "$RULES"
