@@ -41,13 +41,6 @@ static bool matches(const char *key, const char *metric)
         return !strcmp(key, metric) || (!strncmp(key, metric, n) && key[n] == '{');
 }
 
-static bool is_seconds(const char *key)
-{
-        const char *brace = strchr(key, '{');
-        size_t len = brace ? (size_t)(brace - key) : strlen(key);
-        return len > 8 && !strncmp(key + len - 8, "_seconds", 8);
-}
-
 static void iso_time(double t, char *buf, size_t size)
 {
         time_t tt = (time_t)t;
@@ -89,7 +82,7 @@ static void print_entry(const struct history_opts *o, const struct history_entry
                 printf(",\"state\":\"%s\",\"counted\":%s}", state_name(e->state),
                        e->counted ? "true" : "false");
         } else {
-                bool sec = is_seconds(e->key);
+                bool sec = history_key_in_seconds(e->key);
                 format_quantity(e->value, sec, v, sizeof(v));
                 if (isfinite(e->reference)) {
                         format_quantity(e->reference, sec, ref, sizeof(ref));

@@ -49,9 +49,7 @@ static bool is_param(const struct compare_column *c, const char *label)
 
 static bool skipped_family(const struct family *fam)
 {
-        size_t n = strlen(fam->name);
-        return !strncmp(fam->name, "benchwatch_probe_", 17) ||
-               (n > 5 && !strcmp(fam->name + n - 5, "_info"));
+        return !strncmp(fam->name, "benchwatch_probe_", 17) || str_has_suffix(fam->name, "_info");
 }
 
 /* "op=read" — the labels of s that are not parameters; "" for none. */
@@ -264,8 +262,7 @@ static int add_infos(struct grid *g)
                 const struct result *r = g->cols[i].result;
                 for (size_t k = 0; k < r->n_families; k++) {
                         const struct family *fam = &r->families[k];
-                        size_t n = strlen(fam->name);
-                        if (n < 5 || strcmp(fam->name + n - 5, "_info") || !fam->n_samples)
+                        if (!str_has_suffix(fam->name, "_info") || !fam->n_samples)
                                 continue;
                         const struct sample *s = &fam->samples[0];
                         for (size_t j = 0; j < s->n_labels; j++) {

@@ -60,9 +60,7 @@ static void ranges(struct panel *p, const struct history_entry *e, size_t n, dou
         double pad = (p->y1 - p->y0) * 0.05 + fabs(p->y1) * 1e-6;
         p->y0 = fmax(p->y0 - pad, 0);
         p->y1 += pad;
-        const char *brace = strchr(p->key, '{');
-        size_t len = brace ? (size_t)(brace - p->key) : strlen(p->key);
-        p->seconds = len > 8 && !strncmp(p->key + len - 8, "_seconds", 8);
+        p->seconds = history_key_in_seconds(p->key);
 }
 
 static void axes(FILE *f, const struct panel *p)

@@ -11,12 +11,6 @@
 #include "util/format.h"
 #include "util/strutil.h"
 
-static bool is_seconds(const char *metric)
-{
-        size_t n = strlen(metric);
-        return n >= 8 && !strcmp(metric + n - 8, "_seconds");
-}
-
 /* Label list of a series' gauges: metric="<family>" then its labels. */
 static const char **series_labels(const struct baseline_series *s)
 {
@@ -157,5 +151,5 @@ char *baseline_report_transition(const struct baseline *b, const struct baseline
 const char *baseline_report_figure(const struct baseline_series *s, double v, char *buf,
                                    unsigned size)
 {
-        return format_quantity(v, is_seconds(s->metric), buf, size);
+        return format_quantity(v, str_has_suffix(s->metric, "_seconds"), buf, size);
 }

@@ -303,3 +303,10 @@ void history_entries_free(struct history_entry *e, size_t n)
                 free(e[i].key);
         free(e);
 }
+
+bool history_key_in_seconds(const char *key)
+{
+        const char *brace = strchr(key, '{');
+        size_t len = brace ? (size_t)(brace - key) : strlen(key);
+        return len > 8 && !strncmp(key + len - 8, "_seconds", 8);
+}

@@ -66,4 +66,8 @@ int history_parse(FILE *f, double since, struct history_entry **ret, size_t *ret
 
 void history_entries_free(struct history_entry *e, size_t n);
 
+/* Whether a series key's figure (its name, before any labels) is a time
+ * in seconds, as a name ending in "_seconds" says. */
+bool history_key_in_seconds(const char *key);
+
 #endif

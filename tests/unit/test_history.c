@@ -189,6 +189,17 @@ static void test_plot(void)
         free(svg);
 }
 
+/* A key's figure is a time by its name, not by a label that says
+ * "_seconds" (what `history` and the plot show in µs/ms). */
+static void test_key_in_seconds(void)
+{
+        EXPECT(history_key_in_seconds("benchwatch_cpu_latency_seconds{quantile=\"0.5\"}"));
+        EXPECT(history_key_in_seconds("benchwatch_probe_duration_seconds"));
+        EXPECT(!history_key_in_seconds("benchwatch_cpu_events_per_second{threads=\"1\"}"));
+        EXPECT(!history_key_in_seconds("benchwatch_x_total{unit=\"_seconds\"}"));
+        EXPECT(!history_key_in_seconds("_seconds"));
+}
+
 int main(void)
 {
         if (!mkdtemp(dir)) {
@@ -200,6 +211,7 @@ int main(void)
         test_bound();
         test_foreign_and_names();
         test_plot();
+        test_key_in_seconds();
         char cmd[600];
         snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
         EXPECT(system(cmd) == 0);
