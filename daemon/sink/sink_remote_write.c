@@ -35,10 +35,14 @@
  * is created before the old one stops, and the two must not both send,
  * drop or number the same files.  The new worker waits here until the
  * old one, done with its last attempt, lets go; runs published meanwhile
- * wait in its queue. */
+ * wait in its queue.  The runs the old one could only hold in memory (the
+ * disk refused them) it hands over with the directory: a reload must not
+ * lose them, least of all one that moves spool_dir off a full disk. */
 static pthread_mutex_t owner_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t owner_cond = PTHREAD_COND_INITIALIZER;
 static bool owned;
+static struct spool *handed_over; /* the last owner's runs in memory */
+static unsigned n_sinks;          /* sinks with a worker: more than one in a reload */
 #define ANSWER_LOGGED 200 /* bytes of a refusal's answer in the log */
 
 static const struct bw_param_def remote_write_options[] = {
@@ -288,21 +292,33 @@ static void spool_run(struct rw_sink *p, const struct result *r)
         update_spool_gauges(p);
 }
 
+static void sinks_add(int delta)
+{
+        pthread_mutex_lock(&owner_lock);
+        n_sinks = (unsigned)((int)n_sinks + delta);
+        pthread_mutex_unlock(&owner_lock);
+}
+
 /* Worker: the spool once this worker owns it (false: told to quit before
  * that).  A directory that cannot be read leaves a spool in memory. */
 static bool take_spool(struct rw_sink *p)
 {
+        struct spool *held = NULL;
         int r;
 
         pthread_mutex_lock(&owner_lock);
         while (owned && !p->quit)
                 pthread_cond_wait(&owner_cond, &owner_lock);
-        if (!owned && !p->quit)
+        /* told to quit, it still takes what the last owner handed over
+         * when no other sink will: to its spool's disk, or lost with a word */
+        bool take = !owned && (!p->quit || (handed_over && n_sinks == 1));
+        if (take) {
                 owned = true;
-        else
-                p->quit = true;
+                held = handed_over;
+                handed_over = NULL;
+        }
         pthread_mutex_unlock(&owner_lock);
-        if (p->quit)
+        if (!take)
                 return false;
         r = spool_open(p->cfg.spool_dir, p->cfg.spool_max, &p->spool);
         if (r < 0) {
@@ -314,6 +330,13 @@ static bool take_spool(struct rw_sink *p)
         if (spool_set_reserve(p->spool, p->cfg.reserve_dir) < 0)
                 abort(); /* a few bytes at start */
         note_spool_drops(p, spool_trim(p->spool));
+        if (held) {
+                size_t dropped = 0, n = spool_add_held(p->spool, held, &dropped);
+                log_notice("remote_write: took %zu unsent run(s) the last configuration "
+                           "held in memory, after those in spool '%s'", n, p->cfg.spool_dir);
+                note_spool_drops(p, dropped);
+                spool_free(held);
+        }
         if (spool_count(p->spool))
                 log_info("remote_write: %zu unsent run(s) in spool '%s', "
                          "sending them first", spool_count(p->spool), p->cfg.spool_dir);
@@ -321,12 +344,33 @@ static bool take_spool(struct rw_sink *p)
         return true;
 }
 
-static void release_spool(void)
+/* Worker, done: the spool directory to the next worker, with the runs
+ * held in memory when there will be one (a reload's new sink). */
+static void release_spool(struct rw_sink *p)
 {
+        size_t in_memory = spool_persist(p->spool);
+        bool next = false;
+
         pthread_mutex_lock(&owner_lock);
+        if (in_memory && n_sinks > 1 && !handed_over) {
+                handed_over = p->spool;
+                p->spool = NULL;
+                next = true;
+        }
         owned = false;
         pthread_cond_broadcast(&owner_cond);
         pthread_mutex_unlock(&owner_lock);
+        if (next) {
+                log_notice("remote_write: %zu unsent run(s) held in memory go to the "
+                           "new configuration (spool '%s' would not take them)",
+                           in_memory, p->cfg.spool_dir);
+        } else if (in_memory) {
+                count(p, RW_DROPPED_TOTAL, (double)in_memory);
+                log_warning("remote_write: %zu unsent run(s) held in memory are lost: "
+                            "spool '%s' would not take them", in_memory, p->cfg.spool_dir);
+        }
+        spool_free(p->spool);
+        p->spool = NULL;
 }
 
 /* ---- sending ---------------------------------------------------------------- */
@@ -451,18 +495,13 @@ static void last_attempt(struct rw_sink *p)
                 if (left < 0.001 || send_oldest(p, (long)(left * 1000)) == RETRY)
                         break;
         }
-        /* what the disk would not take before: the last chance, or lost
-         * (they were once said to stay in the spool, and were freed) */
+        /* what the disk would not take before: its last chance (they were
+         * once said to stay in the spool, and were freed) */
         size_t in_memory = spool_persist(p->spool);
         size_t on_disk = spool_count(p->spool) - in_memory;
         if (on_disk)
                 log_notice("remote_write: %zu unsent run(s) stay in spool '%s' for "
                            "the next start", on_disk, p->cfg.spool_dir);
-        if (in_memory) {
-                count(p, RW_DROPPED_TOTAL, (double)in_memory);
-                log_warning("remote_write: %zu unsent run(s) held in memory are lost: "
-                            "spool '%s' would not take them", in_memory, p->cfg.spool_dir);
-        }
 }
 
 /* With the lock held: the oldest queued run (the caller frees it). */
@@ -504,9 +543,7 @@ static void *rw_worker(void *arg)
         }
         pthread_mutex_unlock(&l->lock);
         last_attempt(p);
-        spool_free(p->spool);
-        p->spool = NULL;
-        release_spool();
+        release_spool(p);
         return NULL;
 }
 
@@ -576,6 +613,7 @@ static void rw_free(struct sink *s)
                 pthread_cond_broadcast(&owner_cond);
                 pthread_mutex_unlock(&owner_lock);
                 mailbox_finish(&p->sync, p->thread);
+                sinks_add(-1);
         }
         for (size_t i = 0; i < p->n_queue; i++)
                 result_free(p->queue[i]);
@@ -611,8 +649,12 @@ static int rw_start(struct rw_sink *p, const struct param_set *opts,
         if (r >= 0 && (r = spool_check_dir(p->cfg.spool_dir)) < 0)
                 *ret_error = sinkconf_errorf("cannot use spool_dir '%s': %s",
                                              p->cfg.spool_dir, strerror(-r));
-        if (r >= 0)
+        if (r >= 0) {
+                sinks_add(1); /* before its worker looks */
                 r = mailbox_start(&p->sync, &p->thread, rw_worker, p);
+                if (r < 0)
+                        sinks_add(-1);
+        }
         p->thread_started = r >= 0;
         return r;
 }

@@ -322,6 +322,27 @@ int spool_add(struct spool *s, const void *data, size_t len, size_t *ret_dropped
         return r;
 }
 
+size_t spool_add_held(struct spool *dst, const struct spool *src, size_t *ret_dropped)
+{
+        size_t held = 0, dropped = 0;
+
+        for (size_t i = 0; i < src->n; i++) {
+                const struct entry *e = &src->e[i];
+                size_t before = dst->n, d = 0;
+
+                if (!e->mem)
+                        continue;
+                held++;
+                (void)spool_add(dst, e->mem, e->size, &d);
+                /* d counts the oldest that made room, or this one when it
+                 * alone exceeds the bound; one not added found no memory */
+                dropped += d + (dst->n + d == before);
+        }
+        if (ret_dropped)
+                *ret_dropped = dropped;
+        return held;
+}
+
 int spool_peek(struct spool *s, uint8_t **ret, size_t *ret_len)
 {
         const struct entry *e;

@@ -54,6 +54,11 @@ int spool_peek(struct spool *s, uint8_t **ret, size_t *ret_len);
  * chance, before a stop or a reload frees the spool): how many are still
  * in memory only, which spool_free() loses. */
 size_t spool_persist(struct spool *s);
+/* Append the runs src holds in memory only to dst, oldest first, as
+ * spool_add() would (to dst's disk where it takes them): a reload's
+ * hand-over, so that a new spool loses none of an old one's runs.  How
+ * many src held; *ret_dropped (may be NULL) as spool_add()'s, summed. */
+size_t spool_add_held(struct spool *dst, const struct spool *src, size_t *ret_dropped);
 /* Forget the oldest run (delete its file). 0, or -errno of unlink(2). */
 int spool_pop(struct spool *s);
 

@@ -28,6 +28,7 @@
 #include "sink/sink.h"
 #include "sink/sink_journal.h"
 #include "sink/sink_pushgateway.h"
+#include "sink/sink_remote_write.h"
 #include "sink/sink_textfile.h"
 #include "util/hist.h"
 #include "util/timeutil.h"
@@ -404,6 +405,107 @@ static void test_reload_seed(const char *tmp)
         unlink(path);
 }
 
+/* The remote-write sink's figure `name` in set's health; -1 when none. */
+static double rw_figure(const struct sink_set *set, const char *name)
+{
+        struct result *f = sink_health_figures(sink_set_health(set));
+        const struct sample *smp = f ? result_find_sample(f, name, NULL) : NULL;
+        double v = smp ? smp->value : -1;
+
+        result_free(f);
+        return v;
+}
+
+static size_t count_files(const char *dir, const char *suffix)
+{
+        DIR *d = opendir(dir);
+        struct dirent *de;
+        size_t n = 0;
+
+        while (d && (de = readdir(d)))
+                n += strlen(de->d_name) > strlen(suffix) &&
+                     !strcmp(de->d_name + strlen(de->d_name) - strlen(suffix), suffix);
+        if (d)
+                closedir(d);
+        return n;
+}
+
+static void remove_dir(const char *dir)
+{
+        DIR *d = opendir(dir);
+        struct dirent *de;
+        char p[1200];
+
+        while (d && (de = readdir(d)))
+                if (de->d_name[0] != '.') {
+                        snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
+                        unlink(p);
+                }
+        if (d)
+                closedir(d);
+        rmdir(dir);
+}
+
+/* Remote write with its spool's disk refusing (a file where the directory
+ * was) and the receiver away: the runs are held in memory.  A reload that
+ * moves spool_dir elsewhere must hand them to the new sink, which writes
+ * them to its spool; they were lost before. */
+static void test_reload_held(const char *tmp)
+{
+        char d1[600], d2[600], away[620], kv1[700], kv2[700];
+        const char *url = "url=http://127.0.0.1:1/api/v1/write"; /* refused */
+        struct sink_set *old, *new;
+        const struct param_set *opts[8] = { 0 };
+        char *err = NULL;
+
+        snprintf(d1, sizeof(d1), "%s/spool1", tmp);
+        snprintf(d2, sizeof(d2), "%s/spool2", tmp);
+        snprintf(away, sizeof(away), "%s.away", d1);
+        snprintf(kv1, sizeof(kv1), "spool_dir=%s", d1);
+        snprintf(kv2, sizeof(kv2), "spool_dir=%s", d2);
+        const char *kvs1[] = { url, kv1, "retry_min=10min", "timeout=1s", NULL };
+        const char *kvs2[] = { url, kv2, "retry_min=10min", "timeout=1s", NULL };
+        const char *off[] = { "enabled=no", NULL };
+        struct param_set *rw1 = options("remote_write", kvs1);
+        struct param_set *rw2 = options("remote_write", kvs2), *j = options("journal", off);
+        size_t i_rw = 0;
+        for (size_t i = 0; sink_types[i]; i++) {
+                if (!strcmp(sink_types[i]->section, "remote_write"))
+                        i_rw = i;
+                if (!strcmp(sink_types[i]->section, "journal"))
+                        opts[i] = j;
+        }
+        opts[i_rw] = rw1;
+        assert(sink_set_new(opts, NULL, NULL, &old, &err) == 0);
+        struct result *a = make_result("a", 1, false), *b = make_result("b", 2, false);
+        EXPECT(sink_set_publish(old, a) == 0);
+        /* spooled, and its first send refused (it read the file back) */
+        for (int i = 0; i < 1000 && rw_figure(old, RW_FAILED_TOTAL) < 1; i++)
+                usleep(10000);
+        EXPECT(rw_figure(old, RW_SPOOL_RUNS) == 1 && count_files(d1, ".rw") == 1);
+        CHECK(rename(d1, away) == 0);
+        close(open(d1, O_CREAT | O_WRONLY, 0600));
+        EXPECT(sink_set_publish(old, b) == 0);
+        EXPECT(sink_set_publish(old, a) == 0);
+        for (int i = 0; i < 1000 && rw_figure(old, RW_SPOOL_RUNS) < 3; i++)
+                usleep(10000);
+        EXPECT(rw_figure(old, RW_SPOOL_RUNS) == 3); /* 1 on disk, 2 in memory */
+        opts[i_rw] = rw2;
+        assert(sink_set_new(opts, NULL, old, &new, &err) == 0);
+        sink_set_free(old); /* its disk still refuses: it hands the two over */
+        sink_set_free(new); /* the new one took them, and they stay spooled */
+        EXPECT(count_files(d2, ".rw") == 2);
+        EXPECT(count_files(away, ".rw") == 1);
+        unlink(d1);
+        remove_dir(away);
+        remove_dir(d2);
+        result_free(a);
+        result_free(b);
+        param_set_free(rw1);
+        param_set_free(rw2);
+        param_set_free(j);
+}
+
 /* ---- drive mode ------------------------------------------------------------ */
 
 static int drive(int argc, char **argv)
@@ -500,6 +602,7 @@ int main(int argc, char **argv)
         test_syslog_socket(tmp);
         test_textfile(tmp);
         test_reload_seed(tmp);
+        test_reload_held(tmp);
         rmdir(tmp);
         if (test_failures)
                 fprintf(stderr, "%u check(s) failed\n", test_failures);

@@ -5,7 +5,8 @@
  * foreign files are left alone; a spool in memory behaves the same; a run
  * that could not be written is kept in memory and written by the next add
  * that can (until then a kill -9 would lose it), or by the last chance a
- * stop or a reload gives it (spool_persist). */
+ * stop or a reload gives it (spool_persist), or handed to a reload's
+ * new spool (spool_add_held). */
 #include <assert.h>
 #include <dirent.h>
 #include <errno.h>
@@ -129,6 +130,27 @@ int main(void)
         EXPECT(spool_add(s, "kept-run-1xx", 12, &dropped) < 0 && spool_count(s) == 1);
         EXPECT(spool_add(s, "kept-run-2xx", 12, &dropped) < 0 && spool_count(s) == 2);
         EXPECT(spool_persist(s) == 2); /* the disk takes them not yet */
+        {
+                /* a reload to a spool that can: it takes them, after its own */
+                char dir2[80];
+                struct spool *s2;
+
+                snprintf(dir2, sizeof(dir2), "%s/spool2", tmpl);
+                CHECK(spool_open(dir2, 30, &s2) == 0);
+                EXPECT(spool_add(s2, "its-own-run", 11, &dropped) == 0);
+                EXPECT(spool_add_held(s2, s, &dropped) == 2 && dropped == 1);
+                EXPECT(spool_count(s2) == 2 && spool_persist(s2) == 0);
+                EXPECT(dir_bytes(dir2, &files) == 24 && files == 2);
+                x = pop_str(s2); /* the bound of 30 bytes dropped its own */
+                EXPECT(x && !strcmp(x, "kept-run-1xx"));
+                free(x);
+                x = pop_str(s2);
+                EXPECT(x && !strcmp(x, "kept-run-2xx"));
+                free(x);
+                spool_free(s2);
+                rmdir(dir2);
+                EXPECT(spool_count(s) == 2); /* src is left as it was */
+        }
         unlink(dir);
         CHECK(rename(p, dir) == 0);
         EXPECT(spool_persist(s) == 0 && spool_count(s) == 2); /* a stop's last chance */
