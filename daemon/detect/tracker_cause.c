@@ -184,19 +184,21 @@ static bool unseen_regressed(const struct baseline *b)
         return false;
 }
 
-/* The series in regression that changed most, and how many are. */
+/* The series in regression that changed most, how many are, and how many
+ * of them entered with this run (all of them: the probe's regression
+ * began; some: another figure joined it). */
 static const struct baseline_series *worst_of(const struct baseline *b, unsigned *ret_n,
-                                              bool *ret_entered)
+                                              unsigned *ret_entered)
 {
         const struct baseline_series *w = NULL;
         *ret_n = 0;
-        *ret_entered = false;
+        *ret_entered = 0;
         for (size_t i = 0; i < b->n_series; i++) {
                 const struct baseline_series *s = &b->series[i];
                 if (!s->seen || !s->verdict.regression)
                         continue;
                 (*ret_n)++;
-                *ret_entered |= s->verdict.transition == DETECTOR_ENTERED;
+                *ret_entered += s->verdict.transition == DETECTOR_ENTERED;
                 if (!w || fabs(s->verdict.change) > fabs(w->verdict.change))
                         w = s;
         }
@@ -328,9 +330,9 @@ static int name_cause(const char *state_dir, struct tracker_cause_peers *peers,
                       const struct baseline *b, struct result *res, struct evidence_store *es,
                       double window, struct tracker_cause_out *out)
 {
-        unsigned n_regressed;
-        bool entered;
-        struct regressed g = { .s = worst_of(b, &n_regressed, &entered) };
+        unsigned n_regressed, n_entered;
+        struct regressed g = { .s = worst_of(b, &n_regressed, &n_entered) };
+        bool entered = n_entered > 0, began = n_entered == n_regressed;
         if (!g.s && unseen_regressed(b))
                 return 0; /* the cause named, and when it began, stand */
         if (!g.s) {
@@ -340,17 +342,31 @@ static int name_cause(const char *state_dir, struct tracker_cause_peers *peers,
         regressed_runs(es, b, res, &g);
         int r = peers_note(peers, res->probe, res->plugin, g.since);
         g.since = peers_began(peers, res->probe, g.since);
-        struct cause c = { 0 };
-        /* runs on their way back are no evidence of the regression's cause:
-         * the cause named stays while the figure recovers (the detector's
-         * evidence of "back" is above 0, or no latest run is worse by half
-         * the change).  One that moved as those runs came in resolved the
-         * alert it labels while the figure was still regressed (alerts.sh's
-         * lift step, 5 December: in 3 of 4 runs). */
-        bool back = g.s->det.clear > 0 || !g.streak;
-        bool keep = !entered && back && cause_of_label(es->cause_label, &c) == 0;
-        if (!keep && r >= 0)
+        struct cause c = { 0 }, named = { 0 };
+        if (r >= 0)
                 r = find_cause(es, peers, res, window, &g, &c);
+        /* Once named, a cause stays for the probe's whole regression: the
+         * alert of each of its figures carries it as a label, and a cause
+         * that moved resolved that alert while the figure was still
+         * regressed.  It moved on runs on their way back, read as evidence
+         * (alerts.sh's lift step, 5 December: in 3 of 4 runs), and when
+         * another figure of the probe, worse on in the runs after the
+         * step, was read again (6 December: once in 3).  Only stronger
+         * evidence replaces it: the host's event, when other probes join,
+         * or a cause earlier in cause.h's order while the worst figure is
+         * still getting worse (not on its way back: the detector's
+         * evidence of "back" is above 0, or no latest run is worse by half
+         * the change). */
+        bool back = g.s->det.clear > 0 || !g.streak;
+        bool keep = r >= 0 && !began && cause_of_label(es->cause_label, &named) == 0 &&
+                    (!c.label || (c.kind != named.kind && c.kind != CAUSE_HOST &&
+                                  (back || c.kind > named.kind)));
+        if (keep) {
+                cause_clear(&c);
+                c = named;
+                if (es->cause_text && !(c.evidence = strdup(es->cause_text)))
+                        r = -ENOMEM;
+        }
         const char *was = es->cause_label;
         bool changed = c.label && (!was || strcmp(was, c.label));
         if (r >= 0 && (entered || changed) && !(out->line = line_of(b, &g, n_regressed, &c,

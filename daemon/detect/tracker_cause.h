@@ -8,8 +8,11 @@
  * accumulate is compared with the reference's runs' (cause.h), with the
  * other probes in regression whose regressions began within the window
  * (peers: several independent probes at once is the host, one event, not
- * one per probe).  The cause is redone at every run, so a probe first
- * named alone becomes part of the host's event when others follow.  The
+ * one per probe).  The cause is read again at every run, but once named
+ * it stays until the probe's regression ends (an alert carries it as a
+ * label), unless stronger evidence names another: the host's event, when
+ * other probes follow a probe first named alone, or a cause earlier in
+ * cause.h's order while the worst figure is still getting worse.  The
  * run then carries benchwatch_regression_cause{cause="<label>"} 1 (an
  * alert routes on it), the store keeps the cause for `status` and
  * `baseline show`, and a journal line for people is made when the

@@ -17,7 +17,7 @@
  *     the wall-clock one unless judge = cpu_time;
  *   - the cause is the step's, not that of the runs noise kept in the
  *     CUSUM's segment before it, and it stays named while the figure
- *     recovers. */
+ *     recovers, also when another figure of the probe gets worse then. */
 #include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
@@ -353,6 +353,62 @@ static void test_cause_of_the_step(void)
         remove_dir(dir);
 }
 
+/* One counted run with a latency figure beside the rate: whether the
+ * rate is in regression, and the cause the run was given. */
+static bool observe_two(struct tracker *t, double rate, double latency, double throttled,
+                        char *cause, bool *latency_regressed)
+{
+        struct tracker_outcome o;
+        struct result *r = rate_run(rate, throttled);
+        add(r, "benchwatch_cpu_latency_sysbench_p95_seconds", latency);
+        tracker_observe(t, r, &o);
+        EXPECT(o.counted);
+        const char *m[] = { "metric", "benchwatch_cpu_events_per_second", NULL };
+        const struct sample *s = result_find_sample(r, "benchwatch_regression", m);
+        const char *ml[] = { "metric", "benchwatch_cpu_latency_sysbench_p95_seconds", NULL };
+        const struct sample *l = result_find_sample(r, "benchwatch_regression", ml);
+        bool rate_regressed = s && s->value == 1;
+        *latency_regressed = l && l->value == 1;
+        snprintf(cause, 32, "%s", cause_of(r));
+        tracker_outcome_clear(&o);
+        result_free(r);
+        return rate_regressed;
+}
+
+/* The quota's step, then its lift: on the way back another figure of the
+ * probe (its latency, 60% worse from the lift on) enters a regression of
+ * its own.  The cause stays named while the rate recovers: it was once
+ * read again then, from the runs after the lift, and the label the rate's
+ * alert carries moved away from cpu_quota, which resolved that alert
+ * while the rate was still regressed (alerts.sh, 6 December). */
+static void test_cause_when_a_figure_joins(void)
+{
+        char dir[] = "/tmp/test_tracker.XXXXXX", cause[32] = "";
+        struct context host = { 0 };
+        struct tracker *t = NULL;
+        CHECK(mkdtemp(dir) && tracker_new(dir, &host, NULL, &t) == 0);
+        unsigned seed = 5, i;
+        bool lat = false;
+        for (i = 0; i < 30; i++) { /* rate and latency with 3% noise */
+                seed = seed * 1103515245 + 12345;
+                double u = (double)(seed >> 16 & 0x7fff) / 0x7fff - 0.5;
+                EXPECT(!observe_two(t, 1000 * (1 + 0.1 * u), 0.001 * (1 - 0.1 * u), 0, cause,
+                                    &lat));
+        }
+        for (i = 0; i < 6 && !observe_two(t, 150, 0.001, 0.9, cause, &lat); i++)
+                ;
+        EXPECT(i < 6 && !strcmp(cause, "cpu_quota") && !lat);
+        unsigned kept = 0, joined = 0;
+        for (i = 0; i < 20 && observe_two(t, 985, 0.0016, 0, cause, &lat); i++) {
+                kept += !strcmp(cause, "cpu_quota");
+                joined += lat;
+        }
+        EXPECT(i < 20 && i >= 3 && kept == i);
+        EXPECT(joined > 0); /* the latency did join the regression on the way back */
+        tracker_free(t);
+        remove_dir(dir);
+}
+
 /* A regression entered while the reference is still learnt (30 runs of
  * 100): its runs stay out of the reference, their evidence too, so the
  * step's cause is named on every regressed run (they were once kept as
@@ -524,6 +580,7 @@ int main(void)
         test_one_of_a_pair();
         test_observe();
         test_cause_of_the_step();
+        test_cause_when_a_figure_joins();
         test_whole_context_changed();
         test_cause_while_learning();
         test_gpu_turns();
