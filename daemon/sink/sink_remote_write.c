@@ -345,11 +345,18 @@ static bool take_spool(struct rw_sink *p)
 }
 
 /* Worker, done: the spool directory to the next worker, with the runs
- * held in memory when there will be one (a reload's new sink). */
+ * held in memory when there will be one (a reload's new sink).  What the
+ * disk would not take before gets its last chance first (such runs were
+ * once said to stay in the spool, and were freed). */
 static void release_spool(struct rw_sink *p)
 {
         size_t in_memory = spool_persist(p->spool);
+        size_t on_disk = spool_count(p->spool) - in_memory;
         bool next = false;
+
+        if (on_disk)
+                log_notice("remote_write: %zu unsent run(s) stay in spool '%s' for "
+                           "the next start", on_disk, p->cfg.spool_dir);
 
         pthread_mutex_lock(&owner_lock);
         if (in_memory && n_sinks > 1 && !handed_over) {
@@ -495,13 +502,6 @@ static void last_attempt(struct rw_sink *p)
                 if (left < 0.001 || send_oldest(p, (long)(left * 1000)) == RETRY)
                         break;
         }
-        /* what the disk would not take before: its last chance (they were
-         * once said to stay in the spool, and were freed) */
-        size_t in_memory = spool_persist(p->spool);
-        size_t on_disk = spool_count(p->spool) - in_memory;
-        if (on_disk)
-                log_notice("remote_write: %zu unsent run(s) stay in spool '%s' for "
-                           "the next start", on_disk, p->cfg.spool_dir);
 }
 
 /* With the lock held: the oldest queued run (the caller frees it). */
