@@ -1,15 +1,18 @@
 #!/bin/sh
-# clang_werror.sh — the tree built with clang and -Werror, beside the gcc
+# clang_werror.sh — the tree compiled by clang with -Werror, beside the gcc
 # build `make check` runs in.  HACKING.md promises warnings clean under gcc
-# and clang; only a build proves it, so a clang warning fails `make check`.
+# and clang; a clang warning fails `make check`.
 #
-# The daemon, the plugins and every test program are compiled (make all
-# check TESTS=), in $top_builddir/tests/build/clang, configured with
-# CC=clang --enable-werror.  An in-tree build leaves config.status in the
-# source and configure then refuses to build it elsewhere, so the source is
-# copied there first (make distdir, as tools/sanitize does); the copy keeps
-# the files' times, so a second run rebuilds only what changed.  About 2
-# minutes on 2 cores the first time.  Skipped (77) without clang.
+# Every file of the daemon, the plugins and the test programs (make all
+# check TESTS=) goes through clang's front end, which is where the
+# warnings the tree turns on are found: clang_frontend.sh stands in for
+# the compiler and libtool, so nothing is generated or linked (the gcc
+# build does that).  It runs in $top_builddir/tests/build/clang, configured
+# with CC=clang --enable-werror.  An in-tree build leaves config.status in
+# the source and configure then refuses to build it elsewhere, so the
+# source is copied there first (make distdir, as tools/sanitize does); the
+# copy keeps the files' times, so a second run compiles only what changed.
+# About 1 minute on 2 cores the first time.  Skipped (77) without clang.
 set -u
 : "${top_srcdir:?run through make check}" "${top_builddir:?}"
 CLANG=${CLANG:-$(command -v clang || command -v clang-14 || true)}
@@ -44,14 +47,17 @@ if [ ! -f Makefile ] || [ "$(sed -n 's/^CC = //p' Makefile)" != "$CLANG" ]; then
         fi
 fi
 start=$(date +%s)
-if ! { inner make -j2 all && inner make -j2 check TESTS=; } > build.log 2>&1; then
+front=$(cd "$top_srcdir" && pwd)/tests/build/clang_frontend.sh
+export CLANG
+set -- CC="$front" LIBTOOL="$front --libtool"
+if ! { inner make -j2 all "$@" && inner make -j2 check TESTS= "$@"; } > build.log 2>&1; then
         grep -B 2 -A 6 'error:\|\*\*\*' build.log | head -n 80
-        echo "FAIL: the tree does not build with $CLANG -Werror (log: $dir/build/build.log)"
+        echo "FAIL: the tree does not compile with $CLANG -Werror (log: $dir/build/build.log)"
         exit 1
 fi
 if grep -n 'warning:' build.log; then
         echo "FAIL: $CLANG warns (above), though the build passed"
         exit 1
 fi
-echo "ok: $($CLANG --version | head -n 1): built warning-free with -Werror" \
+echo "ok: $($CLANG --version | head -n 1): compiled warning-free with -Werror" \
         "($(( $(date +%s) - start ))s)"
