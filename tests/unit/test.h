@@ -5,6 +5,7 @@
 #ifndef BENCHWATCH_TEST_H
 #define BENCHWATCH_TEST_H
 
+#include <ftw.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,5 +33,18 @@ static unsigned test_failures __attribute__((unused));
         fprintf(stderr, "%s:%d: %s = %.9g, want %.9g (+-%g)\n", \
                 __FILE__, __LINE__, #a, a_, b_, (double)(tol)); \
         test_failures++; } } while (0)
+
+static inline int test_remove_one(const char *path, const struct stat *st, int type, struct FTW *f)
+{
+        (void)st, (void)type, (void)f;
+        return remove(path);
+}
+
+/* A test's scratch directory, removed with all it holds: 0, or -1 with errno
+ * (what nftw and remove say; a missing directory is ENOENT). */
+static inline int test_rm_tree(const char *dir)
+{
+        return nftw(dir, test_remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
 
 #endif

@@ -6,7 +6,6 @@
  * depend on the loader or on the real plugins' parameter names. */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -610,19 +609,11 @@ static void test_missing_file(void)
 
 static char tmpdir[] = "/tmp/test_conf.XXXXXX";
 
-static int remove_one(const char *path, const struct stat *st, int flag,
-                      struct FTW *ftw)
-{
-        (void)st, (void)flag, (void)ftw;
-        remove(path);
-        return 0;
-}
-
 /* A failed CHECK exits: leave nothing behind in /tmp either way. */
 static void remove_tmpdir(void)
 {
         if (strcmp(tmpdir + strlen(tmpdir) - 6, "XXXXXX"))
-                nftw(tmpdir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+                test_rm_tree(tmpdir);
 }
 
 static char *tmp_path(const char *rel)

@@ -76,11 +76,6 @@ static void put(const char *root, const char *rel, const char *text, const char 
         free(p);
 }
 
-static int rm_one(const char *path, const struct stat *st, int type, struct FTW *f)
-{
-        return remove(path);
-}
-
 static void test_metal_snapshot(void)
 {
         struct evidence_host *h = NULL;
@@ -328,6 +323,6 @@ int main(void)
         test_bad("bad");
         test_bad("nonexistent");
         test_this_host();
-        CHECK(nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS) == 0);
+        CHECK(test_rm_tree(tmp) == 0);
         return test_failures != 0;
 }

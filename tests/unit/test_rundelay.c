@@ -117,8 +117,6 @@ int main(void)
         CHECK(mkdtemp(dir));
         test_exited_threads_count();
         test_real_threads();
-        char cmd[300];
-        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-        CHECK(system(cmd) == 0);
+        CHECK(test_rm_tree(dir) == 0);
         return 0;
 }

@@ -374,9 +374,7 @@ int main(void)
         unlink(psi_path);
         unlink(conf_path);
         rmdir(proc);
-        char cmd[200];
-        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir); /* probes' scratch dirs */
-        CHECK(system(cmd) == 0);
+        CHECK(test_rm_tree(dir) == 0); /* with the probes' scratch dirs */
         if (test_failures)
                 fprintf(stderr, "%u check(s) failed\n", test_failures);
         return test_failures ? 1 : 0;

@@ -430,22 +430,6 @@ static size_t count_files(const char *dir, const char *suffix)
         return n;
 }
 
-static void remove_dir(const char *dir)
-{
-        DIR *d = opendir(dir);
-        struct dirent *de;
-        char p[1200];
-
-        while (d && (de = readdir(d)))
-                if (de->d_name[0] != '.') {
-                        snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
-                        unlink(p);
-                }
-        if (d)
-                closedir(d);
-        rmdir(dir);
-}
-
 /* Remote write with its spool's disk refusing (a file where the directory
  * was) and the receiver away: the runs are held in memory.  A reload that
  * moves spool_dir elsewhere must hand them to the new sink, which writes
@@ -497,8 +481,8 @@ static void test_reload_held(const char *tmp)
         EXPECT(count_files(d2, ".rw") == 2);
         EXPECT(count_files(away, ".rw") == 1);
         unlink(d1);
-        remove_dir(away);
-        remove_dir(d2);
+        test_rm_tree(away);
+        test_rm_tree(d2);
         result_free(a);
         result_free(b);
         param_set_free(rw1);

@@ -18,7 +18,6 @@
  *   - the cause is the step's, not that of the runs noise kept in the
  *     CUSUM's segment before it, and it stays named while the figure
  *     recovers, also when another figure of the probe gets worse then. */
-#include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -273,20 +272,6 @@ static bool regressed(const struct result *r)
         return s && s->value == 1;
 }
 
-static void remove_dir(const char *dir)
-{
-        DIR *d = opendir(dir);
-        for (struct dirent *e; d && (e = readdir(d));) {
-                char path[256];
-                if (e->d_name[0] != '.' && snprintf(path, sizeof(path), "%s/%s", dir,
-                                                    e->d_name) < (int)sizeof(path))
-                        unlink(path);
-        }
-        if (d)
-                closedir(d);
-        EXPECT(rmdir(dir) == 0);
-}
-
 /* One run through tracker_observe: counted; returns whether the verdict
  * says regressed, its cause copied to cause (size 32). */
 static bool observe(struct tracker *t, double rate, double throttled, char *cause)
@@ -350,7 +335,7 @@ static void test_cause_of_the_step(void)
         EXPECT(i < 20 && kept == i); /* left, and named the quota until then */
         EXPECT(i >= 5);
         tracker_free(t);
-        remove_dir(dir);
+        EXPECT(test_rm_tree(dir) == 0);
 }
 
 /* One counted run with a latency figure beside the rate: whether the
@@ -406,7 +391,7 @@ static void test_cause_when_a_figure_joins(void)
         EXPECT(i < 20 && i >= 3 && kept == i);
         EXPECT(joined > 0); /* the latency did join the regression on the way back */
         tracker_free(t);
-        remove_dir(dir);
+        EXPECT(test_rm_tree(dir) == 0);
 }
 
 /* A regression entered while the reference is still learnt (30 runs of
@@ -433,7 +418,7 @@ static void test_cause_while_learning(void)
                 }
         EXPECT(regressed_runs >= 8 && named == regressed_runs);
         tracker_free(t);
-        remove_dir(dir);
+        EXPECT(test_rm_tree(dir) == 0);
 }
 
 /* A run of the gpu probe with gpu=all: GPU `gpu` at rate, its clocks held
@@ -493,7 +478,7 @@ static void test_gpu_turns(void)
                 }
         EXPECT(regressed_runs >= 6 && heat == regressed_runs);
         tracker_free(t);
-        remove_dir(dir);
+        EXPECT(test_rm_tree(dir) == 0);
 }
 
 /* A run on a host whose every context item changed since the probe's last
@@ -517,7 +502,7 @@ static void test_whole_context_changed(void)
         EXPECT(!observe(t, 1000, 0, cause));
         tracker_free(t);
         context_clear(&host);
-        remove_dir(dir);
+        EXPECT(test_rm_tree(dir) == 0);
 }
 
 static double baseline_runs(const struct result *r)
@@ -569,7 +554,7 @@ static void test_observe(void)
         tracker_outcome_clear(&o);
         result_free(r);
         tracker_free(t);
-        remove_dir(dir);
+        EXPECT(test_rm_tree(dir) == 0);
 }
 
 int main(void)

@@ -308,8 +308,7 @@ static int io_threads_waiting(int threads, double share)
         CHECK(rundelay_active(d) == (size_t)threads);
         yield_monitor_free(m);
         rundelay_free(d);
-        snprintf(path, sizeof(path), "rm -rf '%s'", root);
-        CHECK(system(path) == 0);
+        CHECK(test_rm_tree(root) == 0);
         return yes;
 }
 
