@@ -109,9 +109,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-        char *cmd = str_printf("rm -rf '%s'", libdir);
-        CHECK(cmd && system(cmd) == 0);
-        free(cmd);
+        CHECK(test_rm_tree(libdir) == 0);
 }
 
 /* The last metric called name (with these labels, unless NULL). */

@@ -359,9 +359,7 @@ static void test_cgroup_room(void)
         /* no cgroup at all, or an unreadable tree */
         CHECK(memory_cgroup_room("", root, &v) == -ENOENT);
         CHECK(memory_cgroup_room("0::/nowhere\n", "/nonexistent", &v) == -ENOENT);
-        char cmd[600];
-        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-        CHECK(system(cmd) == 0);
+        CHECK(test_rm_tree(root) == 0);
 }
 
 /* The CPU-time twin of a dram figure: all passes' bytes over the workers'
