@@ -276,16 +276,38 @@ double fakehost_value(const struct fakehost *fh, const char *name,
         return m->value;
 }
 
-bool fakehost_cpu_twin_ok(const struct fakehost *fh, const char *what, unsigned threads,
-                          double events, double rate, double seconds)
+void fakehost_run_events(struct fakehost *fh, const struct bw_plugin *p,
+                         const char *const *params, struct fake_events *f)
 {
-        double cpu_rate = fakehost_value(fh, "events_per_cpu_second", "");
-        double cpu_s = fakehost_value(fh, "worker_cpu_seconds", "");
-        fprintf(stderr, "%s threads=%u: %.0f events/s, %.0f per CPU second "
-                "(%.0f%% of the wall time on CPU)\n", what, threads, rate, cpu_rate,
-                100 * cpu_s / (threads * seconds));
-        return cpu_s > 0 && cpu_rate * cpu_s > 0.999 * events &&
-               cpu_rate * cpu_s < 1.001 * events &&
-               cpu_s <= threads * seconds * 1.001 + 0.002 &&
-               cpu_rate >= 0.998 * rate / threads;
+        fakehost_init(fh);
+        CHECK(fakehost_run(fh, p, params) == 0);
+        CHECK(fh->error == NULL);
+        f->rate = fakehost_value(fh, "events_per_second", "");
+        f->events = fakehost_value(fh, "events_total", "");
+        f->seconds = fakehost_value(fh, "total_time_seconds", "");
+        f->lat = fakehost_find(fh, "latency_seconds", "");
+        CHECK(f->lat && f->lat->kind == FAKE_LATENCY);
+}
+
+void fakehost_check_cpu_twins(const struct bw_plugin *p)
+{
+        for (unsigned threads = 1; threads <= 2; threads++) {
+                struct fakehost fh;
+                struct fake_events f;
+                char arg[32];
+
+                snprintf(arg, sizeof(arg), "threads=%u", threads);
+                fakehost_run_events(&fh, p, (const char *const[]){ "duration=300ms", arg, NULL },
+                                    &f);
+                double cpu_rate = fakehost_value(&fh, "events_per_cpu_second", "");
+                double cpu_s = fakehost_value(&fh, "worker_cpu_seconds", "");
+                fprintf(stderr, "%s threads=%u: %.0f events/s, %.0f per CPU second "
+                        "(%.0f%% of the wall time on CPU)\n", p->name, threads, f.rate,
+                        cpu_rate, 100 * cpu_s / (threads * f.seconds));
+                CHECK(cpu_s > 0);
+                CHECK(cpu_rate * cpu_s > 0.999 * f.events && cpu_rate * cpu_s < 1.001 * f.events);
+                CHECK(cpu_s <= threads * f.seconds * 1.001 + 0.002);
+                CHECK(cpu_rate >= 0.998 * f.rate / threads);
+                fakehost_done(&fh);
+        }
 }

@@ -60,12 +60,22 @@ const struct fake_metric *fakehost_find(const struct fakehost *fh,
 double fakehost_value(const struct fakehost *fh, const char *name,
                       const char *labels);
 
-/* The CPU-time twin of a run's rate (events_per_cpu_second and
- * worker_cpu_seconds): true when it agrees with the run's events, no
- * worker had more CPU time than the wall time, and so per thread it is at
- * least the wall-clock rate; prints both rates on stderr, as `what`. */
-bool fakehost_cpu_twin_ok(const struct fakehost *fh, const char *what, unsigned threads,
-                          double events, double rate, double seconds); /* aborts if missing */
+/* The figures of a sysbench-style run (cpu, threads): its rate, events,
+ * wall time and per-event latency histogram. */
+struct fake_events {
+        double rate, events, seconds;
+        const struct fake_metric *lat;
+};
+/* fakehost_init() and a run of p with params, which must succeed; its
+ * event figures in *f (the test aborts if one is missing). */
+void fakehost_run_events(struct fakehost *fh, const struct bw_plugin *p,
+                         const char *const *params, struct fake_events *f);
+/* The CPU-time twin of the rate (events_per_cpu_second and
+ * worker_cpu_seconds), in 0.3-s runs of p at 1 and 2 threads: it agrees
+ * with the run's events, no worker had more CPU time than the wall time,
+ * and so per thread it is at least the wall-clock rate; prints both
+ * rates on stderr.  Aborts the test otherwise. */
+void fakehost_check_cpu_twins(const struct bw_plugin *p);
 
 
 #endif

@@ -20,22 +20,10 @@ uint64_t cpu_count_primes(uint64_t max_prime);
 
 #define NEAR(a, b, rel) (fabs((a) - (b)) <= (rel) * fabs(b))
 
-struct figures {
-        double rate, events, seconds;
-        const struct fake_metric *lat;
-};
-
 static void run_ok(struct fakehost *fh, const char *const *params,
-                   struct figures *f)
+                   struct fake_events *f)
 {
-        fakehost_init(fh);
-        CHECK(fakehost_run(fh, &benchwatch_plugin, params) == 0);
-        CHECK(fh->error == NULL);
-        f->rate = fakehost_value(fh, "events_per_second", "");
-        f->events = fakehost_value(fh, "events_total", "");
-        f->seconds = fakehost_value(fh, "total_time_seconds", "");
-        f->lat = fakehost_find(fh, "latency_seconds", "");
-        CHECK(f->lat && f->lat->kind == FAKE_LATENCY);
+        fakehost_run_events(fh, &benchwatch_plugin, params, f);
 }
 
 static void test_prime_count(void)
@@ -53,7 +41,7 @@ static void test_prime_count(void)
 static void test_figures_agree(void)
 {
         struct fakehost fh;
-        struct figures f;
+        struct fake_events f;
         double p95;
 
         run_ok(&fh, (const char *const[]){ "duration=300ms", NULL }, &f);
@@ -80,7 +68,7 @@ static void test_figures_agree(void)
 static void test_events_limit(void)
 {
         struct fakehost fh;
-        struct figures f;
+        struct fake_events f;
 
         run_ok(&fh, (const char *const[]){ "events=50", "duration=60s", NULL },
                &f);
@@ -98,7 +86,7 @@ static void test_events_limit(void)
 static double rate_of(const char *const *params)
 {
         struct fakehost fh;
-        struct figures f;
+        struct fake_events f;
 
         run_ok(&fh, params, &f);
         fakehost_done(&fh);
@@ -108,7 +96,7 @@ static double rate_of(const char *const *params)
 static double fastest_event(const char *const *params)
 {
         struct fakehost fh;
-        struct figures f;
+        struct fake_events f;
         double ns;
 
         run_ok(&fh, params, &f);
@@ -139,7 +127,7 @@ static void test_max_prime_scales(void)
 static void test_threads_concurrent(void)
 {
         struct fakehost fh;
-        struct figures f;
+        struct fake_events f;
 
         run_ok(&fh, (const char *const[]){ "threads=2", "duration=300ms",
                                             NULL }, &f);
@@ -238,21 +226,6 @@ static void test_bad_params(void)
                 "max_prime=20000", "threads=1024", "events=5", NULL }) == NULL);
 }
 
-/* The CPU-time twin of the rate: events over the workers'
- * summed CPU time, which no worker can have more of than the wall time,
- * so per thread it is at least the wall-clock rate. */
-static void test_cpu_time_figure(void)
-{
-        for (unsigned threads = 1; threads <= 2; threads++) {
-                struct fakehost fh;
-                struct figures f;
-                char arg[32];
-                snprintf(arg, sizeof(arg), "threads=%u", threads);
-                run_ok(&fh, (const char *const[]){ "duration=300ms", arg, NULL }, &f);
-                CHECK(fakehost_cpu_twin_ok(&fh, "cpu", threads, f.events, f.rate, f.seconds));
-                fakehost_done(&fh);
-        }
-}
 
 int main(void)
 {
@@ -262,7 +235,7 @@ int main(void)
         test_bad_params();
         test_no_event();
         test_figures_agree();
-        test_cpu_time_figure();
+        fakehost_check_cpu_twins(&benchwatch_plugin);
         test_events_limit();
         test_max_prime_scales();
         test_threads_concurrent();

@@ -30,28 +30,16 @@ static void test_tlb_flush_flags(void)
         CHECK(!threads_syscalls_flush_tlb("model name\t: x pti\nflags\t\t: fpu pcid\n"));
 }
 
-struct figures {
-        double rate, events, seconds;
-        const struct fake_metric *lat;
-};
-
 static void run_ok(struct fakehost *fh, const char *const *params,
-                   struct figures *f)
+                   struct fake_events *f)
 {
-        fakehost_init(fh);
-        CHECK(fakehost_run(fh, &benchwatch_plugin, params) == 0);
-        CHECK(fh->error == NULL);
-        f->rate = fakehost_value(fh, "events_per_second", "");
-        f->events = fakehost_value(fh, "events_total", "");
-        f->seconds = fakehost_value(fh, "total_time_seconds", "");
-        f->lat = fakehost_find(fh, "latency_seconds", "");
-        CHECK(f->lat && f->lat->kind == FAKE_LATENCY);
+        fakehost_run_events(fh, &benchwatch_plugin, params, f);
 }
 
 static void test_figures_agree(void)
 {
         struct fakehost fh;
-        struct figures f;
+        struct fake_events f;
 
         run_ok(&fh, (const char *const[]){ "duration=300ms", NULL }, &f);
         CHECK(f.events > 10);
@@ -77,7 +65,7 @@ static void test_figures_agree(void)
 static void test_events_limit(void)
 {
         struct fakehost fh;
-        struct figures f;
+        struct fake_events f;
 
         run_ok(&fh, (const char *const[]){ "events=20", "yields=100",
                                             "duration=60s", NULL }, &f);
@@ -97,7 +85,7 @@ static void test_events_limit(void)
 static double fastest_event(const char *yields)
 {
         struct fakehost fh;
-        struct figures f;
+        struct fake_events f;
         double ns;
 
         run_ok(&fh, (const char *const[]){ yields, "duration=200ms", NULL },
@@ -151,21 +139,6 @@ static void test_bad_params(void)
                 "threads=64", "locks=1", "yields=0", NULL }) == NULL);
 }
 
-/* The CPU-time twin of the rate: events over the workers'
- * summed CPU time, which no worker can have more of than the wall time,
- * so per thread it is at least the wall-clock rate. */
-static void test_cpu_time_figure(void)
-{
-        for (unsigned threads = 1; threads <= 2; threads++) {
-                struct fakehost fh;
-                struct figures f;
-                char arg[32];
-                snprintf(arg, sizeof(arg), "threads=%u", threads);
-                run_ok(&fh, (const char *const[]){ "duration=300ms", arg, NULL }, &f);
-                CHECK(fakehost_cpu_twin_ok(&fh, "threads", threads, f.events, f.rate, f.seconds));
-                fakehost_done(&fh);
-        }
-}
 
 int main(void)
 {
@@ -173,7 +146,7 @@ int main(void)
         test_bad_params();
         test_tlb_flush_flags();
         test_figures_agree();
-        test_cpu_time_figure();
+        fakehost_check_cpu_twins(&benchwatch_plugin);
         test_events_limit();
         test_yields_scale();
         test_stop();
