@@ -2,12 +2,15 @@
 #include "fakehost.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/param.h"
@@ -274,6 +277,23 @@ double fakehost_value(const struct fakehost *fh, const char *name,
                 exit(1);
         }
         return m->value;
+}
+
+size_t fakehost_resident_pages(const char *path)
+{
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        struct stat st;
+        CHECK(fd >= 0 && fstat(fd, &st) == 0);
+        size_t pages = (size_t)st.st_size / 4096, n = 0;
+        unsigned char *vec = malloc(pages);
+        void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+        CHECK(vec && m != MAP_FAILED && mincore(m, (size_t)st.st_size, vec) == 0);
+        for (size_t i = 0; i < pages; i++)
+                n += vec[i] & 1;
+        munmap(m, (size_t)st.st_size);
+        free(vec);
+        close(fd);
+        return n;
 }
 
 void fakehost_run_events(struct fakehost *fh, const struct bw_plugin *p,

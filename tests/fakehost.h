@@ -5,7 +5,9 @@
  * validation as users), and records every figure the plugin emits so the
  * test can assert on values.  Its callbacks are as thread-safe as plugin.h
  * promises (the records change under `lock`), so a plugin's worker threads
- * may emit, log and fail here as they do in the daemon. */
+ * may emit, log and fail here as they do in the daemon.  Beside it, the
+ * checks more than one plugin's test makes: a sysbench-style run's event
+ * figures, their CPU-time twins, a file's pages in the page cache. */
 #ifndef BENCHWATCH_FAKEHOST_H
 #define BENCHWATCH_FAKEHOST_H
 
@@ -59,6 +61,9 @@ const struct fake_metric *fakehost_find(const struct fakehost *fh,
                                         const char *name, const char *labels);
 double fakehost_value(const struct fakehost *fh, const char *name,
                       const char *labels);
+
+/* How many pages of the file at path are in the page cache (mincore). */
+size_t fakehost_resident_pages(const char *path);
 
 /* The figures of a sysbench-style run (cpu, threads): its rate, events,
  * wall time and per-event latency histogram. */

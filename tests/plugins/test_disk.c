@@ -17,7 +17,6 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
@@ -171,24 +170,6 @@ static void test_rate(void)
         }
 }
 
-/* Pages of the file that are in the page cache. */
-static size_t resident(const char *path)
-{
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        struct stat st;
-        CHECK(fd >= 0 && fstat(fd, &st) == 0);
-        size_t pages = (size_t)st.st_size / 4096, n = 0;
-        unsigned char *vec = malloc(pages);
-        void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
-        CHECK(vec && m != MAP_FAILED && mincore(m, (size_t)st.st_size, vec) == 0);
-        for (size_t i = 0; i < pages; i++)
-                n += vec[i] & 1;
-        munmap(m, (size_t)st.st_size);
-        free(vec);
-        close(fd);
-        return n;
-}
-
 static void test_direct_bypasses_cache(void)
 {
         struct fakehost fh;
@@ -199,10 +180,10 @@ static void test_direct_bypasses_cache(void)
         /* the run that made the file says where, and how it goes */
         CHECK(fh.logs && strstr(fh.logs, "made the test file") &&
               strstr(fh.logs, "benchwatch cleanup ") && strstr(fh.logs, path));
-        size_t direct = resident(path + 5);
+        size_t direct = fakehost_resident_pages(path + 5);
         CHECK(fakehost_run(&fh, P, PARAMS(path, "size=64M", "requests=2000",
                 "iodepth=4", "direct=no")) == 0);
-        size_t cached = resident(path + 5);
+        size_t cached = fakehost_resident_pages(path + 5);
         /* the second reused it and says nothing of it */
         CHECK(!strstr(strstr(fh.logs, "made the test file") + 1, "made the test file"));
         fprintf(stderr, "resident pages: direct %zu, buffered %zu\n", direct, cached);

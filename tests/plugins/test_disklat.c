@@ -8,12 +8,10 @@
  * reused and removed by cleanup; tmpfs without direct=no, too short a run
  * and a stop are refused or honoured with their messages. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -77,24 +75,6 @@ static void test_schedule(void)
         fakehost_done(&fh);
 }
 
-/* Pages of the file that are in the page cache. */
-static size_t resident(const char *path)
-{
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        struct stat st;
-        CHECK(fd >= 0 && fstat(fd, &st) == 0);
-        size_t pages = (size_t)st.st_size / 4096, n = 0;
-        unsigned char *vec = malloc(pages);
-        void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
-        CHECK(vec && m != MAP_FAILED && mincore(m, (size_t)st.st_size, vec) == 0);
-        for (size_t i = 0; i < pages; i++)
-                n += vec[i] & 1;
-        munmap(m, (size_t)st.st_size);
-        free(vec);
-        close(fd);
-        return n;
-}
-
 /* O_DIRECT reads leave the cache alone; the file is the disk plugin's. */
 static void test_direct_and_file(void)
 {
@@ -105,7 +85,7 @@ static void test_direct_and_file(void)
         CHECK(fakehost_run(&fh, P, PARAMS("size=16M", "rate=1000",
                 "duration=300ms")) == 0);
         CHECK(stat(file, &a) == 0 && a.st_size == 16 << 20);
-        size_t direct = resident(file);
+        size_t direct = fakehost_resident_pages(file);
         fprintf(stderr, "resident pages after direct reads: %zu\n", direct);
         CHECK(direct <= 4); /* at most the O_DIRECT check's own block */
         CHECK(fakehost_run(&fh, P, PARAMS("size=16M", "rate=1000",
