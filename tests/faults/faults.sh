@@ -103,11 +103,7 @@ log() { echo "$(now) ${AT:-$(date +%s.%N)} $*" >> "$T/faults.log"; AT=; }
 say() { echo "faults: $*"; }
 
 # ---- the servers, on the host, private ports -----------------------------
-# ports the kernel says are free now, so that campaigns and tests beside
-# this one do not collide
-free_port() {
-        python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
+# ports the kernel says are free now (lib.sh's free_port)
 NGINX_PORT=$(free_port) PROM_PORT=$(free_port) PGW_PORT=$(free_port)
 export MARIADB_PORT=$(free_port)
 mkdir -p "$T/www" "$T/nginx" "$T/prom"

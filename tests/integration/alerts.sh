@@ -98,7 +98,7 @@ trap 'exit 143' TERM HUP
 # test that uses them runs, and this test needs none of its other servers.
 command -v nginx > /dev/null || PATH=$PATH:/usr/sbin
 command -v nginx > /dev/null || skip "nginx not installed (Debian package nginx)"
-NGINX_PORT=$(stack_free_port)
+NGINX_PORT=$(free_port)
 mkdir -p "$T/nginx/www" "$T/nginx/tmp"
 # nginx's workers run as nobody: they may pass through $T, not list it
 chmod 711 "$T" && chmod 755 "$T/nginx" "$T/nginx/www"
@@ -124,7 +124,7 @@ http {
 EOF
 stack_server nginx nginx -p "$T/nginx" -c "$T/nginx/nginx.conf"
 stack_wait nginx "http://127.0.0.1:$NGINX_PORT/index.html" || fail "nginx did not start"
-MARIADB_PORT=$(stack_free_port)
+MARIADB_PORT=$(free_port)
 mariadb_start; rc=$?
 trap cleanup_alerts EXIT
 [ $rc = 1 ] && exit 77

@@ -35,7 +35,7 @@ LOOP2=$(losetup --find --show --direct-io=on "$T/backing2.img" 2>/dev/null ||
         losetup --find --show "$T/backing2.img") || skip "no second free loop device"
 DEV2=$(cat "/sys/block/${LOOP2#/dev/}/dev")
 
-PROM_PORT=$(stack_free_port)
+PROM_PORT=$(free_port)
 PROM=http://127.0.0.1:$PROM_PORT
 printf 'global:\n  evaluation_interval: 1s\nrule_files: [%s]\nscrape_configs: []\n' \
         "$top_srcdir/conf/benchwatch.rules.yml" > "$T/prometheus.yml"

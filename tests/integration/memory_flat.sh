@@ -16,7 +16,7 @@
 [ -r /proc/self/status ] && grep -q '^RssAnon:' /proc/self/status ||
         skip "no RssAnon in /proc/PID/status"
 # a port nobody listens on: bound, never listened to, closed at the end
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])') ||
+port=$(free_port) ||
         skip "python3 cannot find a free port"
 mkdir -p "$T/state" "$T/cache"
 {

@@ -200,7 +200,7 @@ echo "5 refused: $n runs, each sent once, refusal logged once"
 
 # 6. A receiver away and a tiny spool: the bound holds, drops are counted
 stop_pid "$fake_pid"
-DEAD=http://127.0.0.1:$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')/api/v1/write
+DEAD=http://127.0.0.1:$(free_port)/api/v1/write
 bound=$((run_bytes * 5 / 2))
 start_daemon "$DEAD" "spool_max_bytes = $bound"
 wait_runs 6

@@ -19,7 +19,7 @@ MNT=$T/fs
 trap 'mountpoint -q "$MNT" && umount "$MNT"; cleanup_test' EXIT
 mkdir -p "$MNT" "$T/cache"
 mount -t tmpfs -o size=4m tmpfs "$MNT" || skip "cannot mount a tmpfs"
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])') ||
+port=$(free_port) ||
         skip "python3 cannot find a free port"
 {
         test_daemon_section "$T" | sed "s|^state_dir = .*|state_dir = $MNT/state|"

@@ -13,6 +13,11 @@ cleanup_test() {
 trap cleanup_test EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "SKIP: $*" >&2; exit 77; }
+# free_port: a TCP port on 127.0.0.1 the kernel says is free now (tests
+# and campaigns beside this one do not collide, as they would on fixed ones)
+free_port() {
+        python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
 # wait_for SECONDS COMMAND...: poll until COMMAND succeeds; 1 on time-out.
 wait_for() {
         local limit=$1 i=0

@@ -14,7 +14,7 @@
 #   stack_start TEXTFILE_DIR RULE_FILE...   start all four, wait until ready
 #   stack_server NAME CMD...; stack_wait NAME URL
 #                                           the same for another server
-#   stack_free_port                        a port nothing listens on now
+#   (ports from lib.sh's free_port)
 #
 # After stack_start: NE_PORT, PROM_PORT, AM_PORT, HOOK_PORT, PROM (the
 # Prometheus URL), HOOK_LOG (one JSON line per notification), NE_TARGET
@@ -31,10 +31,6 @@ STACK_EVAL_INTERVAL=1s
 STACK_GROUP_WAIT=1s
 STACK_GROUP_INTERVAL=2s
 STACK_REPEAT_INTERVAL=1h
-
-stack_free_port() {
-        python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 
 # stack_server NAME CMD...: start in the background, log to $T/NAME.log
 stack_server() {
@@ -98,8 +94,8 @@ stack_start() { # TEXTFILE_DIR RULE_FILE...
                 "$T/webhook.port" "$HOOK_LOG"
         wait_for 10 test -s "$T/webhook.port" || { echo "webhook.py did not start" >&2; return 1; }
         HOOK_PORT=$(cat "$T/webhook.port")
-        NE_PORT=$(stack_free_port) && AM_PORT=$(stack_free_port) &&
-                PROM_PORT=$(stack_free_port) || return 1
+        NE_PORT=$(free_port) && AM_PORT=$(free_port) &&
+                PROM_PORT=$(free_port) || return 1
         NE_TARGET=127.0.0.1:$NE_PORT
         PROM=http://127.0.0.1:$PROM_PORT
         stack__configs "$@"
