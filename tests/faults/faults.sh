@@ -69,20 +69,13 @@ PATH=$PATH:/usr/sbin
 case $DURATION in ''|*[!0-9]*) die "usage: faults.sh [SECONDS [SEED]]" ;; esac
 
 # ---- private directory ($T, from lib.sh), removed (or kept) on exit ------
-NSPAWN="" LOOP="" MONITOR=""
+LOOP="" MONITOR=""
 BENCHWATCH=$top_builddir/benchwatch
 . "$top_srcdir/tests/integration/lib/lib.sh" # T, BW_PIDS, wait_for, add_host_debs
-stop_container() {
-        [ -n "$NSPAWN" ] || return 0
-        kill -TERM "$NSPAWN" 2>/dev/null
-        for _ in $(seq 100); do kill -0 "$NSPAWN" 2>/dev/null || break; sleep 0.2; done
-        kill -KILL "$NSPAWN" 2>/dev/null
-        wait "$NSPAWN" 2>/dev/null
-        NSPAWN=
-}
+. "$top_srcdir/tests/integration/lib/nspawn_root.sh" # NSPAWN, LEADER, nspawn_boot, nspawn_stop
 cleanup_all() {
         [ -n "$MONITOR" ] && kill "$MONITOR" 2>/dev/null && wait "$MONITOR" 2>/dev/null
-        stop_container
+        nspawn_stop
         for p in $BW_PIDS ${NGINX_PID:-} ${PROM_PID:-} ${PGW_PID:-}; do kill "$p" 2>/dev/null; done
         for p in $BW_PIDS ${NGINX_PID:-} ${PROM_PID:-} ${PGW_PID:-}; do wait "$p" 2>/dev/null; done
         mariadb_cleanup
@@ -94,7 +87,6 @@ cleanup_all() {
         rm -rf "$T"
 }
 trap cleanup_all EXIT
-. "$top_srcdir/tests/integration/lib/nspawn_root.sh"
 . "$top_srcdir/tests/integration/lib/mariadb.sh"
 START=$(date +%s.%N)
 now() { python3 -c "import time; print('%.1f' % (time.time() - $START))"; }
@@ -265,23 +257,9 @@ put_conf() { conf "$@" > "$ROOT$confdir/benchwatch.conf.tmp" && mv "$ROOT$confdi
 put_conf
 
 # ---- boot -------------------------------------------------------------------
-systemd-nspawn -q -D "$ROOT" --register=no --keep-unit --boot \
-        --bind="$STATE:/var/lib/benchwatch" --bind="$CACHE:/var/cache/benchwatch" \
-        < /dev/null > "$T/console.log" 2>&1 &
-NSPAWN=$!
-for _ in $(seq 300); do
-        LEADER=$(pgrep -P "$NSPAWN" -x systemd | head -n 1)
-        [ -n "$LEADER" ] && break
-        sleep 0.1
-done
-[ -n "$LEADER" ] || die "container did not start systemd: $(tail -5 "$T/console.log")"
-c() { env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin nsenter -t "$LEADER" -a "$@"; }
-booted() {
-        state=$(timeout 30 env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin nsenter -t "$LEADER" -a \
-                systemctl is-system-running --wait 2> /dev/null)
-        case $state in running|degraded) return 0;; *) return 1;; esac
-}
-wait_for 60 booted || die "container did not boot: $(tail -20 "$T/console.log")"
+nspawn_boot "$ROOT" "$T/console.log" --bind="$STATE:/var/lib/benchwatch" \
+        --bind="$CACHE:/var/cache/benchwatch" || die "the container did not boot (above)"
+c() { nspawn_in "$@"; }
 prop() { c systemctl show -P "$1" benchwatch.service; }
 c systemctl start benchwatch.service || die "start: $(c journalctl -q --no-pager -o cat -u benchwatch | tail)"
 say "container booted (leader $LEADER), benchwatch.service active; seed $SEED, ${DURATION}s"

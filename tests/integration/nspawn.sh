@@ -65,27 +65,9 @@ printf '[Service]\nWatchdogSec=4s\nExecStartPre=/bin/cat %s\n' "$files" \
         > "$ROOT/etc/systemd/system/benchwatch.service.d/test.conf"
 
 # ---- boot ---------------------------------------------------------------------
-NSPAWN=
-stop_container() {
-        [ -n "$NSPAWN" ] || return 0
-        kill -TERM "$NSPAWN" 2>/dev/null
-        for _ in $(seq 100); do kill -0 "$NSPAWN" 2>/dev/null || break; sleep 0.2; done
-        kill -KILL "$NSPAWN" 2>/dev/null
-        wait "$NSPAWN" 2>/dev/null
-        NSPAWN=
-}
-trap 'stop_container; cleanup_test' EXIT
-systemd-nspawn -q -D "$ROOT" --register=no --keep-unit --boot < /dev/null > "$T/console.log" 2>&1 &
-NSPAWN=$!
-# the container's init once it runs systemd: nspawn's short-lived outer
-# child is a child of nspawn too, for a moment, and would be a dead end
-for _ in $(seq 300); do
-        LEADER=$(pgrep -P "$NSPAWN" -x systemd | head -n 1)
-        [ -n "$LEADER" ] && break
-        sleep 0.1
-done
-[ -n "$LEADER" ] || fail "container did not start systemd: $(tail -5 "$T/console.log")"
-c() { env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin nsenter -t "$LEADER" -a "$@"; }
+trap 'nspawn_stop; cleanup_test' EXIT
+nspawn_boot "$ROOT" "$T/console.log" || fail "the container did not boot (above)"
+c() { nspawn_in "$@"; }
 wait_for() { # SECONDS COMMAND...
         local limit=$1 i=0
         shift
@@ -95,13 +77,6 @@ wait_for() { # SECONDS COMMAND...
                 sleep 0.2
         done
 }
-booted() { # the manager answers (its bus comes up a moment after PID 1)
-        state=$(timeout 30 env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin nsenter -t "$LEADER" -a \
-                systemctl is-system-running --wait 2> /dev/null)
-        case $state in running|degraded) return 0;; *) return 1;; esac
-}
-wait_for 60 booted || fail "container did not boot (${state:-no answer} from pid $LEADER, $(
-        [ -d /proc/$LEADER ] && cat /proc/$LEADER/comm || echo gone)): $(tail -20 "$T/console.log")"
 echo "container booted (leader pid $LEADER)"
 prop() { c systemctl show -P "$2" "$1"; }
 journal() { c journalctl -q --no-pager -o cat -u "$1"; }
