@@ -226,7 +226,6 @@ static void test_bad_params(void)
                 "max_prime=20000", "threads=1024", "events=5", NULL }) == NULL);
 }
 
-
 int main(void)
 {
         CHECK(strcmp(benchwatch_plugin.name, "cpu") == 0);

@@ -139,7 +139,6 @@ static void test_bad_params(void)
                 "threads=64", "locks=1", "yields=0", NULL }) == NULL);
 }
 
-
 int main(void)
 {
         CHECK(strcmp(benchwatch_plugin.name, "threads") == 0);
