@@ -292,9 +292,9 @@ static void block_emit(const struct bw_host *h, const struct sbloop_result *res,
  * modes. */
 static int block_room(const struct bw_host *h, unsigned n_blocks, uint64_t block)
 {
-        uint64_t llc = 0, avail = 0;
+        uint64_t avail = 0;
         char a[32], b[32];
-        int r = memory_host_sizes(h, "block", 1, &llc, &avail);
+        int r = memory_host_sizes(h, "block", 1, NULL, &avail);
         if (r < 0)
                 return r;
         if ((double)n_blocks * (double)block > (double)(avail / 2))

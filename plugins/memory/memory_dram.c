@@ -15,6 +15,9 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 #include "common/sbloop.h"
 #include "memory_cgroup.h"
@@ -55,8 +58,8 @@ void memory_release(void *p, size_t len, double seconds, double deadline,
  * in again at the next (760 MiB an 8x run here); `release` spreads that.
  * Where the memory a probe may take holds less, the arrays are what it
  * holds and the run says how far past the cache that is: a host's shape
- * (a VM that reports its host's whole 508 MiB L3, a stacked-cache part
- * with 1.1 GiB) never switches the probe off. */
+ * (an Intel socket's 504 MiB L3 on a host with little memory) never
+ * switches the probe off. */
 #define DRAM_LLC_MULT 8
 #define DRAM_MIN_ARRAY (256 * MIB)
 #define DRAM_MAX_ARRAY (8192 * MIB)
@@ -193,20 +196,66 @@ static int mem_available(uint64_t *ret)
         return r;
 }
 
+/* An AMD CCX's L3: 32 MiB on Zen 3 to 5, 96 MiB with 3D V-Cache. */
+#define AMD_CCX_MAX_L3 (96 * MIB)
+
+uint64_t memory_hidden_llc_bytes(uint64_t reported, bool amd, unsigned threads)
+{
+        uint64_t reach = AMD_CCX_MAX_L3 * threads;
+
+        return amd && threads && reach < reported ? reach : reported;
+}
+
+static bool cpu_is_amd(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+        unsigned a, b, c, d;
+
+        /* the vendor string is in EBX, EDX, ECX: "Auth" "enti" "cAMD" */
+        return __get_cpuid(0, &a, &b, &c, &d) && b == 0x68747541 &&
+               d == 0x69746e65 && c == 0x444d4163;
+#else
+        return false;
+#endif
+}
+
+void memory_host_llc(unsigned threads, uint64_t *ret, uint64_t *ret_reported)
+{
+        long online = sysconf(_SC_NPROCESSORS_ONLN);
+        uint64_t llc = 0;
+
+        *ret_reported = 0;
+        if (memory_llc_bytes("/sys/devices/system/cpu/cpu0/cache",
+                             online > 0 ? (unsigned)online : 1, threads, &llc) == 0) {
+                *ret = llc;
+                return;
+        }
+        long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+        long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+        if (l3 > 0) {
+                llc = memory_hidden_llc_bytes((uint64_t)l3, cpu_is_amd(), threads);
+                if (llc < (uint64_t)l3)
+                        *ret_reported = (uint64_t)l3;
+        } else if (l2 > 0) {
+                llc = (uint64_t)l2;
+        }
+        *ret = llc;
+}
+
 int memory_host_sizes(const struct bw_host *h, const char *mode, unsigned threads,
                       uint64_t *ret_llc, uint64_t *ret_avail)
 {
-        long online = sysconf(_SC_NPROCESSORS_ONLN);
-        uint64_t llc = 0, avail = 0;
-        int r = memory_llc_bytes("/sys/devices/system/cpu/cpu0/cache",
-                                 online > 0 ? (unsigned)online : 1, threads, &llc);
+        uint64_t llc = 0, reported = 0, avail = 0;
+        int r;
 
-        if (r < 0) {
-                /* what CPUID says: on a VM, possibly its host's whole L3 */
-                long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
-                long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-                llc = l3 > 0 ? (uint64_t)l3 : l2 > 0 ? (uint64_t)l2 : 0;
-        }
+        if (ret_llc)
+                memory_host_llc(threads, &llc, &reported);
+        if (reported)
+                h->log(h, LOG_INFO, "%s mode: no cache topology in sysfs; CPUID's "
+                       "%llu MiB L3 is more than %u thread(s) reach on AMD (one "
+                       "CCX each, 96 MiB at most): the cache taken as %llu MiB", mode,
+                       (unsigned long long)(reported / MIB), threads,
+                       (unsigned long long)(llc / MIB));
         r = mem_available(&avail);
         if (r < 0)
                 return h->fail(h, r, "%s mode: cannot read MemAvailable from "
@@ -220,7 +269,8 @@ int memory_host_sizes(const struct bw_host *h, const char *mode, unsigned thread
                        (unsigned long long)(room / MIB), (unsigned long long)(avail / MIB));
                 avail = room;
         }
-        *ret_llc = llc;
+        if (ret_llc)
+                *ret_llc = llc;
         *ret_avail = avail;
         return 0;
 }

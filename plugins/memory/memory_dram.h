@@ -1,7 +1,7 @@
 /* memory_dram.h — the memory plugin's DRAM bandwidth mode (STREAM's copy
  * and triad over arrays far beyond the last-level cache) and the facts of
- * the host every DRAM-sized buffer is sized by: the last-level cache from
- * sysfs and the available memory.
+ * the host every DRAM-sized buffer is sized by: the last-level cache (from
+ * sysfs, else CPUID) and the available memory.
  *
  * Kept apart from memory.c (the parameter table and sysbench's block mode)
  * so each way of measuring lives in its own file; memory.c calls in here
@@ -31,9 +31,22 @@ int memory_llc_bytes(const char *cache_dir, unsigned online, unsigned threads,
  * 2 MiB pages; -ENOMEM when that is under 8 MiB.  Less than 4x the LLC is
  * measured and said (memory_emit_cache_ratio), never refused. */
 int memory_dram_array_bytes(uint64_t llc, uint64_t avail, uint64_t *ret);
-/* The last-level cache `threads` threads can use (sysfs, else what CPUID
- * says; 0 when neither tells) and the available memory; a failure to read
- * the memory is recorded through h (`mode` names the mode). */
+/* The last-level cache `threads` threads can reach where the kernel shows
+ * no cache topology (a VM that hides it, as Firecracker does): CPUID's L3
+ * figure `reported`, which there may be its host's whole cache (508 MiB on
+ * the development VM).  On AMD (`amd`) an L3 serves one CCX, and no part
+ * has more than 96 MiB in one (3D V-Cache), so a thread reaches at most
+ * that: `threads` x 96 MiB, never more than `reported` (threads 0: no
+ * limit).  Elsewhere the L3 is shared by the whole socket and `reported`
+ * stands. */
+uint64_t memory_hidden_llc_bytes(uint64_t reported, bool amd, unsigned threads);
+/* The last-level cache `threads` threads can use: sysfs, else what CPUID
+ * says (memory_hidden_llc_bytes), else 0; *ret_reported: CPUID's own
+ * figure when that was lowered, else 0. */
+void memory_host_llc(unsigned threads, uint64_t *ret, uint64_t *ret_reported);
+/* The last-level cache `threads` threads can use (memory_host_llc; not
+ * looked up when ret_llc is NULL) and the available memory; a failure to
+ * read the memory is recorded through h (`mode` names the mode). */
 int memory_host_sizes(const struct bw_host *h, const char *mode, unsigned threads,
                       uint64_t *ret_llc, uint64_t *ret_avail);
 /* benchwatch_memory_working_set_llc_ratio (bytes / llc) and, below 4x, a

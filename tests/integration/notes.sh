@@ -21,8 +21,8 @@ daemon_runs() { # daemon_runs N: the daemon until N runs logged, then stopped
                 > /dev/null 2>> "$T/daemon.err" &
         dpid=$!
         BW_PIDS=$dpid
-        # each run's note follows its figures' line: the notes are counted
-        wait_for 60 sh -c "[ \$(grep -c \"^<[0-9]>memory probe 'lat': latency mode: \" '$T/daemon.err') -ge $1 ]" ||
+        # each run's buffer note follows its figures' line: those are counted
+        wait_for 60 sh -c "[ \$(grep -c \"^<[0-9]>memory probe 'lat': latency mode: .*buffer of \" '$T/daemon.err') -ge $1 ]" ||
                 fail "fewer than $1 runs in 60 s: $(tail -3 "$T/daemon.err")"
         kill "$dpid"
         wait "$dpid"
