@@ -352,14 +352,17 @@ static void release_spool(struct rw_sink *p)
 {
         size_t in_memory = spool_persist(p->spool);
         size_t on_disk = spool_count(p->spool) - in_memory;
-        bool next = false;
-
-        if (on_disk)
-                log_notice("remote_write: %zu unsent run(s) stay in spool '%s' for "
-                           "the next start", on_disk, p->cfg.spool_dir);
+        bool next = false, reload;
 
         pthread_mutex_lock(&owner_lock);
-        if (in_memory && n_sinks > 1 && !handed_over) {
+        reload = n_sinks > 1;
+        /* said before the next worker may take the spool and say so */
+        if (on_disk)
+                log_notice("remote_write: %zu unsent run(s) stay in spool '%s' for %s",
+                           on_disk, p->cfg.spool_dir, reload ?
+                           "the reloaded configuration's sink where it keeps this "
+                           "spool, else the next start" : "the next start");
+        if (in_memory && reload && !handed_over) {
                 handed_over = p->spool;
                 p->spool = NULL;
                 next = true;

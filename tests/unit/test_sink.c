@@ -490,6 +490,94 @@ static void test_reload_held(const char *tmp)
         param_set_free(j);
 }
 
+/* stderr into a file while a test looks at what the sinks log. */
+struct capture {
+        char path[600];
+        int saved, fd;
+};
+
+static void capture_start(struct capture *c, const char *tmp)
+{
+        snprintf(c->path, sizeof(c->path), "%s/stderr.txt", tmp);
+        fflush(stderr);
+        c->saved = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+        c->fd = open(c->path, O_CREAT | O_TRUNC | O_RDWR | O_CLOEXEC, 0600);
+        CHECK(c->saved >= 0 && c->fd >= 0 && dup2(c->fd, STDERR_FILENO) >= 0);
+}
+
+/* Everything logged since capture_start, into buf (NUL-terminated). */
+static const char *capture_read(struct capture *c, char *buf, size_t size)
+{
+        ssize_t n;
+
+        fflush(stderr);
+        n = pread(c->fd, buf, size - 1, 0);
+        buf[n > 0 ? n : 0] = 0;
+        return buf;
+}
+
+static void capture_end(struct capture *c)
+{
+        fflush(stderr);
+        CHECK(dup2(c->saved, STDERR_FILENO) >= 0);
+        close(c->saved);
+        close(c->fd);
+        unlink(c->path);
+}
+
+/* A run spooled on disk, the receiver away: a reload's old sink says the
+ * run stays for the new sink (which keeps the spool), a stop for the next
+ * start. */
+static void test_reload_spooled(const char *tmp)
+{
+        char d[600], kv[700], said[4096], at_reload[4096], at_stop[4096];
+        const char *url = "url=http://127.0.0.1:1/api/v1/write"; /* refused */
+        struct sink_set *old, *new;
+        const struct param_set *opts[8] = { 0 };
+        char *err = NULL;
+
+        snprintf(d, sizeof(d), "%s/spool3", tmp);
+        snprintf(kv, sizeof(kv), "spool_dir=%s", d);
+        const char *kvs[] = { url, kv, "retry_min=10min", "timeout=1s", NULL };
+        const char *off[] = { "enabled=no", NULL };
+        struct param_set *rw = options("remote_write", kvs), *j = options("journal", off);
+        for (size_t i = 0; sink_types[i]; i++) {
+                if (!strcmp(sink_types[i]->section, "remote_write"))
+                        opts[i] = rw;
+                if (!strcmp(sink_types[i]->section, "journal"))
+                        opts[i] = j;
+        }
+        assert(sink_set_new(opts, NULL, NULL, &old, &err) == 0);
+        struct result *a = make_result("a", 1, false);
+        EXPECT(sink_set_publish(old, a) == 0);
+        for (int i = 0; i < 1000 && rw_figure(old, RW_FAILED_TOTAL) < 1; i++)
+                usleep(10000);
+        EXPECT(count_files(d, ".rw") == 1);
+        assert(sink_set_new(opts, NULL, old, &new, &err) == 0);
+        /* checked once stderr is back, so that a failure says why */
+        struct capture c;
+        capture_start(&c, tmp);
+        sink_set_free(old);
+        capture_read(&c, at_reload, sizeof(at_reload));
+        /* the new sink has the spool (a stop before would leave it unread) */
+        for (int i = 0; i < 1000 && !strstr(capture_read(&c, said, sizeof(said)),
+                                            "sending them first"); i++)
+                usleep(10000);
+        sink_set_free(new);
+        capture_read(&c, at_stop, sizeof(at_stop));
+        capture_end(&c);
+        CHECK_STR_CONTAINS(at_reload, "1 unsent run(s) stay in spool '");
+        CHECK_STR_CONTAINS(at_reload, "' for the reloaded configuration's sink where it "
+                           "keeps this spool, else the next start");
+        CHECK_STR_CONTAINS(said, "1 unsent run(s) in spool '");
+        CHECK_STR_CONTAINS(at_stop + strlen(said), "' for the next start");
+        EXPECT(count_files(d, ".rw") == 1);
+        test_rm_tree(d);
+        result_free(a);
+        param_set_free(rw);
+        param_set_free(j);
+}
+
 /* ---- drive mode ------------------------------------------------------------ */
 
 static int drive(int argc, char **argv)
@@ -587,6 +675,7 @@ int main(int argc, char **argv)
         test_textfile(tmp);
         test_reload_seed(tmp);
         test_reload_held(tmp);
+        test_reload_spooled(tmp);
         rmdir(tmp);
         if (test_failures)
                 fprintf(stderr, "%u check(s) failed\n", test_failures);
