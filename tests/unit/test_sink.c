@@ -357,6 +357,18 @@ static void test_syslog_socket(const char *tmp)
         unlink(sa.sun_path);
 }
 
+/* opts for a set of one sink, `section`'s (ps), and the journal's (j). */
+static void one_sink(const struct param_set *opts[8], const char *section,
+                     const struct param_set *ps, const struct param_set *j)
+{
+        for (size_t i = 0; sink_types[i]; i++) {
+                if (!strcmp(sink_types[i]->section, section))
+                        opts[i] = ps;
+                if (!strcmp(sink_types[i]->section, "journal"))
+                        opts[i] = j;
+        }
+}
+
 /* A reload builds a new set, seeded with each probe's latest result: the
  * textfile must still hold every probe. */
 static void test_reload_seed(const char *tmp)
@@ -371,12 +383,7 @@ static void test_reload_seed(const char *tmp)
         const char *off[] = { "enabled=no", NULL };
         const struct param_set *opts[8] = { 0 };
         struct param_set *ps = options("textfile", kvs), *j = options("journal", off);
-        for (size_t i = 0; sink_types[i]; i++) {
-                if (!strcmp(sink_types[i]->section, "textfile"))
-                        opts[i] = ps;
-                if (!strcmp(sink_types[i]->section, "journal"))
-                        opts[i] = j;
-        }
+        one_sink(opts, "textfile", ps, j);
         assert(sink_set_new(opts, NULL, NULL, &old, &err) == 0);
         EXPECT(sink_set_count(old) == 1); /* journal: enabled = no */
         struct result *a = make_result("a", 1, false), *b = make_result("b", 2, false);
@@ -452,14 +459,7 @@ static void test_reload_held(const char *tmp)
         const char *off[] = { "enabled=no", NULL };
         struct param_set *rw1 = options("remote_write", kvs1);
         struct param_set *rw2 = options("remote_write", kvs2), *j = options("journal", off);
-        size_t i_rw = 0;
-        for (size_t i = 0; sink_types[i]; i++) {
-                if (!strcmp(sink_types[i]->section, "remote_write"))
-                        i_rw = i;
-                if (!strcmp(sink_types[i]->section, "journal"))
-                        opts[i] = j;
-        }
-        opts[i_rw] = rw1;
+        one_sink(opts, "remote_write", rw1, j);
         assert(sink_set_new(opts, NULL, NULL, &old, &err) == 0);
         struct result *a = make_result("a", 1, false), *b = make_result("b", 2, false);
         EXPECT(sink_set_publish(old, a) == 0);
@@ -474,7 +474,7 @@ static void test_reload_held(const char *tmp)
         for (int i = 0; i < 1000 && rw_figure(old, RW_SPOOL_RUNS) < 3; i++)
                 usleep(10000);
         EXPECT(rw_figure(old, RW_SPOOL_RUNS) == 3); /* 1 on disk, 2 in memory */
-        opts[i_rw] = rw2;
+        one_sink(opts, "remote_write", rw2, j);
         assert(sink_set_new(opts, NULL, old, &new, &err) == 0);
         sink_set_free(old); /* its disk still refuses: it hands the two over */
         sink_set_free(new); /* the new one took them, and they stay spooled */
@@ -541,12 +541,7 @@ static void test_reload_spooled(const char *tmp)
         const char *kvs[] = { url, kv, "retry_min=10min", "timeout=1s", NULL };
         const char *off[] = { "enabled=no", NULL };
         struct param_set *rw = options("remote_write", kvs), *j = options("journal", off);
-        for (size_t i = 0; sink_types[i]; i++) {
-                if (!strcmp(sink_types[i]->section, "remote_write"))
-                        opts[i] = rw;
-                if (!strcmp(sink_types[i]->section, "journal"))
-                        opts[i] = j;
-        }
+        one_sink(opts, "remote_write", rw, j);
         assert(sink_set_new(opts, NULL, NULL, &old, &err) == 0);
         struct result *a = make_result("a", 1, false);
         EXPECT(sink_set_publish(old, a) == 0);
