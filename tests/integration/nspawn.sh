@@ -68,15 +68,6 @@ printf '[Service]\nWatchdogSec=4s\nExecStartPre=/bin/cat %s\n' "$files" \
 trap 'nspawn_stop; cleanup_test' EXIT
 nspawn_boot "$ROOT" "$T/console.log" || fail "the container did not boot (above)"
 c() { nspawn_in "$@"; }
-wait_for() { # SECONDS COMMAND...
-        local limit=$1 i=0
-        shift
-        while ! "$@"; do
-                i=$((i + 1))
-                [ $i -gt $((limit * 5)) ] && return 1
-                sleep 0.2
-        done
-}
 echo "container booted (leader pid $LEADER)"
 prop() { c systemctl show -P "$2" "$1"; }
 journal() { c journalctl -q --no-pager -o cat -u "$1"; }
