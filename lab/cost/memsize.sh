@@ -62,15 +62,15 @@ def run(v, r):
 med = statistics.median
 print("%-22s %8s %8s %9s %11s %14s" % ("variant", "wall s", "cpu s", "rss GiB", "set MiB", "figure"))
 for base, other in (("dram-default", sys.argv[3]), ("latency-default", sys.argv[4])):
-    for v in (base, other):
-        runs = [run(v, r) for r in range(1, rounds + 1)]
+    by = {v: [run(v, r) for r in range(1, rounds + 1)] for v in (base, other)}
+    for v, runs in by.items():
         unit = "GB/s" if v.startswith("dram") else "ns"
         scale = 1e-9 if unit == "GB/s" else 1e9
         print("%-22s %8.2f %8.2f %9.2f %11.0f %9.1f %-4s" % (
             v, med(x[0] for x in runs), med(x[1] for x in runs),
             med(x[2] for x in runs) / 2**30, med(x[3] for x in runs) / 2**20,
             med(x[4] for x in runs) * scale, unit))
-    ratios = [run(other, r)[4] / run(base, r)[4] for r in range(1, rounds + 1)]
+    ratios = [o[4] / b[4] for o, b in zip(by[other], by[base])]
     print("  %s / default, same round: %.3f (%.3f..%.3f, n=%d)" % (
         other, med(ratios), min(ratios), max(ratios), rounds))
 PY
