@@ -209,7 +209,8 @@ uint64_t memory_hidden_llc_bytes(uint64_t reported, bool amd, unsigned threads)
 static bool cpu_is_amd(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
-        unsigned a, b, c, d;
+        /* zeroed: gcc -O1 cannot see that __get_cpuid sets them */
+        unsigned a = 0, b = 0, c = 0, d = 0;
 
         /* the vendor string is in EBX, EDX, ECX: "Auth" "enti" "cAMD" */
         return __get_cpuid(0, &a, &b, &c, &d) && b == 0x68747541 &&
