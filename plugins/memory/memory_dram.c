@@ -212,9 +212,12 @@ static bool cpu_is_amd(void)
         /* zeroed: gcc -O1 cannot see that __get_cpuid sets them */
         unsigned a = 0, b = 0, c = 0, d = 0;
 
-        /* the vendor string is in EBX, EDX, ECX: "Auth" "enti" "cAMD" */
-        return __get_cpuid(0, &a, &b, &c, &d) && b == 0x68747541 &&
-               d == 0x69746e65 && c == 0x444d4163;
+        if (!__get_cpuid(0, &a, &b, &c, &d))
+                return false;
+        /* the vendor string is in EBX, EDX, ECX: "AuthenticAMD", or
+         * Hygon's "HygonGenuine" (Zen-based: an L3 per CCX as well) */
+        return (b == 0x68747541 && d == 0x69746e65 && c == 0x444d4163) ||
+               (b == 0x6f677948 && d == 0x6e65476e && c == 0x656e6975);
 #else
         return false;
 #endif

@@ -34,7 +34,7 @@ int memory_dram_array_bytes(uint64_t llc, uint64_t avail, uint64_t *ret);
 /* The last-level cache `threads` threads can reach where the kernel shows
  * no cache topology (a VM that hides it, as Firecracker does): CPUID's L3
  * figure `reported`, which there may be its host's whole cache (508 MiB on
- * the development VM).  On AMD (`amd`) an L3 serves one CCX, and no part
+ * the development VM).  On AMD and Hygon (`amd`) an L3 serves one CCX; no part
  * has more than 96 MiB in one (3D V-Cache), so a thread reaches at most
  * that: `threads` x 96 MiB, never more than `reported` (threads 0: no
  * limit).  Elsewhere the L3 is shared by the whole socket and `reported`
