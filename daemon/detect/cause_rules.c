@@ -511,15 +511,15 @@ static const char *resource_of(const char *plugin)
         return plugin ? plugin : "";
 }
 
-/* The other probes' plugins of resources other than this one's, each
- * resource once, as "memory and disk"; NULL when none (or out of memory:
- * *ret_oom). */
-static char *independent_others(const struct cause_ctx *c, bool *ret_oom)
+/* Of the plugins in list (NULL-terminated), those of resources other than
+ * this probe's, each resource once, as "memory and disk"; NULL when none
+ * (or out of memory: *ret_oom). */
+static char *independent_of(const struct cause_ctx *c, const char *const *list, bool *ret_oom)
 {
         const char *mine = resource_of(c->in->plugin);
         const char *seen[16];
-        size_t n = 0, total = 0;
-        for (const char *const *p = c->in->others; p && *p && n < 16; p++) {
+        size_t n = 0;
+        for (const char *const *p = list; p && *p && n < 16; p++) {
                 const char *res = resource_of(*p);
                 bool dup = !strcmp(res, mine);
                 for (size_t i = 0; i < n && !dup; i++)
@@ -528,7 +528,7 @@ static char *independent_others(const struct cause_ctx *c, bool *ret_oom)
                         seen[n++] = *p;
         }
         char *text = NULL;
-        for (size_t i = 0; i < n; i++, total++) {
+        for (size_t i = 0; i < n; i++) {
                 const char *sep = i == 0 ? "" : i + 1 == n ? " and " : ", ";
                 if (!(text = join(text, sep, "%s", seen[i]))) {
                         *ret_oom = true;
@@ -550,7 +550,7 @@ static double worse_than_siblings(const struct cause_ctx *c)
 static int rule_host(const struct cause_ctx *c, char **ret)
 {
         bool oom = false;
-        char *others = independent_others(c, &oom);
+        char *others = independent_of(c, c->in->others, &oom);
         double w = worse_than_siblings(c);
         bool alike = isfinite(w) && w <= CAUSE_SIBLINGS_ALIKE;
         char when[32] = "the same window", p[32];
@@ -602,6 +602,27 @@ static char *checked(const struct cause_ctx *c)
         return text ? text : strdup("");
 }
 
+/* What tells the component from the whole host slowing in a way no
+ * counter shows (a VM's host, busier): probes of other resources that ran
+ * in no regression since these runs began, or that none did, after text
+ * (freed); text itself where the daemon did not say (verify). */
+static char *witnesses(const struct cause_ctx *c, char *text)
+{
+        bool oom = false;
+        if (!text || !c->in->clean)
+                return text;
+        char *clean = independent_of(c, c->in->clean, &oom);
+        if (clean)
+                text = join(text, "; ", "the %s probes ran since, in no regression", clean);
+        else if (!oom)
+                text = join(text, "; ", "no probe of another resource ran since to tell it "
+                            "from the whole host slowing");
+        free(clean);
+        if (oom)
+                free(text);
+        return oom ? NULL : text;
+}
+
 static int rule_component(const struct cause_ctx *c, char **ret)
 {
         const int replays = CAUSE_F_GPU_REPLAYS;
@@ -631,7 +652,7 @@ static int rule_component(const struct cause_ctx *c, char **ret)
         else if (text || !(worse || replayed))
                 text = join(text, "; ", "no evidence of the host's recorded for these runs");
         free(list);
-        return done(text, ret);
+        return done(witnesses(c, text), ret);
 }
 
 const cause_rule_fn cause_rules[CAUSE_N_KINDS] = {

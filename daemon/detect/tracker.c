@@ -306,7 +306,7 @@ struct tracker {
         const struct config *cfg;         /* the caller's; NULL: defaults */
         struct tracker_settings ts;       /* cfg's [regression] */
         struct log_ratelimit errors;
-        struct tracker_cause_peers peers;  /* the probes in regression */
+        struct tracker_cause_peers peers;  /* the probes seen run, those in regression */
 };
 
 void tracker_reload(struct tracker *t, const struct config *cfg)

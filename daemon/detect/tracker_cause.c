@@ -93,34 +93,39 @@ const char *tracker_cause_figure(const struct baseline_series *s, const struct r
 
 /* ---- the probes in regression ----------------------------------------------- */
 
-/* Note that probe is (since `since`) or is not (since NAN) in regression. */
+/* Note that probe is in regression since `since`, or (NAN) is not; clean:
+ * when its run counted in no regression (NAN: this one did not). */
 static int peers_note(struct tracker_cause_peers *p, const char *probe, const char *plugin,
-                      double since)
+                      double since, double clean)
 {
         size_t i = 0;
         while (i < p->n && strcmp(p->v[i].probe, probe))
                 i++;
-        if (isnan(since)) {
-                if (i < p->n) {
-                        free(p->v[i].probe);
-                        free(p->v[i].plugin);
-                        p->v[i] = p->v[--p->n];
+        if (i == p->n) {
+                struct tracker_cause_peer *v = realloc(p->v, (p->n + 1) * sizeof(*v));
+                if (!v)
+                        return -ENOMEM;
+                p->v = v;
+                v[i] = (struct tracker_cause_peer){ strdup(probe), strdup(plugin), NAN, NAN };
+                if (!v[i].probe || !v[i].plugin) {
+                        free(v[i].probe);
+                        free(v[i].plugin);
+                        return -ENOMEM;
                 }
-                return 0;
+                p->n++;
         }
-        if (i < p->n)
-                return 0; /* it keeps the time its regression began */
-        struct tracker_cause_peer *v = realloc(p->v, (p->n + 1) * sizeof(*v));
-        if (!v)
-                return -ENOMEM;
-        p->v = v;
-        v[p->n] = (struct tracker_cause_peer){ strdup(probe), strdup(plugin), since };
-        if (!v[p->n].probe || !v[p->n].plugin) {
-                free(v[p->n].probe);
-                free(v[p->n].plugin);
-                return -ENOMEM;
+        struct tracker_cause_peer *e = &p->v[i];
+        if (strcmp(e->plugin, plugin)) { /* a reload gave the probe another plugin */
+                char *dup = strdup(plugin);
+                if (!dup)
+                        return -ENOMEM;
+                free(e->plugin);
+                e->plugin = dup;
         }
-        p->n++;
+        if (isnan(since) || isnan(e->since))
+                e->since = since; /* a regression keeps the time it began */
+        if (!isnan(clean))
+                e->clean = clean;
         return 0;
 }
 
@@ -128,7 +133,7 @@ static int peers_note(struct tracker_cause_peers *p, const char *probe, const ch
 static double peers_began(const struct tracker_cause_peers *p, const char *probe, double since)
 {
         for (size_t i = 0; i < p->n; i++)
-                if (!strcmp(p->v[i].probe, probe))
+                if (!strcmp(p->v[i].probe, probe) && !isnan(p->v[i].since))
                         return p->v[i].since;
         return since;
 }
@@ -140,7 +145,21 @@ static void peers_within(const struct tracker_cause_peers *p, const char *probe,
 {
         size_t n = 0;
         for (size_t i = 0; i < p->n && n + 1 < max; i++)
-                if (strcmp(p->v[i].probe, probe) && fabs(p->v[i].since - since) <= window)
+                if (strcmp(p->v[i].probe, probe) && !isnan(p->v[i].since) &&
+                    fabs(p->v[i].since - since) <= window)
+                        ret[n++] = p->v[i].plugin;
+        ret[n] = NULL;
+}
+
+/* The plugins of the other probes in no regression whose latest counted
+ * run was at since or later (at most max - 1, NULL-terminated). */
+static void peers_clean_since(const struct tracker_cause_peers *p, const char *probe,
+                              double since, const char **ret, size_t max)
+{
+        size_t n = 0;
+        for (size_t i = 0; i < p->n && n + 1 < max; i++)
+                if (strcmp(p->v[i].probe, probe) && isnan(p->v[i].since) &&
+                    p->v[i].clean >= since)
                         ret[n++] = p->v[i].plugin;
         ret[n] = NULL;
 }
@@ -222,7 +241,7 @@ static int find_cause(const struct evidence_store *es, const struct tracker_caus
 {
         struct cause_run *ref = calloc(DETECTOR_REF_MAX, sizeof(*ref));
         struct cause_reference cr;
-        const char *others[17];
+        const char *others[17], *clean[17];
         if (!ref)
                 return -ENOMEM;
         size_t n_ref = evidence_store_reference(es, device_of_series(g->s), g->in_store, ref,
@@ -233,13 +252,15 @@ static int find_cause(const struct evidence_store *es, const struct tracker_caus
         if (r < 0 || !n_ref || !g->n_runs)
                 return r;
         others[0] = NULL;
-        if (peers)
+        if (peers) {
                 peers_within(peers, res->probe, g->since, window, others, 17);
+                peers_clean_since(peers, res->probe, g->since, clean, 17);
+        }
         const struct cause_input in = {
                 .runs = g->runs, .n_runs = g->n_runs, .ref = &cr,
                 .direction = g->s->direction, .change = g->s->verdict.change,
                 .plugin = res->plugin, .others = others, .others_window = window,
-                .sibling_ratio = NAN,
+                .clean = peers ? clean : NULL, .sibling_ratio = NAN,
         };
         r = cause_find(&in, ret);
         return r == -EINVAL ? 0 : r;
@@ -327,8 +348,8 @@ static void regressed_runs(const struct evidence_store *es, const struct baselin
 }
 
 static int name_cause(const char *state_dir, struct tracker_cause_peers *peers,
-                      const struct baseline *b, struct result *res, struct evidence_store *es,
-                      double window, struct tracker_cause_out *out)
+                      const struct baseline *b, struct result *res, bool counted,
+                      struct evidence_store *es, double window, struct tracker_cause_out *out)
 {
         unsigned n_regressed, n_entered;
         struct regressed g = { .s = worst_of(b, &n_regressed, &n_entered) };
@@ -336,11 +357,12 @@ static int name_cause(const char *state_dir, struct tracker_cause_peers *peers,
         if (!g.s && unseen_regressed(b))
                 return 0; /* the cause named, and when it began, stand */
         if (!g.s) {
-                int r = peers_note(peers, res->probe, res->plugin, NAN);
+                int r = peers_note(peers, res->probe, res->plugin, NAN,
+                                   counted ? res->started : NAN);
                 return r < 0 ? r : evidence_store_set_cause(es, NULL, NULL);
         }
         regressed_runs(es, b, res, &g);
-        int r = peers_note(peers, res->probe, res->plugin, g.since);
+        int r = peers_note(peers, res->probe, res->plugin, g.since, NAN);
         g.since = peers_began(peers, res->probe, g.since);
         struct cause c = { 0 }, named = { 0 };
         if (r >= 0)
@@ -426,7 +448,7 @@ int tracker_cause_note(const char *state_dir, struct tracker_cause_peers *peers,
         if (counted)
                 r = evidence_store_add(&es, res->started, reference, device_of_run(res), &fig);
         if (r >= 0)
-                r = name_cause(state_dir, peers, b, res, &es, window, out);
+                r = name_cause(state_dir, peers, b, res, counted, &es, window, out);
         bool cause_moved = (was == NULL) != (es.cause_label == NULL) ||
                            (was && strcmp(was, es.cause_label));
         if (r >= 0 && (counted || cause_moved)) {

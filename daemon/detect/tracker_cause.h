@@ -30,10 +30,11 @@
 #include "core/result.h"
 #include "detect/baseline.h"
 
-/* The probes in regression the daemon has seen, and since when. */
+/* The probes the daemon has seen run: since when each is in regression
+ * (NAN: it is not), and its latest run counted in none (NAN: none yet). */
 struct tracker_cause_peer {
         char *probe, *plugin;
-        double since;
+        double since, clean;
 };
 struct tracker_cause_peers {
         struct tracker_cause_peer *v;

@@ -137,19 +137,27 @@ static void run_of(const struct spec *s, double jitter, struct cause_run *ret)
         result_free(res);
 }
 
+/* 3 runs of `bad`, and the reference of 20 runs of `good`. */
+static void runs_of(const struct spec *good, const struct spec *bad, struct cause_run *runs,
+                    struct cause_reference *ref)
+{
+        struct cause_run ref_runs[20];
+        for (int i = 0; i < 20; i++)
+                run_of(good, ((i * 7) % 9 - 4) / 200.0, &ref_runs[i]); /* +-2% */
+        for (int i = 0; i < 3; i++)
+                run_of(bad, (i - 1) / 100.0, &runs[i]);
+        CHECK(cause_reference_of(ref_runs, 20, ref) == 0);
+}
+
 /* The verdict on 3 runs of `bad` against 20 reference runs of `good`. */
 static struct cause judge_against(const struct spec *good, const struct spec *bad,
                                   const char *plugin, const char *const *others,
                                   double sibling_ratio)
 {
-        struct cause_run ref_runs[20], runs[3];
+        struct cause_run runs[3];
         struct cause_reference ref;
         struct cause c;
-        for (int i = 0; i < 20; i++)
-                run_of(good, ((i * 7) % 9 - 4) / 200.0, &ref_runs[i]); /* +-2% */
-        for (int i = 0; i < 3; i++)
-                run_of(bad, (i - 1) / 100.0, &runs[i]);
-        CHECK(cause_reference_of(ref_runs, 20, &ref) == 0);
+        runs_of(good, bad, runs, &ref);
         struct cause_input in = {
                 .runs = runs, .n_runs = 3, .ref = &ref, .direction = DETECTOR_HIGHER_IS_BETTER,
                 .change = -0.14, .plugin = plugin, .others = others, .others_window = 1800,
@@ -351,6 +359,43 @@ static void test_holds_back(void)
         cause_clear(&c);
 }
 
+/* The component is said with what tells it from the whole host slowing
+ * where no counter shows: probes of other resources that ran since in no
+ * regression, or that none did (a VM whose host got busier slowed the
+ * only probe that ran, 6 December: it read as the component, no more);
+ * nothing of the kind where the caller does not know (verify). */
+static void test_component_witnesses(void)
+{
+        const char *const none[] = { NULL }, *const same[] = { "threads", NULL };
+        const char *const clean[] = { "threads", "memory", "disklat", "disk", NULL };
+        const struct { const char *const *clean; const char *words; } cases[] = {
+                { none, "; no probe of another resource ran since to tell it from the whole "
+                        "host slowing" },
+                { same, "; no probe of another resource ran since" },
+                { clean, "; the memory and disklat probes ran since, in no regression" },
+                { NULL, NULL },
+        };
+        struct cause_run runs[3];
+        struct cause_reference ref;
+        runs_of(&quiet, &quiet, runs, &ref);
+        for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+                struct cause c;
+                struct cause_input in = {
+                        .runs = runs, .n_runs = 3, .ref = &ref,
+                        .direction = DETECTOR_HIGHER_IS_BETTER, .change = -0.14,
+                        .plugin = "cpu", .clean = cases[i].clean, .sibling_ratio = NAN,
+                };
+                CHECK(cause_find(&in, &c) == 0);
+                EXPECT(c.kind == CAUSE_COMPONENT);
+                if (cases[i].words)
+                        CHECK_STR_CONTAINS(c.evidence, cases[i].words);
+                else
+                        EXPECT(!strstr(c.evidence, " ran since"));
+                CHECK_STR_CONTAINS(c.evidence, "no host counter moved (");
+                cause_clear(&c);
+        }
+}
+
 /* The whole host is never reported as the component. */
 static void test_host_not_component(void)
 {
@@ -542,6 +587,7 @@ int main(void)
         test_order();
         test_holds_back();
         test_host_not_component();
+        test_component_witnesses();
         test_reference_and_errors();
         test_gpu();
         test_gpu_faults();
