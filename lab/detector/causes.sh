@@ -17,7 +17,10 @@
 #              (max_run_delay = 1): neighbour
 #   slowdisk   a disklat probe on a loop device over the slowdisk FUSE
 #              fixture (tests/integration/lib/slowdisk), each read made twice
-#              as long: disk_device or component (the disk itself)
+#              as long: disk_device or component (the disk itself); a cpu
+#              probe runs beside it, which the component's evidence names
+#              as having run since in no regression (blkio's probe runs
+#              alone: "no probe of another resource ran since")
 #   blkio      a disk probe (randread 16k, iodepth 4) with a blkio throttle
 #              of half its reference IOPS on the disk under its file, runs
 #              counted whatever they waited (max_run_delay = 1: on a busy
@@ -298,9 +301,10 @@ slow_2x() {
 }
 slow_1x() { echo 1000 > "$SLOW_MNT/delay_us"; }
 inj_slowdisk() {
-        begin slowdisk "disklat (4k O_DIRECT reads, 50/s, 2 s runs) on a loop device over the slow FUSE disk; then reads 2x"
+        begin slowdisk "disklat (4k O_DIRECT reads, 50/s, 2 s runs) on a loop device over the slow FUSE disk, a cpu probe beside it; then reads 2x"
         if ! slow_up; then absent slowdisk disk_device,component "$SLOW_WHY"; slow_down; return 0; fi
-        conf "$DIR" "" "" "$(probe lat disklat 2 "path = $SLOW_LOOP"$'\nrate = 50')"
+        conf "$DIR" "" "" "$(probe lat disklat 2 "path = $SLOW_LOOP"$'\nrate = 50')
+$(probe cpu cpu 0.5)"
         start_daemon "$DIR"
         inject slowdisk real disk_device,component 0 300 20 slow_2x slow_1x lat
         end
