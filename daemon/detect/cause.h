@@ -37,9 +37,10 @@
  *   component        none of these: the component itself (of a gpu probe,
  *                    with its PCIe replays where they rose); said with the
  *                    probes of other resources that ran since in no
- *                    regression, or that none did (then the whole host
- *                    slowing where no counter shows, as a VM's may, is
- *                    not ruled out)
+ *                    regression, or that none did where nothing else
+ *                    told it from the host (then the whole host slowing
+ *                    where no counter shows, as a VM's may, is not ruled
+ *                    out)
  * Each rule is a simple threshold: the evidence must be there in at least
  * half of the regressed runs, and beyond the reference runs' spread (their
  * 90th percentile, or 10th where lower is the sign) by a margin that a
@@ -155,10 +156,11 @@ struct cause_input {
          * others_window seconds (NULL-terminated; NULL: none) */
         const char *const *others;
         double others_window;
-        /* plugins of the other probes that ran counted, in no regression,
-         * since the first of runs (NULL-terminated): what tells the
-         * component from the whole host; NULL: not known (verify) */
-        const char *const *clean;
+        /* plugins of the other probes judged on a run counted since the
+         * probe's regression began, in no regression (NULL-terminated):
+         * what tells the component from the whole host; NULL: not known
+         * (verify, or a daemon started since) */
+        const char *const *ran_clean;
         /* this component's figure over the median of its siblings' (same
          * model, this host or the fleet), NAN when there are none */
         double sibling_ratio;

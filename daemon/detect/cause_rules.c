@@ -603,20 +603,21 @@ static char *checked(const struct cause_ctx *c)
 }
 
 /* What tells the component from the whole host slowing in a way no
- * counter shows (a VM's host, busier): probes of other resources that ran
- * in no regression since these runs began, or that none did, after text
- * (freed); text itself where the daemon did not say (verify). */
-static char *witnesses(const struct cause_ctx *c, char *text)
+ * counter shows (a VM's host, busier), after text (freed): the probes of
+ * other resources that ran since the regression began in no regression,
+ * or, unless the component's own evidence (shown) tells it already, that
+ * none did; text itself where the daemon cannot say (ran_clean NULL). */
+static char *witnesses(const struct cause_ctx *c, char *text, bool shown)
 {
         bool oom = false;
-        if (!text || !c->in->clean)
+        if (!text || !c->in->ran_clean)
                 return text;
-        char *clean = independent_of(c, c->in->clean, &oom);
+        char *clean = independent_of(c, c->in->ran_clean, &oom);
         if (clean)
                 text = join(text, "; ", "the %s probes ran since, in no regression", clean);
-        else if (!oom)
-                text = join(text, "; ", "no probe of another resource ran since to tell it "
-                            "from the whole host slowing");
+        else if (!oom && !shown)
+                text = join(text, "; ", "no probe of another resource ran since in no "
+                            "regression: the whole host slowing is not ruled out");
         free(clean);
         if (oom)
                 free(text);
@@ -652,7 +653,7 @@ static int rule_component(const struct cause_ctx *c, char **ret)
         else if (text || !(worse || replayed))
                 text = join(text, "; ", "no evidence of the host's recorded for these runs");
         free(list);
-        return done(witnesses(c, text), ret);
+        return done(witnesses(c, text, worse || replayed), ret);
 }
 
 const cause_rule_fn cause_rules[CAUSE_N_KINDS] = {

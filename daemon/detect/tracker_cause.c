@@ -91,14 +91,19 @@ const char *tracker_cause_figure(const struct baseline_series *s, const struct r
         return buf;
 }
 
-/* ---- the probes in regression ----------------------------------------------- */
+/* ---- the probes seen run ---------------------------------------------------- */
 
-/* Note that probe is in regression since `since`, or (NAN) is not; clean:
- * when its run counted in no regression (NAN: this one did not). */
+/* Note a run of probe that began at t: the probe is in regression since
+ * `since`, or (NAN) is not; clean: the run counted and was judged in no
+ * regression. */
 static int peers_note(struct tracker_cause_peers *p, const char *probe, const char *plugin,
-                      double since, double clean)
+                      double t, double since, bool clean)
 {
         size_t i = 0;
+        if (!p->noted) {
+                p->noted = true;
+                p->from = t;
+        }
         while (i < p->n && strcmp(p->v[i].probe, probe))
                 i++;
         if (i == p->n) {
@@ -124,8 +129,8 @@ static int peers_note(struct tracker_cause_peers *p, const char *probe, const ch
         }
         if (isnan(since) || isnan(e->since))
                 e->since = since; /* a regression keeps the time it began */
-        if (!isnan(clean))
-                e->clean = clean;
+        if (clean)
+                e->last_clean = t;
         return 0;
 }
 
@@ -151,16 +156,21 @@ static void peers_within(const struct tracker_cause_peers *p, const char *probe,
         ret[n] = NULL;
 }
 
-/* The plugins of the other probes in no regression whose latest counted
- * run was at since or later (at most max - 1, NULL-terminated). */
+/* The plugins of the other probes in no regression whose latest run
+ * counted and judged began at since or later, each plugin once (at most
+ * max - 1, NULL-terminated). */
 static void peers_clean_since(const struct tracker_cause_peers *p, const char *probe,
                               double since, const char **ret, size_t max)
 {
         size_t n = 0;
-        for (size_t i = 0; i < p->n && n + 1 < max; i++)
-                if (strcmp(p->v[i].probe, probe) && isnan(p->v[i].since) &&
-                    p->v[i].clean >= since)
-                        ret[n++] = p->v[i].plugin;
+        for (size_t i = 0; i < p->n && n + 1 < max; i++) {
+                const struct tracker_cause_peer *e = &p->v[i];
+                bool dup = false;
+                for (size_t k = 0; k < n && !dup; k++)
+                        dup = !strcmp(ret[k], e->plugin);
+                if (!dup && strcmp(e->probe, probe) && isnan(e->since) && e->last_clean >= since)
+                        ret[n++] = e->plugin;
+        }
         ret[n] = NULL;
 }
 
@@ -260,7 +270,8 @@ static int find_cause(const struct evidence_store *es, const struct tracker_caus
                 .runs = g->runs, .n_runs = g->n_runs, .ref = &cr,
                 .direction = g->s->direction, .change = g->s->verdict.change,
                 .plugin = res->plugin, .others = others, .others_window = window,
-                .clean = peers ? clean : NULL, .sibling_ratio = NAN,
+                .ran_clean = peers && g->since >= peers->from ? clean : NULL,
+                .sibling_ratio = NAN,
         };
         r = cause_find(&in, ret);
         return r == -EINVAL ? 0 : r;
@@ -347,6 +358,16 @@ static void regressed_runs(const struct evidence_store *es, const struct baselin
                 g->since = res->started;
 }
 
+/* Whether a figure of the run was judged against a reference (one still
+ * learnt has none: its runs cannot be in regression, and say nothing). */
+static bool judged(const struct baseline *b)
+{
+        for (size_t i = 0; i < b->n_series; i++)
+                if (b->series[i].seen && b->series[i].verdict.valid)
+                        return true;
+        return false;
+}
+
 static int name_cause(const char *state_dir, struct tracker_cause_peers *peers,
                       const struct baseline *b, struct result *res, bool counted,
                       struct evidence_store *es, double window, struct tracker_cause_out *out)
@@ -357,12 +378,15 @@ static int name_cause(const char *state_dir, struct tracker_cause_peers *peers,
         if (!g.s && unseen_regressed(b))
                 return 0; /* the cause named, and when it began, stand */
         if (!g.s) {
-                int r = peers_note(peers, res->probe, res->plugin, NAN,
-                                   counted ? res->started : NAN);
-                return r < 0 ? r : evidence_store_set_cause(es, NULL, NULL);
+                /* the cause goes with the regression even where the note
+                 * (for other probes' evidence) cannot be kept */
+                int r = evidence_store_set_cause(es, NULL, NULL);
+                int rn = peers_note(peers, res->probe, res->plugin, res->started, NAN,
+                                    counted && judged(b));
+                return r < 0 ? r : rn;
         }
         regressed_runs(es, b, res, &g);
-        int r = peers_note(peers, res->probe, res->plugin, g.since, NAN);
+        int r = peers_note(peers, res->probe, res->plugin, res->started, g.since, false);
         g.since = peers_began(peers, res->probe, g.since);
         struct cause c = { 0 }, named = { 0 };
         if (r >= 0)

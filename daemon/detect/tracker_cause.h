@@ -8,11 +8,13 @@
  * accumulate is compared with the reference's runs' (cause.h), with the
  * other probes in regression whose regressions began within the window
  * (peers: several independent probes at once is the host, one event, not
- * one per probe).  The cause is read again at every run, but once named
- * it stays until the probe's regression ends (an alert carries it as a
- * label), unless stronger evidence names another: the host's event, when
- * other probes follow a probe first named alone, or a cause earlier in
- * cause.h's order while the worst figure is still getting worse.  The
+ * one per probe), and with those judged in no regression since it began
+ * (what tells the component from the whole host).  The cause is read
+ * again at every run, but once named it stays until the probe's
+ * regression ends (an alert carries it as a label), unless stronger
+ * evidence names another: the host's event, when other probes follow a
+ * probe first named alone, or a cause earlier in cause.h's order while
+ * the worst figure is still getting worse.  The
  * run then carries benchwatch_regression_cause{cause="<label>"} 1 (an
  * alert routes on it), the store keeps the cause for `status` and
  * `baseline show`, and a journal line for people is made when the
@@ -31,14 +33,18 @@
 #include "detect/baseline.h"
 
 /* The probes the daemon has seen run: since when each is in regression
- * (NAN: it is not), and its latest run counted in none (NAN: none yet). */
+ * (NAN: it is not), and when its latest run counted and judged in no
+ * regression began (NAN: none yet); from: when the first run noted began
+ * (the daemon's start: nothing is known of the runs before). */
 struct tracker_cause_peer {
         char *probe, *plugin;
-        double since, clean;
+        double since, last_clean;
 };
 struct tracker_cause_peers {
         struct tracker_cause_peer *v;
         size_t n;
+        bool noted;
+        double from;
 };
 void tracker_cause_peers_clear(struct tracker_cause_peers *p);
 

@@ -363,27 +363,43 @@ static void test_holds_back(void)
  * where no counter shows: probes of other resources that ran since in no
  * regression, or that none did (a VM whose host got busier slowed the
  * only probe that ran, 6 December: it read as the component, no more);
- * nothing of the kind where the caller does not know (verify). */
+ * nothing of the kind where the caller does not know (the last case:
+ * verify, or a daemon started since the regression began). */
 static void test_component_witnesses(void)
 {
         const char *const none[] = { NULL }, *const same[] = { "threads", NULL };
         const char *const clean[] = { "threads", "memory", "disklat", "disk", NULL };
-        const struct { const char *const *clean; const char *words; } cases[] = {
-                { none, "; no probe of another resource ran since to tell it from the whole "
-                        "host slowing" },
-                { same, "; no probe of another resource ran since" },
-                { clean, "; the memory and disklat probes ran since, in no regression" },
-                { NULL, NULL },
+        struct spec gq = quiet, replayed;
+        gq.gpu = true, gq.gpu_clock = 1.98e9, gq.link_gen = 5, gq.link_width = 16;
+        replayed = gq, replayed.replays = 40;
+        const struct {
+                const struct spec *good, *bad;
+                const char *plugin;
+                const char *const *clean;
+                const char *words; /* NULL: no sentence of the kind */
+        } cases[] = {
+                { &quiet, &quiet, "cpu", none, "; no probe of another resource ran since in no "
+                  "regression: the whole host slowing is not ruled out" },
+                { &quiet, &quiet, "cpu", same, "; no probe of another resource ran since in no "
+                  "regression" },
+                { &quiet, &quiet, "cpu", clean, "; the memory and disklat probes ran since, in "
+                  "no regression" },
+                /* the GPU's own replays tell it from the host already */
+                { &gq, &replayed, "gpu", none, NULL },
+                { &gq, &replayed, "gpu", clean, "; the threads, memory and disklat probes ran "
+                  "since" },
+                { &quiet, &quiet, "cpu", NULL, NULL },
         };
-        struct cause_run runs[3];
-        struct cause_reference ref;
-        runs_of(&quiet, &quiet, runs, &ref);
         for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+                struct cause_run runs[3];
+                struct cause_reference ref;
                 struct cause c;
+                runs_of(cases[i].good, cases[i].bad, runs, &ref);
                 struct cause_input in = {
                         .runs = runs, .n_runs = 3, .ref = &ref,
                         .direction = DETECTOR_HIGHER_IS_BETTER, .change = -0.14,
-                        .plugin = "cpu", .clean = cases[i].clean, .sibling_ratio = NAN,
+                        .plugin = cases[i].plugin, .ran_clean = cases[i].clean,
+                        .sibling_ratio = NAN,
                 };
                 CHECK(cause_find(&in, &c) == 0);
                 EXPECT(c.kind == CAUSE_COMPONENT);

@@ -273,19 +273,27 @@ static bool regressed(const struct result *r)
         return s && s->value == 1;
 }
 
-/* One run through tracker_observe: counted; returns whether the verdict
- * says regressed, its cause copied to cause (size 32). */
-static bool observe(struct tracker *t, double rate, double throttled, char *cause)
+/* A run of r begun at started, counted or not as said: whether it says
+ * regressed, its cause copied to cause (size 32). */
+static bool observe_at(struct tracker *t, struct result *r, double started, bool counted,
+                       char *cause)
 {
         struct tracker_outcome o;
-        struct result *r = rate_run(rate, throttled);
+        r->started = started;
         tracker_observe(t, r, &o);
-        EXPECT(o.counted);
+        EXPECT(o.counted == counted);
         bool reg = regressed(r);
         snprintf(cause, 32, "%s", cause_of(r));
         tracker_outcome_clear(&o);
         result_free(r);
         return reg;
+}
+
+/* One run through tracker_observe: counted; returns whether the verdict
+ * says regressed, its cause copied to cause (size 32). */
+static bool observe(struct tracker *t, double rate, double throttled, char *cause)
+{
+        return observe_at(t, rate_run(rate, throttled), 0, true, cause);
 }
 
 /* A counted run that succeeded without the cpu figure (a summary with no
@@ -558,41 +566,39 @@ static void test_observe(void)
         EXPECT(test_rm_tree(dir) == 0);
 }
 
-/* A counted run of r at started: whether it says regressed, its cause
- * copied to cause (size 32). */
-static bool observe_at(struct tracker *t, struct result *r, double started, char *cause)
-{
-        struct tracker_outcome o;
-        r->started = started;
-        tracker_observe(t, r, &o);
-        EXPECT(o.counted);
-        bool reg = regressed(r);
-        snprintf(cause, 32, "%s", cause_of(r));
-        tracker_outcome_clear(&o);
-        result_free(r);
-        return reg;
-}
-
-static struct result *memory_run(double bytes_per_second)
+/* A memory run, its threads waiting for a CPU wait of the time they
+ * wanted one (above max_run_delay: not counted). */
+static struct result *memory_run(double bytes_per_second, double wait)
 {
         struct result *r = result_new("mem", "memory");
         CHECK(r);
         r->success = true;
         add(r, "benchwatch_memory_bytes_per_second", bytes_per_second);
-        add(r, "benchwatch_probe_cpu_wait_ratio", 0.01);
+        add(r, "benchwatch_probe_cpu_wait_ratio", wait);
         return r;
 }
+
+/* What the memory probe beside the cpu probe does, run by run. */
+enum witness {
+        BESIDE,    /* runs throughout, in no regression */
+        BEFORE,    /* ran only while the cpu probe's reference was learnt */
+        LEARNING,  /* begins with the step: its own reference is learnt */
+        UNCOUNTED, /* runs throughout; after the step, none counted */
+        REGRESSED, /* in regression since long before the step (not one event) */
+        LATER,     /* beside, then in a regression of its own, long after */
+        RESTARTED, /* beside, then the daemon restarts: it cannot say */
+};
 
 /* A cpu probe that got 20% slower with no host counter moved is named the
  * component, said with what tells it from the whole host slowing where no
  * counter shows (this VM, 6 December: only the cpu probe ran, and a slow
- * spell of the VM read as the component, no more): the memory probe ran
- * beside it each minute throughout, in no regression; or it ran only
- * while the reference was learnt, and none ran since. */
+ * spell of the VM read as the component, no more): the memory probe's
+ * runs since, judged in no regression; else that none ran so.  Runs 30 s
+ * apart, a run of each probe in turn. */
 static void test_component_witnesses(void)
 {
-        for (int beside = 0; beside < 2; beside++) {
-                char dir[] = "/tmp/test_tracker.XXXXXX", cause[32] = "";
+        for (enum witness w = BESIDE; w <= RESTARTED; w++) {
+                char dir[] = "/tmp/test_tracker.XXXXXX", cause[32] = "", mem[32] = "";
                 struct context host = { 0 };
                 struct tracker *t = NULL;
                 struct evidence_store es = { 0 };
@@ -602,21 +608,49 @@ static void test_component_witnesses(void)
                 for (i = 0; i < 30; i++) { /* references with 3% and 2% noise */
                         seed = seed * 1103515245 + 12345;
                         double u = (double)(seed >> 16 & 0x7fff) / 0x7fff - 0.5;
-                        EXPECT(!observe_at(t, rate_run(1000 * (1 + 0.1 * u), 0), at += 30,
+                        EXPECT(!observe_at(t, rate_run(1000 * (1 + 0.1 * u), 0), at += 30, true,
                                            cause));
-                        EXPECT(!observe_at(t, memory_run(2e10 * (1 - 0.07 * u)), at += 30,
-                                           cause));
+                        if (w != LEARNING)
+                                EXPECT(!observe_at(t, memory_run(2e10 * (1 - 0.07 * u), 0.01),
+                                                   at += 30, true, mem));
                 }
-                for (i = 0; i < 6 && !observe_at(t, rate_run(800, 0), at += 30, cause); i++)
-                        if (beside)
-                                EXPECT(!observe_at(t, memory_run(2e10), at += 30, cause));
-                EXPECT(i < 6 && !strcmp(cause, "component"));
+                /* 40% less memory bandwidth 25 runs (12.5 min) before the step */
+                for (i = 0; w == REGRESSED && i < 25; i++)
+                        observe_at(t, memory_run(1.2e10, 0.01), at += 30, true, mem);
+                EXPECT(w != REGRESSED || !strcmp(mem, "component"));
+                for (i = 0; i < 6 && !observe_at(t, rate_run(800, 0), at += 30, true, cause);
+                     i++)
+                        if (w != BEFORE)
+                                observe_at(t, memory_run(w == REGRESSED ? 1.2e10 : 2e10,
+                                                         w == UNCOUNTED ? 0.9 : 0.01),
+                                           at += 30, w != UNCOUNTED, mem);
+                EXPECT(i < 6);
+                /* 12 more runs of each (12 min, beyond the 10-min window of
+                 * one event), then the memory probe's own step */
+                for (i = 0; w == LATER && i < 12; i++) {
+                        EXPECT(observe_at(t, rate_run(800, 0), at += 30, true, cause));
+                        EXPECT(!observe_at(t, memory_run(2e10, 0.01), at += 30, true, mem));
+                }
+                for (i = 0; w == LATER && i < 10 && !observe_at(t, memory_run(1.2e10, 0.01),
+                                                                 at += 30, true, mem); i++)
+                        EXPECT(observe_at(t, rate_run(800, 0), at += 30, true, cause));
+                EXPECT(w != LATER || (i < 10 && observe_at(t, rate_run(800, 0), at += 30, true,
+                                                           cause)));
+                if (w == RESTARTED) {
+                        tracker_free(t);
+                        CHECK(tracker_new(dir, &host, NULL, &t) == 0);
+                        EXPECT(observe_at(t, rate_run(800, 0), at += 30, true, cause));
+                }
                 CHECK(evidence_store_load(dir, "cpu", &es, NULL) == 0 && es.cause_text);
+                EXPECT(!strcmp(es.cause_label, "component") && !strcmp(cause, "component"));
                 CHECK_STR_CONTAINS(es.cause_text, "no host counter moved (");
-                CHECK_STR_CONTAINS(es.cause_text, beside ?
-                                   "; the memory probes ran since, in no regression" :
-                                   "; no probe of another resource ran since to tell it from "
-                                   "the whole host slowing");
+                if (w == RESTARTED)
+                        EXPECT(!strstr(es.cause_text, " ran since"));
+                else
+                        CHECK_STR_CONTAINS(es.cause_text, w == BESIDE ?
+                                           "; the memory probes ran since, in no regression" :
+                                           "; no probe of another resource ran since in no "
+                                           "regression: the whole host slowing is not ruled out");
                 evidence_store_clear(&es);
                 tracker_free(t);
                 EXPECT(test_rm_tree(dir) == 0);
