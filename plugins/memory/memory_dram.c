@@ -197,16 +197,17 @@ static int mem_available(uint64_t *ret)
 }
 
 /* An AMD CCX's L3: 32 MiB on Zen 3 to 5, 96 MiB with 3D V-Cache. */
-#define AMD_CCX_MAX_L3 (96 * MIB)
+#define CCX_MAX_L3 (96 * MIB)
 
-uint64_t memory_hidden_llc_bytes(uint64_t reported, bool amd, unsigned threads)
+uint64_t memory_hidden_llc_bytes(uint64_t reported, bool per_ccx, unsigned threads)
 {
-        uint64_t reach = AMD_CCX_MAX_L3 * threads;
+        uint64_t reach = CCX_MAX_L3 * threads;
 
-        return amd && threads && reach < reported ? reach : reported;
+        return per_ccx && threads && reach < reported ? reach : reported;
 }
 
-static bool cpu_is_amd(void)
+/* Whether the CPU's vendor builds its L3 per CCX: AMD, and Hygon. */
+static bool cpu_l3_per_ccx(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
         /* zeroed: gcc -O1 cannot see that __get_cpuid sets them */
@@ -237,7 +238,7 @@ void memory_host_llc(unsigned threads, uint64_t *ret, uint64_t *ret_reported)
         long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
         long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
         if (l3 > 0) {
-                llc = memory_hidden_llc_bytes((uint64_t)l3, cpu_is_amd(), threads);
+                llc = memory_hidden_llc_bytes((uint64_t)l3, cpu_l3_per_ccx(), threads);
                 if (llc < (uint64_t)l3)
                         *ret_reported = (uint64_t)l3;
         } else if (l2 > 0) {
@@ -256,8 +257,8 @@ int memory_host_sizes(const struct bw_host *h, const char *mode, unsigned thread
                 memory_host_llc(threads, &llc, &reported);
         if (reported)
                 h->log(h, LOG_INFO, "%s mode: no cache topology in sysfs; CPUID's "
-                       "%llu MiB L3 is more than %u thread(s) reach on AMD (one "
-                       "CCX each, 96 MiB at most): the cache taken as %llu MiB", mode,
+                       "%llu MiB L3 is more than %u thread(s) reach on AMD or Hygon "
+                       "(one CCX each, 96 MiB at most): the cache taken as %llu MiB", mode,
                        (unsigned long long)(reported / MIB), threads,
                        (unsigned long long)(llc / MIB));
         r = mem_available(&avail);

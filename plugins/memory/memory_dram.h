@@ -34,12 +34,12 @@ int memory_dram_array_bytes(uint64_t llc, uint64_t avail, uint64_t *ret);
 /* The last-level cache `threads` threads can reach where the kernel shows
  * no cache topology (a VM that hides it, as Firecracker does): CPUID's L3
  * figure `reported`, which there may be its host's whole cache (508 MiB on
- * the development VM).  On AMD and Hygon (`amd`) an L3 serves one CCX; no part
- * has more than 96 MiB in one (3D V-Cache), so a thread reaches at most
- * that: `threads` x 96 MiB, never more than `reported` (threads 0: no
- * limit).  Elsewhere the L3 is shared by the whole socket and `reported`
- * stands. */
-uint64_t memory_hidden_llc_bytes(uint64_t reported, bool amd, unsigned threads);
+ * the development VM).  On AMD and Hygon (`per_ccx`) an L3 serves one
+ * CCX; no part has more than 96 MiB in one (3D V-Cache), so a thread
+ * reaches at most that: `threads` x 96 MiB, never more than `reported`
+ * (threads 0: no limit).  Elsewhere the L3 is shared by the whole socket
+ * and `reported` stands. */
+uint64_t memory_hidden_llc_bytes(uint64_t reported, bool per_ccx, unsigned threads);
 /* The last-level cache `threads` threads can use: sysfs, else what CPUID
  * says (memory_hidden_llc_bytes), else 0; *ret_reported: CPUID's own
  * figure when that was lowered, else 0. */
