@@ -224,11 +224,13 @@ for p in json.load(open(sys.argv[1])):
           "entered at run %d" % p["entered"] if p["entered"] else "not entered",
           " -> ".join(p["labels"][:1] + p["labels"][-1:]) or "-"))' "$DIR/result.json"
 }
-begin() { # NAME TEXT
-        DIR=$WORK/$1
+begin() { # NAME TEXT...
+        local name=$1
+        shift
+        DIR=$WORK/$name
         mkdir -p "$DIR"
         echo
-        echo "== $1: $2 ($(date +%T))"
+        echo "== $name: $* ($(date +%T))"
 }
 end() { stop_daemon; stop_pids; }
 absent() { # NAME EXPECTED REASON
@@ -301,11 +303,15 @@ slow_2x() {
 }
 slow_1x() { echo 1000 > "$SLOW_MNT/delay_us"; }
 inj_slowdisk() {
-        begin slowdisk "disklat (4k O_DIRECT reads, 50/s, 2 s runs) on a loop device over the slow FUSE disk, a cpu probe beside it; then reads 2x"
+        begin slowdisk "disklat (4k O_DIRECT reads, 50/s, 2 s runs) on a loop device over" \
+                "the slow FUSE disk, a cpu probe beside it; then reads 2x"
         if ! slow_up; then absent slowdisk disk_device,component "$SLOW_WHY"; slow_down; return 0; fi
         conf "$DIR" "" "" "$(probe lat disklat 2 "path = $SLOW_LOOP"$'\nrate = 50')
 $(probe cpu cpu 0.5)"
         start_daemon "$DIR"
+        # the cpu probe's runs tell the disk from the host once it is judged
+        python3 "$PYDIR/follow.py" learn "$DIR/bw.prom" 300 cpu ||
+                echo "   the cpu probe learnt no reference: the disk's verdict has no witness"
         inject slowdisk real disk_device,component 0 300 20 slow_2x slow_1x lat
         end
         slow_down
