@@ -100,10 +100,8 @@ static int peers_note(struct tracker_cause_peers *p, const char *probe, const ch
                       double t, double since, bool clean)
 {
         size_t i = 0;
-        if (!p->noted) {
-                p->noted = true;
+        if (!p->n) /* the first run noted (probes are never forgotten) */
                 p->from = t;
-        }
         while (i < p->n && strcmp(p->v[i].probe, probe))
                 i++;
         if (i == p->n) {

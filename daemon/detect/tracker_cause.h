@@ -43,7 +43,6 @@ struct tracker_cause_peer {
 struct tracker_cause_peers {
         struct tracker_cause_peer *v;
         size_t n;
-        bool noted;
         double from;
 };
 void tracker_cause_peers_clear(struct tracker_cause_peers *p);
