@@ -1,7 +1,7 @@
 #!/bin/sh
 # clang_werror.sh — the tree compiled by clang with -Werror, beside the gcc
 # build `make check` runs in.  HACKING.md promises warnings clean under gcc
-# and clang; a clang warning fails `make check`.
+# and clang; a clang warning fails `make check-build` (CI runs it).
 #
 # Every file of the daemon, the plugins and the test programs (make all
 # check TESTS=) goes through clang's front end, which is where the
