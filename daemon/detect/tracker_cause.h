@@ -14,11 +14,11 @@
  * regression ends (an alert carries it as a label), unless stronger
  * evidence names another: the host's event, when other probes follow a
  * probe first named alone, or a cause earlier in cause.h's order while
- * the worst figure is still getting worse.  The
- * run then carries benchwatch_regression_cause{cause="<label>"} 1 (an
- * alert routes on it), the store keeps the cause for `status` and
- * `baseline show`, and a journal line for people is made when the
- * regression is entered or its cause changes:
+ * the worst figure is still getting worse.  The run then carries
+ * benchwatch_regression_cause{cause="<label>"} 1 (an alert routes on it),
+ * the store keeps the cause for `status` and `baseline show`, and a
+ * journal line for people is made when the regression is entered or its
+ * cause changes:
  *   cpu events/s −14% (95% CI −15..−13%) since 14:02, against the
  *   reference of 40 runs learnt 3 Dec; cause: CPU quota, throttled in 41%
  *   of its CPU quota periods, against 0.0% in the reference

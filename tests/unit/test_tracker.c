@@ -566,7 +566,7 @@ static void test_observe(void)
         EXPECT(test_rm_tree(dir) == 0);
 }
 
-/* A memory run, its threads waiting for a CPU wait of the time they
+/* A memory run whose threads waited for a CPU `wait` of the time they
  * wanted one (above max_run_delay: not counted). */
 static struct result *memory_run(double bytes_per_second, double wait)
 {
