@@ -306,12 +306,15 @@ no_runs() { echo 0; }
 # The cpu probe is this test's gauge of the host: a quiet 2-core VM runs
 # it with 1-3% noise a run.  cpu_level N0 prints, for its runs after the
 # N0-th, their median over the reference, their spread (the robust sd of
-# their logs) and the reference's noise a run.
+# their logs) and the reference's noise a run.  The terminal's figures
+# have 3 digits and an SI prefix (events_per_second=1.55k).
 cpu_level() {
         python3 - "$T/daemon.out" "$1" "$(tf 'benchwatch_baseline{probe="cpu",metric="benchwatch_cpu_events_per_second",')" \
                 "$(tf 'benchwatch_baseline_noise_ratio{probe="cpu",metric="benchwatch_cpu_events_per_second",')" <<'PY'
 import math, re, statistics, sys
-runs = [float(m.group(1)) for m in (re.search(r"events_per_second=([0-9.e+]+)", l)
+SI = {"": 1, "k": 1e3, "M": 1e6, "G": 1e9}
+runs = [float(m.group(1)) * SI[m.group(2)]
+        for m in (re.search(r"events_per_second=([0-9.]+)([kMG]?) ", l)
         for l in open(sys.argv[1]) if l.startswith("cpu 'cpu': ok")) if m]
 new = [math.log(v) for v in runs[int(sys.argv[2]):]] or [math.log(float(sys.argv[3]))]
 mid = statistics.median(new)
