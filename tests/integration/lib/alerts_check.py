@@ -8,9 +8,10 @@
       status, alert name and labels, printed as one JSON object with the
       time it arrived ("received"); exit 1 when there is none.
 
-  query PROM EXPR
-      EXPR evaluated now by the Prometheus at PROM: one line per sample,
-      labels then value; exit 1 when the result is empty.
+  query PROM EXPR [--at T]
+      EXPR evaluated by the Prometheus at PROM, now or at UNIX time T: one
+      line per sample, labels then value (a range selector: labels then
+      every value in the range); exit 1 when the result is empty.
 
   dashboard PROM DASHBOARD.json START END [--expect-empty SUBSTRING::WHY ...]
       Every panel query of a Grafana dashboard run against PROM over
@@ -88,13 +89,19 @@ def show_labels(metric):
 
 
 def cmd_query(args):
-    prom, expr = args
-    data = api(prom, "query", {"query": expr})
+    prom, expr, rest = args[0], args[1], args[2:]
+    params = {"query": expr}
+    if len(rest) == 2 and rest[0] == "--at":
+        params["time"] = rest[1]
+    elif rest:
+        raise SystemExit("query: unknown arguments " + " ".join(rest))
+    data = api(prom, "query", params)
     result = data["result"]
     if data["resultType"] == "scalar":
         result = [{"metric": {}, "value": result}]
     for sample in result:
-        print(show_labels(sample["metric"]), sample["value"][1])
+        values = sample["values"] if "values" in sample else [sample["value"]]
+        print(show_labels(sample["metric"]), " ".join(v[1] for v in values))
     return 0 if result else 1
 
 
