@@ -54,6 +54,10 @@ fi
 OUT=${OUT:-$top/device-out}
 mkdir -p "$OUT"
 exec > >(tee -a "$OUT/run.log") 2>&1
+# the carried libraries for benchwatch and the carried tools; not for the
+# gpu part, whose torch and nvidia-smi need the host's own (device.sh
+# gives benchwatch only those the host lacks)
+host_libs=${LD_LIBRARY_PATH:-}
 export LD_LIBRARY_PATH=$top/.device-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export PATH=$top/.device-bin:$PATH
 export BENCHWATCH_PLUGIN_DIR=$top/plugins/.libs
@@ -75,7 +79,7 @@ for part in $PARTS; do
                         bench/compare/all.sh 7 > "$dir/compare.txt" 2>&1
                 cat "$dir/compare.txt" ;;
         gpu)
-                OUT=$dir timeout 500 lab/gpu/device.sh 7 ;;
+                LD_LIBRARY_PATH=$host_libs OUT=$dir timeout 500 lab/gpu/device.sh 7 ;;
         *) echo "run.sh: unknown part '$part' (busy, compare, gpu)"; rmdir "$dir"; continue ;;
         esac
         # the test files stay behind (cache: a disk probe's 1 GiB); python3
