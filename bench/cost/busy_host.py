@@ -16,7 +16,7 @@ JUDGED = {
     "threads": (r"^benchwatch_threads_events_per_second\{", True),
     "memory": (r'^benchwatch_memory_bytes_per_second\{.*operation="triad"', True),
     "memory-latency": (r"^benchwatch_memory_load_latency_seconds\{", False),
-    "disk": (r'^benchwatch_disklat_latency_seconds\{.*quantile="0.5"', False),
+    "disklat": (r'^benchwatch_disklat_latency_seconds\{.*quantile="0.5"', False),
 }
 
 
