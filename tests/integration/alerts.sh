@@ -268,7 +268,7 @@ stack_start "$T/textfile" "$RULES" || fail "the Prometheus stack did not start"
 say "node_exporter $NE_TARGET, Prometheus $PROM, Alertmanager 127.0.0.1:$AM_PORT, webhook 127.0.0.1:$HOOK_PORT"
 
 hook() { python3 "$CHECK" hook "$HOOK_LOG" "$@"; }
-q() { python3 "$CHECK" query "$PROM" "$1"; }
+q() { python3 "$CHECK" query "$PROM" "$@"; }
 now() { date +%s.%N; }
 elapsed() { python3 -c "import sys; print('%.1f' % (float(sys.argv[2]) - float(sys.argv[1])))" "$@"; }
 # field FILE PYTHON-EXPR: of the alert in FILE (a), e.g. a["labels"]["probe"]
@@ -516,8 +516,7 @@ python3 -c "import sys; sys.exit(0 if $pct < -50 else 1)" || fail "change $pct% 
 # notification.
 t_fired=$(field "$T/fired" 'a["received"]')
 span=$(python3 -c "import math; print(math.ceil($t_fired - $t_slow) + 1)")
-ratios=$(python3 "$CHECK" query "$PROM" \
-        "benchwatch_regression_change_ratio{probe=\"cpu\",metric=\"benchwatch_cpu_events_per_second\"}[${span}s]" \
+ratios=$(q "benchwatch_regression_change_ratio{probe=\"cpu\",metric=\"benchwatch_cpu_events_per_second\"}[${span}s]" \
         --at "$t_fired" | cut -d' ' -f2-)
 python3 -c "import sys; sys.exit(0 if '%.4g' % float(sys.argv[1]) in ['%.4g' % (float(r) * 100) for r in sys.argv[2:]] else 1)" \
         "$pct" $ratios ||
