@@ -26,13 +26,6 @@ export BENCHWATCH=${BENCHWATCH:-benchwatch}
 DIR=${BENCH_DIR:-/var/tmp/benchwatch-bench}
 SIZE=${SIZE:-1G}
 FILE=$DIR/disk.dat
-for t in fio python3; do
-        command -v "$t" > /dev/null || { echo "bench/compare/disk-cpu.sh: needs $t" >&2; exit 1; }
-done
-work=$(mktemp -d /tmp/bw-diskcpu.XXXXXX) || exit 1
-mkdir -p "$DIR" || exit 1
-trap 'rm -rf "$work"; [ -n "${KEEP:-}" ] || rm -f "$FILE"; rmdir "$DIR" 2> /dev/null' EXIT
-printf '[daemon]\nnice = 0\nioprio_level = 4\n' > "$work/conf"
-"$BENCHWATCH" -c "$work/conf" run disk "path=$FILE" size="$SIZE" requests=1 > /dev/null ||
-        { echo "bench/compare/disk-cpu.sh: cannot make the test file $FILE" >&2; exit 1; }
+. "$here/../lib/testfile.sh"
+bench_testfile bench/compare/disk-cpu.sh diskcpu fio python3
 python3 "$here/disk-cpu.py" "$rounds" "$secs" "$FILE" "$SIZE" "${IODEPTH:-8}" "$work/conf"

@@ -30,15 +30,8 @@ DIR=${BENCH_DIR:-/var/tmp/benchwatch-bench}
 SIZE=${SIZE:-1G}
 depth=${IODEPTH:-8}
 FILE=$DIR/disk.dat
-for t in perf fio filefrag python3; do
-        command -v "$t" > /dev/null || { echo "bench/compare/disk-offsets.sh: needs $t" >&2; exit 1; }
-done
-work=$(mktemp -d /tmp/bw-offsets.XXXXXX) || exit 1
-mkdir -p "$DIR" || exit 1
-trap 'rm -rf "$work"; [ -n "${KEEP:-}" ] || rm -f "$FILE"; rmdir "$DIR" 2> /dev/null' EXIT
-printf '[daemon]\nnice = 0\nioprio_level = 4\n' > "$work/conf"
-"$BENCHWATCH" -c "$work/conf" run disk "path=$FILE" size="$SIZE" requests=1 > /dev/null ||
-        { echo "cannot create $FILE" >&2; exit 1; }
+. "$here/../lib/testfile.sh"
+bench_testfile bench/compare/disk-offsets.sh offsets perf fio filefrag python3
 filefrag -v "$FILE" > "$work/extents"
 # the disk the block tracepoints name, and where the file system starts on it
 majmin=$(stat -c '%Hd:%Ld' "$FILE")
