@@ -8,7 +8,6 @@ voluntary context switches (getrusage of the child); the interrupts of
 the /proc/interrupts lines whose name contains IRQ; all per read."""
 import json
 import os
-import re
 import resource
 import statistics
 import subprocess
@@ -22,11 +21,15 @@ IRQ = os.environ.get("IRQ", "-req")
 
 def disk_name(path):
     dev = os.stat(path).st_dev
-    base = "/sys/dev/block/%d:%d" % (os.major(dev), os.minor(dev))
-    for line in open(base + "/uevent"):
-        if line.startswith("DEVNAME="):
-            return line.split("=", 1)[1].strip()
-    sys.exit("disk-cpu: no block device under %s" % path)
+    uevent = "/sys/dev/block/%d:%d/uevent" % (os.major(dev), os.minor(dev))
+    try:
+        for line in open(uevent):
+            if line.startswith("DEVNAME="):
+                return line.split("=", 1)[1].strip()
+    except OSError as err:
+        sys.exit("disk-cpu: %s is on no block device whose reads "
+                 "/proc/diskstats counts (%s)" % (path, err))
+    sys.exit("disk-cpu: no DEVNAME in %s" % uevent)
 
 
 DISK = disk_name(FILE)
