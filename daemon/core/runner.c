@@ -50,6 +50,9 @@ struct runner {
 };
 
 #define YIELD_GRACE 1.0 /* SIGTERM .. SIGKILL of a run that yields: it makes way promptly */
+#define KILL_ACCURACY_USEC 1000 /* of the deadline and grace timers: sd-event's
+                                 * default (0) lets them fire up to 250 ms late
+                                 * where no other timer wakes the loop */
 
 static const char *executable = "/proc/self/exe";
 static const char *vmstat = "/proc/vmstat";
@@ -449,8 +452,8 @@ int runner_start(sd_event *e, const struct run_spec *spec, runner_done_fn done,
                                        on_exit_child, rn);
         if (r >= 0)
                 r = sd_event_add_time_relative(e, &rn->deadline, CLOCK_MONOTONIC,
-                                               (uint64_t)(spec->timeout * 1e6), 0,
-                                               on_deadline, rn);
+                                               (uint64_t)(spec->timeout * 1e6),
+                                               KILL_ACCURACY_USEC, on_deadline, rn);
         if (r >= 0)
                 r = start_delay_watch(rn);
         if (r >= 0)
@@ -482,7 +485,7 @@ void runner_stop(struct runner *rn, double grace)
         rn->stopping = true;
         kill(-rn->pid, SIGTERM);
         sd_event_add_time_relative(rn->event, &rn->grace, CLOCK_MONOTONIC,
-                                   (uint64_t)(grace * 1e6), 0, on_grace, rn);
+                                   (uint64_t)(grace * 1e6), KILL_ACCURACY_USEC, on_grace, rn);
 }
 
 void runner_free(struct runner *rn)

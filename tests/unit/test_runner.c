@@ -9,6 +9,7 @@
  * too large to hand over fails and leaves nothing open. */
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -54,6 +55,22 @@ static void expect_failure(const char *action, double timeout, const char *reaso
         CHECK(result_find_sample(r, "benchwatch_probe_success", NULL)->value == 0);
         CHECK(now_mono() - t0 < timeout + 5);
         result_free(r);
+}
+
+/* A hung run is killed at its timeout, give or take the time to reap it
+ * (the deadline's own timer slack is 1 ms; the run-delay watch's 10-ms
+ * timer wakes the loop too, where the kernel has schedstat). */
+static void killed_on_time(void)
+{
+        double late = 0;
+        for (int i = 0; i < 4; i++) {
+                struct result *r = run("hang", 0.3, NULL);
+                CHECK(!r->success && r->duration >= 0.3);
+                late = fmax(late, r->duration - 0.3);
+                result_free(r);
+        }
+        printf("  a hung run killed %.3f s after its timeout at most\n", late);
+        CHECK(late < 0.1);
 }
 
 /* The OOM killer's SIGKILL (the host's count rose meanwhile: a fake
@@ -226,6 +243,7 @@ int main(void)
 
         expect_failure("crash", 30, "killed by signal SEGV");
         expect_failure("hang", 1.5, "timed out after 1.5s");
+        killed_on_time();
         expect_failure("garbage", 30, "unreadable result");
         expect_failure("exit", 30, "exited with status 7 without a result");
         expect_failure("fail", 30, "asked to fail");
