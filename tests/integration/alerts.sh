@@ -349,9 +349,11 @@ host_disturbed() {
 # itself is to blame, the test is skipped too.
 #   episode NAME LIMIT RUNS COUNTER PIPE FLIPPED-CMD HELD-DOWN-CMD OUT HOOK-ARGS...
 # sets t_hook (when the alert arrived), d_total (seconds since the call)
-# and n_flip (runs until the verdict).
+# and n_flip (runs until the verdict).  The verdict's moment is the
+# textfile's write where it was written since the last look (the stack
+# may have the alert before this 0.5-s poll sees the file), else the look.
 episode() {
-        local name=$1 limit=$2 runs=$3 counter=$4 pipe=$5 flipped=$6 held=$7 out=$8 t0 c0 c t_flip= d_flip d_pipe r0 why kind
+        local name=$1 limit=$2 runs=$3 counter=$4 pipe=$5 flipped=$6 held=$7 out=$8 t0 c0 c t_flip= d_flip d_pipe r0 why kind t_look t_last t_seen
         shift 8
         case $counter in
         cpu_counted) kind="counted cpu runs" ;;
@@ -361,10 +363,15 @@ episode() {
         t0=$(now)
         r0=$(cpu_runs)
         c0=$($counter)
+        t_look=$t0
         while :; do
                 c=$(( $($counter) - c0 ))
+                t_last=$t_look t_look=$(now)
                 if [ -z "$t_flip" ] && $flipped; then
                         t_flip=$(now) n_flip=$c
+                        t_seen=$(stat -c %.9Y "$TEXTFILE" 2>/dev/null) &&
+                                python3 -c "import sys; sys.exit(0 if $t_seen > $t_last else 1)" &&
+                                t_flip=$t_seen
                 fi
                 hook "$@" > "$out" && break
                 if [ -z "$t_flip" ] && [ "$c" -gt "$runs" ]; then
