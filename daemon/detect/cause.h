@@ -161,6 +161,11 @@ struct cause_input {
          * what tells the component from the whole host; NULL: not known
          * (verify, or a daemon started since) */
         const char *const *ran_clean;
+        /* the probe's other devices (the gpu probe's other GPUs, gpu=all)
+         * with a run counted since its regression began, each of their
+         * figures judged in no regression (NULL-terminated; NULL: none):
+         * parts of the same kind on the same host, as fast as before */
+        const char *const *devices_clean;
         /* this component's figure over the median of its siblings' (same
          * model, this host or the fleet), NAN when there are none */
         double sibling_ratio;

@@ -511,6 +511,21 @@ static const char *resource_of(const char *plugin)
         return plugin ? plugin : "";
 }
 
+/* names[0..n) as "a, b and c"; NULL when n is 0 (or out of memory:
+ * *ret_oom). */
+static char *and_list(const char *const *names, size_t n, bool *ret_oom)
+{
+        char *text = NULL;
+        for (size_t i = 0; i < n; i++) {
+                const char *sep = i == 0 ? "" : i + 1 == n ? " and " : ", ";
+                if (!(text = join(text, sep, "%s", names[i]))) {
+                        *ret_oom = true;
+                        return NULL;
+                }
+        }
+        return text;
+}
+
 /* Of the plugins in list (NULL-terminated), those of resources other than
  * this probe's, each resource once, as "memory and disk"; NULL when none
  * (or out of memory: *ret_oom). */
@@ -527,15 +542,7 @@ static char *independent_of(const struct cause_ctx *c, const char *const *list, 
                 if (!dup)
                         seen[n++] = *p;
         }
-        char *text = NULL;
-        for (size_t i = 0; i < n; i++) {
-                const char *sep = i == 0 ? "" : i + 1 == n ? " and " : ", ";
-                if (!(text = join(text, sep, "%s", seen[i]))) {
-                        *ret_oom = true;
-                        return NULL;
-                }
-        }
-        return text;
+        return and_list(seen, n, ret_oom);
 }
 
 /* This component's figure against its siblings', worse as > 0. */
@@ -603,19 +610,30 @@ static char *checked(const struct cause_ctx *c)
 }
 
 /* What tells the component from the whole host slowing in a way no
- * counter shows (a VM's host, busier), after text (freed): the probes of
- * other resources that ran since the regression began in no regression,
- * or, unless the component's own evidence (shown) tells it already, that
- * none did; text itself where the daemon cannot say (ran_clean NULL). */
+ * counter shows (a VM's host, busier), after text (freed): the probe's
+ * other devices (gpu=all's other GPUs) that ran since the regression
+ * began in no regression; the probes of other resources that did, or,
+ * unless the component's own evidence (shown) or such a device tells it
+ * already, that none did; nothing of the latter where the daemon cannot
+ * say (ran_clean NULL). */
 static char *witnesses(const struct cause_ctx *c, char *text, bool shown)
 {
         bool oom = false;
-        if (!text || !c->in->ran_clean)
+        size_t n_dev = 0;
+        if (!text)
                 return text;
-        char *clean = independent_of(c, c->in->ran_clean, &oom);
+        for (const char *const *d = c->in->devices_clean; d && *d; d++)
+                n_dev++;
+        char *devices = and_list(c->in->devices_clean, n_dev, &oom);
+        if (devices)
+                text = join(text, "; ", "%s %s of the same probe ran since, in no regression",
+                            of_gpu(c) ? n_dev > 1 ? "GPUs" : "GPU" :
+                                        n_dev > 1 ? "devices" : "device", devices);
+        free(devices);
+        char *clean = text && !oom ? independent_of(c, c->in->ran_clean, &oom) : NULL;
         if (clean)
                 text = join(text, "; ", "the %s probes ran since, in no regression", clean);
-        else if (!oom && !shown)
+        else if (!oom && !shown && !n_dev && c->in->ran_clean)
                 text = join(text, "; ", "no probe of another resource ran since in no "
                             "regression: the whole host slowing is not ruled out");
         free(clean);

@@ -561,7 +561,7 @@ static void name_cause(struct tracker *t, const struct baseline *b, struct resul
                        bool counted)
 {
         struct tracker_cause_out out;
-        int r = tracker_cause_note(t->state_dir, &t->peers, b, res, counted,
+        int r = tracker_cause_note(t->state_dir, &t->peers, b, &t->ts.det, res, counted,
                                    joined_reference(b, res->started), peer_window(t->cfg),
                                    &out);
         if ((r < 0 || out.error) && log_ratelimit_ok(&t->errors))

@@ -241,15 +241,57 @@ struct regressed {
         unsigned streak;  /* the latest runs each worse by half the change */
 };
 
+/* Whether device d has figures in b, each judged by det in no
+ * regression: its runs were judged, and judged as before. */
+static bool device_clean(const struct baseline *b, const struct detector_config *det,
+                         const char *d)
+{
+        bool any = false;
+        for (size_t i = 0; i < b->n_series; i++) {
+                const struct baseline_series *s = &b->series[i];
+                const char *sd = device_of_series(s);
+                struct detector_verdict v;
+                if (!sd || strcmp(sd, d))
+                        continue;
+                detector_state(&s->det, det, s->direction, &v);
+                if (!v.valid || v.regression)
+                        return false;
+                any = true;
+        }
+        return any;
+}
+
+/* The probe's devices other than device with a run counted at since or
+ * later (the store keeps counted runs only) and clean in b, each once, in
+ * the order they ran (at most max - 1, NULL-terminated). */
+static void devices_clean_since(const struct evidence_store *es, const struct baseline *b,
+                                const struct detector_config *det, const char *device,
+                                double since, const char **ret, size_t max)
+{
+        size_t n = 0;
+        for (size_t i = 0; i < es->n && n + 1 < max; i++) {
+                const struct evidence_run *r = &es->runs[i];
+                bool skip = !*r->device || !(r->t >= since) ||
+                            (device && !strcmp(r->device, device));
+                for (size_t k = 0; k < n && !skip; k++)
+                        skip = !strcmp(ret[k], r->device);
+                if (!skip && device_clean(b, det, r->device))
+                        ret[n++] = r->device;
+        }
+        ret[n] = NULL;
+}
+
 /* The cause of s's regression from the store: 0 (ret->label NULL when
- * there is no evidence to compare), -ENOMEM.  peers may be NULL. */
+ * there is no evidence to compare), -ENOMEM.  peers and b (the probe's
+ * baseline as det judges it, for its other devices) may be NULL. */
 static int find_cause(const struct evidence_store *es, const struct tracker_cause_peers *peers,
+                      const struct baseline *b, const struct detector_config *det,
                       const struct result *res, double window, struct regressed *g,
                       struct cause *ret)
 {
         struct cause_run *ref = calloc(DETECTOR_REF_MAX, sizeof(*ref));
         struct cause_reference cr;
-        const char *others[17], *clean[17];
+        const char *others[17], *clean[17], *devices[17];
         if (!ref)
                 return -ENOMEM;
         size_t n_ref = evidence_store_reference(es, device_of_series(g->s), g->in_store, ref,
@@ -259,7 +301,9 @@ static int find_cause(const struct evidence_store *es, const struct tracker_caus
         *ret = (struct cause){ 0 };
         if (r < 0 || !n_ref || !g->n_runs)
                 return r;
-        others[0] = NULL;
+        others[0] = devices[0] = NULL;
+        if (b)
+                devices_clean_since(es, b, det, device_of_series(g->s), g->since, devices, 17);
         if (peers) {
                 peers_within(peers, res->probe, g->since, window, others, 17);
                 peers_clean_since(peers, res->probe, g->since, clean, 17);
@@ -269,6 +313,7 @@ static int find_cause(const struct evidence_store *es, const struct tracker_caus
                 .direction = g->s->direction, .change = g->s->verdict.change,
                 .plugin = res->plugin, .others = others, .others_window = window,
                 .ran_clean = peers && g->since >= peers->from ? clean : NULL,
+                .devices_clean = devices,
                 .sibling_ratio = NAN,
         };
         r = cause_find(&in, ret);
@@ -367,8 +412,9 @@ static bool judged(const struct baseline *b)
 }
 
 static int name_cause(const char *state_dir, struct tracker_cause_peers *peers,
-                      const struct baseline *b, struct result *res, bool counted,
-                      struct evidence_store *es, double window, struct tracker_cause_out *out)
+                      const struct baseline *b, const struct detector_config *det,
+                      struct result *res, bool counted, struct evidence_store *es,
+                      double window, struct tracker_cause_out *out)
 {
         unsigned n_regressed, n_entered;
         struct regressed g = { .s = worst_of(b, &n_regressed, &n_entered) };
@@ -388,7 +434,7 @@ static int name_cause(const char *state_dir, struct tracker_cause_peers *peers,
         g.since = peers_began(peers, res->probe, g.since);
         struct cause c = { 0 }, named = { 0 };
         if (r >= 0)
-                r = find_cause(es, peers, res, window, &g, &c);
+                r = find_cause(es, peers, b, det, res, window, &g, &c);
         /* Once named, a cause stays for the probe's whole regression: the
          * alert of each of its figures carries it as a label, and a cause
          * that moved resolved that alert while the figure was still
@@ -446,14 +492,15 @@ int tracker_cause_verify(const char *state_dir, const struct baseline_series *s,
         g.s = &moved;
         for (size_t i = 0; i < n && g.n_runs < EVIDENCE_RECENT_MAX; i++)
                 cause_figures_of(runs[i], &g.runs[g.n_runs++]);
-        int r = find_cause(&es, NULL, runs[0], 0, &g, ret);
+        int r = find_cause(&es, NULL, NULL, NULL, runs[0], 0, &g, ret);
         evidence_store_clear(&es);
         return r;
 }
 
 int tracker_cause_note(const char *state_dir, struct tracker_cause_peers *peers,
-                       const struct baseline *b, struct result *res, bool counted,
-                       bool reference, double window, struct tracker_cause_out *out)
+                       const struct baseline *b, const struct detector_config *det,
+                       struct result *res, bool counted, bool reference, double window,
+                       struct tracker_cause_out *out)
 {
         struct evidence_store es = { 0 };
         struct cause_run fig;
@@ -470,7 +517,7 @@ int tracker_cause_note(const char *state_dir, struct tracker_cause_peers *peers,
         if (counted)
                 r = evidence_store_add(&es, res->started, reference, device_of_run(res), &fig);
         if (r >= 0)
-                r = name_cause(state_dir, peers, b, res, counted, &es, window, out);
+                r = name_cause(state_dir, peers, b, det, res, counted, &es, window, out);
         bool cause_moved = (was == NULL) != (es.cause_label == NULL) ||
                            (was && strcmp(was, es.cause_label));
         if (r >= 0 && (counted || cause_moved)) {

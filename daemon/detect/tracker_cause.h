@@ -9,7 +9,8 @@
  * other probes in regression whose regressions began within the window
  * (peers: several independent probes at once is the host, one event, not
  * one per probe), and with those judged in no regression since it began
- * (what tells the component from the whole host).  The cause is read
+ * (what tells the component from the whole host), as with the probe's
+ * other devices (gpu=all's other GPUs) that were.  The cause is read
  * again at every run, but once named it stays until the probe's
  * regression ends (an alert carries it as a label), unless stronger
  * evidence names another: the host's event, when other probes follow a
@@ -53,13 +54,16 @@ struct tracker_cause_out {
         char *error;        /* the evidence file could not be read or written */
 };
 
-/* See the top of this file.  reference: the run joined the probe's
- * reference being learnt (its evidence is the reference's); window: seconds
- * within which other probes' regressions are the same event.  0 or
- * -ENOMEM; out's strings are malloc'd (tracker_cause_out_clear). */
+/* See the top of this file.  det: the detector's settings b was judged
+ * by (its other devices' figures are read with them); reference: the run
+ * joined the probe's reference being learnt (its evidence is the
+ * reference's); window: seconds within which other probes' regressions
+ * are the same event.  0 or -ENOMEM; out's strings are malloc'd
+ * (tracker_cause_out_clear). */
 int tracker_cause_note(const char *state_dir, struct tracker_cause_peers *peers,
-                       const struct baseline *b, struct result *res, bool counted,
-                       bool reference, double window, struct tracker_cause_out *out);
+                       const struct baseline *b, const struct detector_config *det,
+                       struct result *res, bool counted, bool reference, double window,
+                       struct tracker_cause_out *out);
 void tracker_cause_out_clear(struct tracker_cause_out *out);
 
 /* For `verify`: the cause of series s being worse by change over the

@@ -360,35 +360,43 @@ static void test_holds_back(void)
 }
 
 /* The component is said with what tells it from the whole host slowing
- * where no counter shows: probes of other resources that ran since in no
- * regression, or that none did (a VM whose host got busier slowed the
- * only probe that ran, 6 December: it read as the component, no more);
- * nothing of the kind where the caller does not know (the last case:
- * verify, or a daemon started since the regression began). */
+ * where no counter shows: the probe's other devices (gpu=all's GPUs) and
+ * the probes of other resources that ran since in no regression, or that
+ * none did (a VM whose host got busier slowed the only probe that ran, 6
+ * December: it read as the component, no more); nothing of the latter
+ * where the caller does not know (ran_clean NULL: verify, or a daemon
+ * started since the regression began). */
 static void test_component_witnesses(void)
 {
         const char *const none[] = { NULL }, *const same[] = { "threads", NULL };
         const char *const clean[] = { "threads", "memory", "disklat", "disk", NULL };
+        const char *const gpus[] = { "0", "2", NULL }, *const gpu1[] = { "1", NULL };
         struct spec gq = quiet, replayed;
         gq.gpu = true, gq.gpu_clock = 1.98e9, gq.link_gen = 5, gq.link_width = 16;
         replayed = gq, replayed.replays = 40;
         const struct {
                 const struct spec *good, *bad;
                 const char *plugin;
-                const char *const *clean;
+                const char *const *clean, *const *devices;
                 const char *words; /* NULL: no sentence of the kind */
         } cases[] = {
-                { &quiet, &quiet, "cpu", none, "; no probe of another resource ran since in no "
-                  "regression: the whole host slowing is not ruled out" },
-                { &quiet, &quiet, "cpu", same, "; no probe of another resource ran since in no "
-                  "regression" },
-                { &quiet, &quiet, "cpu", clean, "; the memory and disklat probes ran since, in "
-                  "no regression" },
+                { &quiet, &quiet, "cpu", none, NULL, "; no probe of another resource ran since "
+                  "in no regression: the whole host slowing is not ruled out" },
+                { &quiet, &quiet, "cpu", same, NULL, "; no probe of another resource ran since "
+                  "in no regression" },
+                { &quiet, &quiet, "cpu", clean, NULL, "; the memory and disklat probes ran "
+                  "since, in no regression" },
                 /* the GPU's own replays tell it from the host already */
-                { &gq, &replayed, "gpu", none, NULL },
-                { &gq, &replayed, "gpu", clean, "; the threads, memory and disklat probes ran "
-                  "since" },
-                { &quiet, &quiet, "cpu", NULL, NULL },
+                { &gq, &replayed, "gpu", none, NULL, NULL },
+                { &gq, &replayed, "gpu", clean, NULL, "; the threads, memory and disklat probes "
+                  "ran since" },
+                { &quiet, &quiet, "cpu", NULL, NULL, NULL },
+                /* gpu=all's other GPUs, as fast as before, tell it too */
+                { &gq, &gq, "gpu", none, gpus, "; GPUs 0 and 2 of the same probe ran since, in "
+                  "no regression" },
+                { &gq, &gq, "gpu", clean, gpu1, "; GPU 1 of the same probe ran since, in no "
+                  "regression; the threads, memory and disklat probes ran since" },
+                { &gq, &gq, "gpu", NULL, gpu1, "; GPU 1 of the same probe ran since" },
         };
         for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
                 struct cause_run runs[3];
@@ -399,7 +407,7 @@ static void test_component_witnesses(void)
                         .runs = runs, .n_runs = 3, .ref = &ref,
                         .direction = DETECTOR_HIGHER_IS_BETTER, .change = -0.14,
                         .plugin = cases[i].plugin, .ran_clean = cases[i].clean,
-                        .sibling_ratio = NAN,
+                        .devices_clean = cases[i].devices, .sibling_ratio = NAN,
                 };
                 CHECK(cause_find(&in, &c) == 0);
                 EXPECT(c.kind == CAUSE_COMPONENT);
@@ -407,6 +415,8 @@ static void test_component_witnesses(void)
                         CHECK_STR_CONTAINS(c.evidence, cases[i].words);
                 else
                         EXPECT(!strstr(c.evidence, " ran since"));
+                if (cases[i].devices)
+                        EXPECT(!strstr(c.evidence, "not ruled out"));
                 CHECK_STR_CONTAINS(c.evidence, "no host counter moved (");
                 cause_clear(&c);
         }
