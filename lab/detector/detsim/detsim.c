@@ -29,11 +29,16 @@
  * pinned (from min_runs on): false alarms per 10,000 of those runs, and a
  * step after 20 and after 50 runs.
  *
+ * The change rows judge what the verdict says when it enters: how often
+ * the 95% interval of the change holds the step's true size (a 20% drop
+ * at 3% noise; a 50% and a 10% drop at 6%), and the median change said.
+ *
  * Usage: detsim [--trials N] [--fa-trials N] [--fa-runs N] [--seed S]
  *               [--oracle] [--k K] [--h H] [--clamp C] [--drift D]
  *               [--ref N] [--min N] [--recent N] [--threshold T]
  *               [--bound-runs N] [--bound-fa R]
- *               [--only fa|step|drift|verify|learning|delay] [--noise SD,SD,...]
+ *               [--only fa|step|drift|verify|learning|change|delay]
+ *               [--noise SD,SD,...]
  * The delay group (only when asked for by --only delay) prints, for each
  * SD of --noise (default 0.02,0.03,0.04,0.06,0.08,0.10), the runs a 15%
  * drop takes to be flagged (median and 90th percentile, Gaussian and
@@ -472,6 +477,68 @@ static void step_rows(void)
                 step_row("10% drop flagged in 5 runs", m, 0.03, 0.90, 5, 0.90);
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+        double x = *(const double *)a, y = *(const double *)b;
+        return (x > y) - (x < y);
+}
+
+/* Share of trials in which the 95% interval of the change that the run
+ * entering the regression reports holds the step's true size (a step to
+ * level `to`, flagged within 30 runs); *ret_median gets the median change
+ * reported, *ret_p10 its 10th percentile of size (the smallest tenth). */
+static double change_covered(enum model m, double sigma, double to, double *ret_median,
+                             double *ret_p10)
+{
+        unsigned hit = 0, covered = 0;
+        double truth = to - 1, *said = calloc(trials, sizeof(*said));
+        for (unsigned t = 0; t < trials && said; t++) {
+                struct det x;
+                struct noise n;
+                struct detector_verdict v;
+                if (!settled(&x, &n, m, sigma))
+                        continue;
+                for (unsigned i = 0; i < 30; i++) {
+                        x.t += 600;
+                        detector_update(&x.d, &x.c, DETECTOR_HIGHER_IS_BETTER, draw(&n, to), x.t,
+                                        true, &v);
+                        if (v.transition != DETECTOR_ENTERED)
+                                continue;
+                        said[hit++] = v.change;
+                        covered += v.change_lo <= truth && truth <= v.change_hi;
+                        break;
+                }
+        }
+        *ret_median = *ret_p10 = NAN;
+        if (hit) {
+                qsort(said, hit, sizeof(*said), cmp_double);
+                *ret_median = said[hit / 2];
+                *ret_p10 = said[hit - 1 - hit / 10];
+        }
+        free(said);
+        return hit ? (double)covered / hit : 0;
+}
+
+/* The change a verdict reports when it enters: its 95% interval holds the
+ * step's size in 90% of trials or more. */
+static void change_rows(void)
+{
+        static const struct { double sigma, to; } cells[] = {
+                { 0.03, 0.80 }, { 0.06, 0.50 }, { 0.06, 0.90 },
+        };
+        for (int c = 0; c < 3; c++)
+                for (int m = 0; m < N_MODELS; m++) {
+                        char what[48], ne[48];
+                        double med, p10, nv = change_covered(m, cells[c].sigma, cells[c].to,
+                                                             &med, &p10);
+                        snprintf(what, sizeof(what), "%.0f%% drop: its interval holds it",
+                                 (1 - cells[c].to) * 100);
+                        snprintf(ne, sizeof(ne), " (said %+.1f%%, p10 %+.1f%%)", med * 100,
+                                 p10 * 100);
+                        row(what, model_names[m], cells[c].sigma, nv, ne, ">= 0.90", nv >= 0.90);
+                }
+}
+
 static const char *noise_list = "0.02,0.03,0.04,0.06,0.08,0.10";
 
 /* The delay group: a 15% drop at each noise of --noise, flagged within 30
@@ -627,7 +694,7 @@ static void usage(FILE *f)
                    "              [--k K] [--h H] [--clamp C] [--drift D] [--ref N] [--min N]\n"
                    "              [--recent N] [--threshold T]\n"
                    "              [--bound-runs N] [--bound-fa R]\n"
-                   "              [--only fa|step|drift|verify|learning|delay]\n"
+                   "              [--only fa|step|drift|verify|learning|change|delay]\n"
                    "              [--noise SD,...]\n");
 }
 
@@ -708,6 +775,8 @@ int main(int argc, char **argv)
                 verify_rows();
         if (group("learning"))
                 learning_rows();
+        if (group("change"))
+                change_rows();
         if (only && !strcmp(only, "delay"))
                 delay_rows();
         printf("\n%s\n", all_met ? "every target met" : "some target MISSED");
