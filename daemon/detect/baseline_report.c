@@ -51,8 +51,9 @@ static const struct {
         { "benchwatch_regression_ratio", "This run's figure divided by its reference" },
         { "benchwatch_regression_change_ratio", "Recent level of the figure against its reference, "
                                                 "minus 1 (-0.14 is 14% lower): the median of the "
-                                                "runs since the evidence began to accumulate, else "
-                                                "of the last recent_runs counted runs" },
+                                                "runs since the evidence began to accumulate (in a "
+                                                "regression, since its likeliest start), else of "
+                                                "the last recent_runs counted runs" },
         { "benchwatch_regression_change_low_ratio", "Lower end of the 95% confidence interval of "
                                                     "the change ratio" },
         { "benchwatch_regression_change_high_ratio", "Upper end of the 95% confidence interval of "

@@ -152,8 +152,9 @@ struct detector_verdict {
         double ratio;          /* value / reference */
         double change;         /* recent level / reference - 1: the median of the
                                   runs since the evidence began to accumulate
-                                  (while it does), else of the last
-                                  recent_runs, at most recent_runs */
+                                  (while it does; in a regression, of those
+                                  from its shift's likeliest start), else of
+                                  the last recent_runs, at most recent_runs */
         double change_lo, change_hi; /* its 95% confidence interval */
         double residual;       /* this run, worse positive, noise units (clamped) */
         double evidence;       /* cusum / alarm (or the drift test's share of

@@ -199,6 +199,36 @@ static void test_step_and_recovery(void)
         EXPECT(t.entered == 1);
 }
 
+/* The change a regression reports when it enters is the step's own: four
+ * runs just worse than the reference (noise that held the CUSUM above 0)
+ * before a 50% drop are no part of it.  Measured over the whole CUSUM
+ * segment (its last 6 runs), the median fell between the two levels
+ * (-30%), with an interval that left out -50%. */
+static void test_change_of_a_step(void)
+{
+        struct detector_config c;
+        struct detector d;
+        struct detector_verdict v = { 0 };
+        detector_config_default(&c);
+        rng_state = 11;
+        commissioned(&d, &c, DETECTOR_HIGHER_IS_BETTER, 0.03);
+        EXPECT(feed(&d, &c, DETECTOR_HIGHER_IS_BETTER, 1000, 0.03, 20).entered == 0);
+        double lvl = exp(d.rs.log_level), t = clock_t0;
+        for (int i = 0; i < 4; i++) /* a noise unit worse */
+                EXPECT(detector_update(&d, &c, DETECTOR_HIGHER_IS_BETTER,
+                                       lvl * exp(-d.rs.scale), t += 600, true, &v) == 0);
+        EXPECT(!v.regression && d.cusum > 0 && d.segment == 4);
+        for (int i = 0; i < 6 && v.transition != DETECTOR_ENTERED; i++)
+                EXPECT(detector_update(&d, &c, DETECTOR_HIGHER_IS_BETTER, lvl * 0.5, t += 600,
+                                       true, &v) == 0);
+        printf("  a 50%% drop after 4 runs a noise unit worse: %+.1f%% (%+.1f..%+.1f%%) "
+               "at entry, CUSUM segment %u runs\n", v.change * 100, v.change_lo * 100,
+               v.change_hi * 100, d.segment);
+        EXPECT(v.transition == DETECTOR_ENTERED && d.segment > 4);
+        EXPECT_NEAR_ABS(v.change, -0.5, 0.005);
+        EXPECT(v.change_lo < -0.5 && v.change_hi > -0.5);
+}
+
 /* A deep slowdown on a small reference is not taken for a recovery: the
  * cpu rate of an alerts.sh run (8-run reference at 4% noise, threshold
  * 25%, then a CPU quota that left 20-50% of the rate) "recovered" at -70%
@@ -583,6 +613,7 @@ int main(void)
         test_learning();
         test_noise_only();
         test_step_and_recovery();
+        test_change_of_a_step();
         test_deep_step_on_small_reference();
         test_lower_is_better();
         test_good_direction();
