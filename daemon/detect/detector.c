@@ -279,20 +279,22 @@ static unsigned change_runs(const struct detector *d, const struct detector_conf
 }
 
 /* Of a regression's last n runs, those from the likeliest start of its
- * shift on: the last k that maximise (their log residuals' sum)^2 / k,
- * the likelihood of a level shifted from that run on.  The CUSUM's
- * segment can begin a run or two before a step (noise held it above 0),
- * and a median over both levels halved the step in logs: one entry in
- * five reported a 50% drop as about 30%, with an interval that left out
- * the truth (lab/detector/detsim's change rows). */
-static unsigned shift_runs(const struct detector *d, unsigned n)
+ * shift on: the last k that maximise the sum of their worse-signed log
+ * residuals over sqrt(k), the likelihood of a level shifted the worse way
+ * from that run on; k at least 3 (or n), so that one wild run among them
+ * is outvoted, as in a median.  The CUSUM's segment can begin a run or
+ * two before a step (noise held it above 0), and a median over both
+ * levels halved the step in logs: one entry in five reported a 50% drop
+ * as about 30%, with an interval that left out the truth
+ * (lab/detector/detsim's change rows). */
+static unsigned shift_runs(const struct detector *d, enum detector_direction dir, unsigned n)
 {
-        double sum = 0, best = -1;
-        unsigned from = n;
+        double sign = dir == DETECTOR_HIGHER_IS_BETTER ? -1 : 1, sum = 0, best = 0;
+        unsigned from = n, least = n < 3 ? n : 3;
         for (unsigned k = 1; k <= n; k++) {
-                sum += log(d->recent[d->n_recent - k]) - d->rs.log_level;
-                if (sum * sum / k > best) {
-                        best = sum * sum / k;
+                sum += sign * (log(d->recent[d->n_recent - k]) - d->rs.log_level);
+                if (k >= least && sum / sqrt(k) > best) {
+                        best = sum / sqrt(k);
                         from = k;
                 }
         }
@@ -303,11 +305,11 @@ static unsigned shift_runs(const struct detector *d, unsigned n)
  * median's standard error is 1.2533 sd/sqrt(n), for the recent runs and
  * the reference runs alike. */
 static void change_of(const struct detector *d, const struct detector_config *c,
-                      struct detector_verdict *v)
+                      enum detector_direction dir, struct detector_verdict *v)
 {
         unsigned n = change_runs(d, c);
-        if (n && d->regression && d->cusum > 0)
-                n = shift_runs(d, n);
+        if (n && d->regression && d->cusum > 0 && dir != DETECTOR_NONE)
+                n = shift_runs(d, dir, n);
         if (!n || !d->n_ref) {
                 v->change = v->change_lo = v->change_hi = NAN;
                 return;
@@ -383,7 +385,7 @@ void detector_state(const struct detector *d, const struct detector_config *c,
                         e = fmax(e, drift_of(d, c, dir) / c->drift_alarm);
                 v.evidence = d->regression ? fmax(e, 1) : e;
         }
-        change_of(d, c, &v);
+        change_of(d, c, dir, &v);
         *ret = v;
 }
 

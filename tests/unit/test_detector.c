@@ -203,7 +203,9 @@ static void test_step_and_recovery(void)
  * runs just worse than the reference (noise that held the CUSUM above 0)
  * before a 50% drop are no part of it.  Measured over the whole CUSUM
  * segment (its last 6 runs), the median fell between the two levels
- * (-30%), with an interval that left out -50%. */
+ * (-30%), with an interval that left out -50%.  And a single wild run
+ * later is no shift of its own (it was, said as +200% or -95%, when one
+ * run could be the likeliest start). */
 static void test_change_of_a_step(void)
 {
         struct detector_config c;
@@ -227,6 +229,18 @@ static void test_change_of_a_step(void)
         EXPECT(v.transition == DETECTOR_ENTERED && d.segment > 4);
         EXPECT_NEAR_ABS(v.change, -0.5, 0.005);
         EXPECT(v.change_lo < -0.5 && v.change_hi > -0.5);
+        /* one wild run in the regression, either way, is outvoted */
+        static const double wild[] = { 3.0, 0.05 };
+        for (int w = 0; w < 2; w++) {
+                for (int i = 0; i < 3; i++)
+                        EXPECT(detector_update(&d, &c, DETECTOR_HIGHER_IS_BETTER, lvl * 0.5,
+                                               t += 600, true, &v) == 0);
+                EXPECT(detector_update(&d, &c, DETECTOR_HIGHER_IS_BETTER, lvl * wild[w],
+                                       t += 600, true, &v) == 0);
+                printf("  then a run at %gx the reference: %+.1f%%\n", wild[w], v.change * 100);
+                EXPECT(v.regression);
+                EXPECT_NEAR_ABS(v.change, -0.5, 0.005);
+        }
 }
 
 /* A deep slowdown on a small reference is not taken for a recovery: the
