@@ -154,14 +154,19 @@ static void det_init(struct det *x)
         detector_init(&x->d);
 }
 
-/* Feeds one counted run; returns 1 when it entered a regression, -1 when
- * it left one, 0 otherwise. */
+/* Feeds one counted run, its verdict into *dv; returns 1 when it entered
+ * a regression, -1 when it left one, 0 otherwise. */
+static int det_feed_verdict(struct det *x, double v, struct detector_verdict *dv)
+{
+        x->t += 600;
+        detector_update(&x->d, &x->c, DETECTOR_HIGHER_IS_BETTER, v, x->t, true, dv);
+        return dv->transition == DETECTOR_ENTERED ? 1 : dv->transition == DETECTOR_LEFT ? -1 : 0;
+}
+
 static int det_feed(struct det *x, double v)
 {
         struct detector_verdict dv;
-        x->t += 600;
-        detector_update(&x->d, &x->c, DETECTOR_HIGHER_IS_BETTER, v, x->t, true, &dv);
-        return dv.transition == DETECTOR_ENTERED ? 1 : dv.transition == DETECTOR_LEFT ? -1 : 0;
+        return det_feed_verdict(x, v, &dv);
 }
 
 static bool oracle;
@@ -499,10 +504,7 @@ static double change_covered(enum model m, double sigma, double to, double *ret_
                 if (!settled(&x, &n, m, sigma))
                         continue;
                 for (unsigned i = 0; i < 30; i++) {
-                        x.t += 600;
-                        detector_update(&x.d, &x.c, DETECTOR_HIGHER_IS_BETTER, draw(&n, to), x.t,
-                                        true, &v);
-                        if (v.transition != DETECTOR_ENTERED)
+                        if (det_feed_verdict(&x, draw(&n, to), &v) != 1)
                                 continue;
                         said[hit++] = v.change;
                         covered += v.change_lo <= truth && truth <= v.change_hi;
