@@ -21,7 +21,9 @@
  *                    probe, the GPU's SM clock, or its clocks held for
  *                    power (the CPUs' heat and clock set no GPU figure and
  *                    are not its cause)
- *   hypervisor       the hypervisor stole CPU time
+ *   hypervisor       the hypervisor stole CPU time (of a tail whose
+ *                    median held, CAUSE_TAIL_MIN_WAIT, unless the run
+ *                    waited more)
  *   memory_pressure  tasks stalled on memory (PSI, any task's), or the
  *                    probe's own major page faults; before the neighbour:
  *                    a probe that pages sleeps and wakes for its pages,
@@ -29,7 +31,8 @@
  *                    run delay rises with the stalls), while a neighbour
  *                    taking the CPU stalls no one on memory
  *   neighbour        the probe's threads waited for a CPU (run delay,
- *                    on-CPU ratio)
+ *                    on-CPU ratio); of a tail whose median held (tail
+ *                    below), by CAUSE_TAIL_MIN_WAIT
  *   disk_queue       a deeper queue on the disk: others' I/O
  *   disk_device      the disk took longer per I/O at the same queue
  *   host             independent probes (another resource) regressed
@@ -40,7 +43,8 @@
  *                    regression, or that none did where nothing else
  *                    told it from the host (then the whole host slowing
  *                    where no counter shows, as a VM's may, is not ruled
- *                    out)
+ *                    out); of a tail whose median held, said as likely
+ *                    held up where no counter shows as the part's fault
  * Each rule is a simple threshold: the evidence must be there in at least
  * half of the regressed runs, and beyond the reference runs' spread (their
  * 90th percentile, or 10th where lower is the sign) by a margin that a
@@ -166,6 +170,16 @@ struct cause_input {
          * figures judged in no regression (NULL-terminated; NULL: none):
          * parts of the same kind on the same host, as fast as before */
         const char *const *devices_clean;
+        /* of a latency quantile above the median (a p99) of a probe bound
+         * to the CPU whose median of the same events is judged in no
+         * regression, nor any figure of the probe but such tails (its
+         * rate), the share of events above it (0.01); else 0.  A
+         * slower part slows every event; a run held up now and then (a
+         * task that took the CPU, the hypervisor) slows its slowest
+         * events only, and waits of a percent or two of the run are then
+         * the whole story (the neighbour's and hypervisor's thresholds
+         * are CAUSE_TAIL_MIN_WAIT's, not CAUSE_MIN_*) */
+        double tail;
         /* this component's figure over the median of its siblings' (same
          * model, this host or the fleet), NAN when there are none */
         double sibling_ratio;
@@ -183,6 +197,12 @@ struct cause {
 #define CAUSE_MIN_STEAL 0.02
 #define CAUSE_MIN_RUN_DELAY 0.05
 #define CAUSE_MIN_ON_CPU_DROP 0.05
+#define CAUSE_TAIL_MIN_WAIT 0.005  /* run delay or steal of a tail's verdict,
+                                    * and 3 times the reference's median and
+                                    * this above it */
+/* What the sentence of a cause read on a tail says (tracker_cause.c keeps
+ * such a cause only while it holds). */
+#define CAUSE_TAIL_NOTE "the median one and the rate as in the reference"
 #define CAUSE_MIN_PRESSURE 0.05
 #define CAUSE_MIN_MAJOR_FAULTS 256 /* major page faults in a run (each a read
                                     * from swap or a file), and beyond the

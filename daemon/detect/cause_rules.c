@@ -71,6 +71,18 @@ static char *join(char *text, const char *sep, const char *fmt, ...)
         return t;
 }
 
+/* Of a tail's verdict (cause_input.tail), after text: that the median
+ * event held, and (unexplained) what else the tail can be. */
+static char *tail_note(const struct cause_ctx *c, char *text, bool unexplained)
+{
+        if (!text || !(c->in->tail > 0))
+                return text;
+        return join(text, "; ", "the slowest %g%% of the events only, " CAUSE_TAIL_NOTE "%s",
+                    c->in->tail * 100,
+                    unexplained ? ": held up where no counter shows (an interrupt, the host "
+                                  "under a VM) as likely as the part slower" : "");
+}
+
 /* "N what" or "N whats" appended to a list. */
 static char *join_count(char *text, double n, const char *what)
 {
@@ -354,12 +366,17 @@ static int rule_clock(const struct cause_ctx *c, char **ret)
 static int rule_hypervisor(const struct cause_ctx *c, char **ret)
 {
         const int f = CAUSE_F_STEAL;
-        bool held = cause_above(c, f, CAUSE_MIN_STEAL, CAUSE_MIN_STEAL);
+        /* of a tail, the larger of the two waits that held it up */
+        bool waited_more = cause_tail_above(c, CAUSE_F_RUN_DELAY) &&
+                           c->a[CAUSE_F_RUN_DELAY].median > c->a[f].median;
+        bool held = cause_above(c, f, CAUSE_MIN_STEAL, CAUSE_MIN_STEAL) ||
+                    (cause_tail_above(c, f) && !waited_more);
         char p[32], rf[64];
         if (!held || !ret)
                 return held;
-        return done(str_printf("steal %s of the host's CPU time, %s",
-                               pct(c->a[f].median, p, sizeof(p)), ref_pct(c, f, rf, sizeof(rf))),
+        return done(tail_note(c, str_printf("steal %s of the host's CPU time, %s",
+                                            pct(c->a[f].median, p, sizeof(p)),
+                                            ref_pct(c, f, rf, sizeof(rf))), false),
                     ret);
 }
 
@@ -403,7 +420,8 @@ static int rule_neighbour(const struct cause_ctx *c, char **ret)
 {
         const int on = CAUSE_F_ON_CPU, delay = CAUSE_F_RUN_DELAY, others = CAUSE_F_OTHERS_CPU;
         double m = c->a[on].median;
-        bool waited = cause_above(c, delay, CAUSE_MIN_RUN_DELAY, CAUSE_MIN_RUN_DELAY);
+        bool waited = cause_above(c, delay, CAUSE_MIN_RUN_DELAY, CAUSE_MIN_RUN_DELAY) ||
+                      cause_tail_above(c, delay);
         bool less = cause_present(c, on) && m <= 1 - CAUSE_MIN_ON_CPU_DROP &&
                     (!cause_in_ref(c, on) || m <= c->ref->low[on] - CAUSE_MIN_ON_CPU_DROP);
         char p[32], rf[64];
@@ -421,7 +439,7 @@ static int rule_neighbour(const struct cause_ctx *c, char **ret)
                 text = join(text, ", ", "other processes used %s of the host's CPU time%s",
                             pct(c->a[others].median, p, sizeof(p)),
                             ref_ratio(c, others, true, rf, sizeof(rf)));
-        return done(text, ret);
+        return done(tail_note(c, text, false), ret);
 }
 
 static bool queue_deeper(const struct cause_ctx *c)
@@ -580,8 +598,38 @@ static int rule_host(const struct cause_ctx *c, char **ret)
         return done(text, ret);
 }
 
+/* Whether figure f is a wait that rose (cause_wait_rose): run delay
+ * (with the on-CPU time, its complement) or steal. */
+static bool wait_rose(const struct cause_ctx *c, int f)
+{
+        bool delay = f == CAUSE_F_RUN_DELAY || f == CAUSE_F_ON_CPU;
+        return delay ? cause_wait_rose(c, CAUSE_F_RUN_DELAY) :
+                       f == CAUSE_F_STEAL && cause_wait_rose(c, CAUSE_F_STEAL);
+}
+
+/* After text, the waits that rose but named no cause (too little for
+ * the change): the component's sentence says them rather than "as in
+ * the reference". */
+static char *waits_too_little(const struct cause_ctx *c, char *text)
+{
+        static const struct { int f; const char *name, *of; } wait[] = {
+                { CAUSE_F_RUN_DELAY, "run delay", "of the run" },
+                { CAUSE_F_STEAL, "steal", "of the host's CPU time" },
+        };
+        char p[32], q[32];
+        for (size_t i = 0; i < sizeof(wait) / sizeof(*wait); i++)
+                if (cause_wait_rose(c, wait[i].f))
+                        text = join(text, "; ", "%s %s %s (%s in the reference), too little "
+                                    "for the change", wait[i].name,
+                                    pct(c->a[wait[i].f].median, p, sizeof(p)), wait[i].of,
+                                    pct(c->ref->n[wait[i].f] ? c->ref->median[wait[i].f] : 0, q,
+                                        sizeof(q)));
+        return text;
+}
+
 /* The evidence the regressed runs had, as "CPU quota, clock, steal":
- * what the component's verdict was checked against. */
+ * what the component's verdict was checked against (a wait that rose is
+ * said apart). */
 static char *checked(const struct cause_ctx *c)
 {
         static const struct { int f; const char *name; } what[] = {
@@ -603,7 +651,7 @@ static char *checked(const struct cause_ctx *c)
                 bool cpu_only = what[i].f == CAUSE_F_CPU_HEAT || what[i].f == CAUSE_F_CLOCK;
                 bool moved = what[i].f == CAUSE_F_GPU_REPLAYS && cause_more_events(c, what[i].f);
                 if (cause_present(c, what[i].f) && !(cpu_only && of_gpu(c)) && !moved &&
-                    !(text = join(text, ", ", "%s", what[i].name)))
+                    !wait_rose(c, what[i].f) && !(text = join(text, ", ", "%s", what[i].name)))
                         return NULL;
         }
         return text ? text : strdup("");
@@ -666,12 +714,16 @@ static int rule_component(const struct cause_ctx *c, char **ret)
                 free(text);
                 return -ENOMEM;
         }
-        if (*list && (text || !(worse || replayed)))
+        bool rose = cause_wait_rose(c, CAUSE_F_RUN_DELAY) || cause_wait_rose(c, CAUSE_F_STEAL);
+        bool listed = *list;
+        if (listed && (text || !(worse || replayed)))
                 text = join(text, "; ", "no host counter moved (%s as in the reference)", list);
-        else if (text || !(worse || replayed))
+        else if (!rose && (text || !(worse || replayed)))
                 text = join(text, "; ", "no evidence of the host's recorded for these runs");
         free(list);
-        return done(witnesses(c, text, worse || replayed), ret);
+        if (rose && (text || !(worse || replayed || listed)))
+                text = waits_too_little(c, text);
+        return done(witnesses(c, tail_note(c, text, true), worse || replayed), ret);
 }
 
 const cause_rule_fn cause_rules[CAUSE_N_KINDS] = {

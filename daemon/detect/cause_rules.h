@@ -49,6 +49,26 @@ static inline bool cause_above(const struct cause_ctx *c, int f, double floor, d
                (!cause_in_ref(c, f) || m >= c->ref->high[f] + margin);
 }
 
+/* A wait (run delay, steal) the reference's typical run did not have:
+ * at least CAUSE_TAIL_MIN_WAIT, three times the reference runs' median
+ * and CAUSE_TAIL_MIN_WAIT above it.  The median, not the 90th
+ * percentile: a tail is held up by waits that a few reference runs had
+ * too (2 of 10 runs of the interrupts injection's reference waited as
+ * long as its regressed runs, 7 December), and a small reference's 90th
+ * percentile is its second-worst run. */
+static inline bool cause_wait_rose(const struct cause_ctx *c, int f)
+{
+        double m = c->a[f].median, mid = c->ref->median[f];
+        return cause_present(c, f) && m >= CAUSE_TAIL_MIN_WAIT &&
+               (!cause_in_ref(c, f) || (m >= 3 * mid && m >= mid + CAUSE_TAIL_MIN_WAIT));
+}
+
+/* Of a tail's verdict (cause_input.tail), a wait that rose. */
+static inline bool cause_tail_above(const struct cause_ctx *c, int f)
+{
+        return c->in->tail > 0 && cause_wait_rose(c, f);
+}
+
 /* Events in the regressed runs, more a run than the reference's 90th
  * percentile (than none when it has no figure). */
 static inline bool cause_more_events(const struct cause_ctx *c, int f)

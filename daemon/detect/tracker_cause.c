@@ -179,12 +179,18 @@ static void peers_clean_since(const struct tracker_cause_peers *p, const char *p
  * regression is read from its own runs' evidence (evidence_store.h). */
 #define DEVICE_LABEL "gpu"
 
-static const char *device_of_series(const struct baseline_series *s)
+/* Series s's label name, or NULL. */
+static const char *label_of(const struct baseline_series *s, const char *name)
 {
         for (size_t i = 0; i < s->n_labels; i++)
-                if (!strcmp(s->labels[i].name, DEVICE_LABEL))
+                if (!strcmp(s->labels[i].name, name))
                         return s->labels[i].value;
         return NULL;
+}
+
+static const char *device_of_series(const struct baseline_series *s)
+{
+        return label_of(s, DEVICE_LABEL);
 }
 
 static const char *device_of_run(const struct result *res)
@@ -239,6 +245,7 @@ struct regressed {
         size_t in_store;  /* of them, the store's last (the reference is before) */
         double since;
         unsigned streak;  /* the latest runs each worse by half the change */
+        double tail;      /* cause_input.tail */
 };
 
 /* Whether device d has figures in b, each judged by det in no
@@ -281,6 +288,57 @@ static void devices_clean_since(const struct evidence_store *es, const struct ba
         ret[n] = NULL;
 }
 
+/* The quantile s is of (0.99 for a p99), NAN where it is none. */
+static double quantile_of(const struct baseline_series *s)
+{
+        const char *q = label_of(s, "quantile");
+        double p;
+        return q && parse_double(q, &p) == 0 ? p : NAN;
+}
+
+/* Whether t is of the same summary as s: the same metric and labels but
+ * the quantile. */
+static bool same_summary(const struct baseline_series *s, const struct baseline_series *t)
+{
+        if (strcmp(s->metric, t->metric) || s->n_labels != t->n_labels)
+                return false;
+        for (size_t i = 0; i < s->n_labels; i++) /* sorted by name */
+                if (strcmp(s->labels[i].name, t->labels[i].name) ||
+                    (strcmp(s->labels[i].name, "quantile") &&
+                     strcmp(s->labels[i].value, t->labels[i].value)))
+                        return false;
+        return true;
+}
+
+/* cause_input.tail of s, a figure of res's probe, from the verdicts of
+ * the run on b: a quantile above the median, of a probe bound to the
+ * CPU, whose median was judged in no regression, nor any figure of the
+ * probe but such tails (its rate: runs held up for long enough to lower
+ * it lost more than their slowest events); the share above the lowest
+ * such quantile of the summary in regression (a p95 and a p99: 5%). */
+static double tail_of(const struct baseline *b, const struct baseline_series *s,
+                      const struct result *res)
+{
+        double lowest = quantile_of(s);
+        bool median_held = false;
+        if (res->io_bound || !(lowest > 0.5 && lowest < 1))
+                return 0;
+        for (size_t i = 0; i < b->n_series; i++) {
+                const struct baseline_series *t = &b->series[i];
+                double q = quantile_of(t);
+                bool summary = same_summary(s, t);
+                if (!t->seen)
+                        continue;
+                if (summary && q == 0.5)
+                        median_held = t->verdict.valid && !t->verdict.regression;
+                else if (t->verdict.regression && !(q > 0.5 && q < 1))
+                        return 0;
+                else if (t->verdict.regression && summary && q < lowest)
+                        lowest = q;
+        }
+        return median_held ? 1 - lowest : 0;
+}
+
 /* The cause of s's regression from the store: 0 (ret->label NULL when
  * there is no evidence to compare), -ENOMEM.  peers and b (the probe's
  * baseline as det judges it, for its other devices) may be NULL. */
@@ -313,7 +371,7 @@ static int find_cause(const struct evidence_store *es, const struct tracker_caus
                 .direction = g->s->direction, .change = g->s->verdict.change,
                 .plugin = res->plugin, .others = others, .others_window = window,
                 .ran_clean = peers && g->since >= peers->from ? clean : NULL,
-                .devices_clean = devices,
+                .devices_clean = devices, .tail = g->tail,
                 .sibling_ratio = NAN,
         };
         r = cause_find(&in, ret);
@@ -430,6 +488,7 @@ static int name_cause(const char *state_dir, struct tracker_cause_peers *peers,
                 return r < 0 ? r : rn;
         }
         regressed_runs(es, b, res, &g);
+        g.tail = tail_of(b, g.s, res);
         int r = peers_note(peers, res->probe, res->plugin, res->started, g.since, false);
         g.since = peers_began(peers, res->probe, g.since);
         struct cause c = { 0 }, named = { 0 };
@@ -446,9 +505,15 @@ static int name_cause(const char *state_dir, struct tracker_cause_peers *peers,
          * or a cause earlier in cause.h's order while the worst figure is
          * still getting worse (not on its way back: the detector's
          * evidence of "back" is above 0, or no latest run is worse by half
-         * the change). */
+         * the change).  A cause read on a tail held up stands while the
+         * tail does: once the median or the rate joins, its sentence
+         * ("the median one and the rate as in the reference") is no
+         * longer true, and the cause is read again. */
         bool back = g.s->det.clear > 0 || !g.streak;
-        bool keep = r >= 0 && !began && cause_of_label(es->cause_label, &named) == 0 &&
+        bool tail_gone = es->cause_text && strstr(es->cause_text, CAUSE_TAIL_NOTE) &&
+                         !(g.tail > 0);
+        bool keep = r >= 0 && !began && !tail_gone &&
+                    cause_of_label(es->cause_label, &named) == 0 &&
                     (!c.label || (c.kind != named.kind && c.kind != CAUSE_HOST &&
                                   (back || c.kind > named.kind)));
         if (keep) {

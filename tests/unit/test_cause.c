@@ -149,10 +149,11 @@ static void runs_of(const struct spec *good, const struct spec *bad, struct caus
         CHECK(cause_reference_of(ref_runs, 20, ref) == 0);
 }
 
-/* The verdict on 3 runs of `bad` against 20 reference runs of `good`. */
-static struct cause judge_against(const struct spec *good, const struct spec *bad,
-                                  const char *plugin, const char *const *others,
-                                  double sibling_ratio)
+/* The verdict on 3 runs of `bad` against 20 reference runs of `good`,
+ * of a figure that is the slowest `tail` of the events (0: not a tail). */
+static struct cause judge_tail(const struct spec *good, const struct spec *bad,
+                               const char *plugin, const char *const *others,
+                               double sibling_ratio, double tail)
 {
         struct cause_run runs[3];
         struct cause_reference ref;
@@ -162,12 +163,20 @@ static struct cause judge_against(const struct spec *good, const struct spec *ba
                 .runs = runs, .n_runs = 3, .ref = &ref, .direction = DETECTOR_HIGHER_IS_BETTER,
                 .change = -0.14, .plugin = plugin, .others = others, .others_window = 1800,
                 .sibling_ratio = sibling_ratio, .n_siblings = isnan(sibling_ratio) ? 0 : 3,
+                .tail = tail,
         };
         CHECK(cause_find(&in, &c) == 0);
         CHECK(c.label == cause_labels[c.kind] && c.name == cause_names[c.kind]);
         CHECK(c.matched & (1u << c.kind));
         printf("%-16s %s\n", c.label, c.evidence);
         return c;
+}
+
+static struct cause judge_against(const struct spec *good, const struct spec *bad,
+                                  const char *plugin, const char *const *others,
+                                  double sibling_ratio)
+{
+        return judge_tail(good, bad, plugin, others, sibling_ratio, 0);
 }
 
 /* The verdict on 3 runs of `bad` against 20 quiet reference runs. */
@@ -269,6 +278,98 @@ static void test_io_bound_wait(void)
         EXPECT(c.kind == CAUSE_NEIGHBOUR);
         EXPECT(c.evidence && !strcmp(c.evidence, "run delay 18% of the run (2.1% in the "
                                      "reference)"));
+        cause_clear(&c);
+}
+
+/* A p99 latency whose median held, of a cpu probe on this VM beside a
+ * short burst every 20 ms on both CPUs (lab/detector/causes.sh
+ * interrupts): its runs waited 1-2% of their time, against 0.1-0.6% in
+ * the reference, and stole little.  Too little for the rate's neighbour
+ * (5%), and all the slowest 1% of the events need. */
+static void test_tail(void)
+{
+        struct spec good = quiet, bad;
+        good.on_cpu = 0.996, good.run_delay = 0.003, good.steal = 0.002;
+        bad = good, bad.on_cpu = 0.985, bad.run_delay = 0.015;
+        struct cause c = judge_tail(&good, &bad, "cpu", NULL, NAN, 0.01);
+        EXPECT(c.kind == CAUSE_NEIGHBOUR);
+        EXPECT(c.evidence && strstr(c.evidence, "run delay 1.5% of the run (0.3% in the "
+                                    "reference)") &&
+               strstr(c.evidence, "; the slowest 1% of the events only, the median one and "
+                      "the rate as in the reference") && !strstr(c.evidence, "held up where"));
+        cause_clear(&c);
+        /* the same runs of a figure that is not a tail: the component */
+        c = judge_tail(&good, &bad, "cpu", NULL, NAN, 0);
+        EXPECT(c.kind == CAUSE_COMPONENT && !(c.matched & (1u << CAUSE_NEIGHBOUR)));
+        EXPECT(c.evidence && !strstr(c.evidence, "slowest"));
+        cause_clear(&c);
+        /* 0.7%: twice the reference's 90th (0.31%), but not 0.5 points
+         * above it: not held up more often */
+        bad.run_delay = 0.007, bad.on_cpu = 0.993;
+        c = judge_tail(&good, &bad, "cpu", NULL, NAN, 0.01);
+        EXPECT(c.kind == CAUSE_COMPONENT);
+        EXPECT(c.evidence && strstr(c.evidence, "the slowest 1% of the events only, the "
+                                    "median one and the rate as in the reference: held up "
+                                    "where no counter shows"));
+        cause_clear(&c);
+        /* the hypervisor's share instead: steal 1.2% against 0.2% */
+        bad = good, bad.steal = 0.012;
+        c = judge_tail(&good, &bad, "cpu", NULL, NAN, 0.05);
+        EXPECT(c.kind == CAUSE_HYPERVISOR);
+        EXPECT(c.evidence && strstr(c.evidence, "; the slowest 5% of the events only"));
+        cause_clear(&c);
+        c = judge_tail(&good, &bad, "cpu", NULL, NAN, 0);
+        EXPECT(c.kind == CAUSE_COMPONENT);
+        cause_clear(&c);
+        /* both up: the larger of the two waits */
+        bad.run_delay = 0.015;
+        c = judge_tail(&good, &bad, "cpu", NULL, NAN, 0.01);
+        EXPECT(c.kind == CAUSE_NEIGHBOUR && !(c.matched & (1u << CAUSE_HYPERVISOR)));
+        cause_clear(&c);
+        bad.run_delay = 0.01;
+        c = judge_tail(&good, &bad, "cpu", NULL, NAN, 0.01);
+        EXPECT(c.kind == CAUSE_HYPERVISOR && (c.matched & (1u << CAUSE_NEIGHBOUR)));
+        cause_clear(&c);
+}
+
+/* The interrupts injection's reference once had 2 of its 10 runs held up
+ * as long as the regressed runs (run delay 1.3% and 1.9%, the others
+ * 0.1-0.5%; 7 December): the regressed runs' 1.8% is still the tail's
+ * neighbour (three times the reference's median, not its 90th
+ * percentile, its second-worst run).  Of a figure that is not a tail,
+ * that wait names no cause, and the component's sentence says it rose,
+ * too little for the change, not that it was as in the reference. */
+static void test_tail_beside_held_up_reference_runs(void)
+{
+        struct spec good = quiet, held, bad;
+        good.on_cpu = 0.997, good.run_delay = 0.002, good.steal = 0.002;
+        held = good, held.on_cpu = 0.98, held.run_delay = 0.016;
+        bad = good, bad.on_cpu = 0.982, bad.run_delay = 0.018;
+        struct cause_run ref_runs[10], runs[3];
+        struct cause_reference ref;
+        struct cause c;
+        for (int i = 0; i < 10; i++)
+                run_of(i % 5 ? &good : &held, ((i * 7) % 9 - 4) / 200.0, &ref_runs[i]);
+        for (int i = 0; i < 3; i++)
+                run_of(&bad, (i - 1) / 100.0, &runs[i]);
+        CHECK(cause_reference_of(ref_runs, 10, &ref) == 0);
+        struct cause_input in = {
+                .runs = runs, .n_runs = 3, .ref = &ref, .direction = DETECTOR_LOWER_IS_BETTER,
+                .change = 1.1, .plugin = "cpu", .sibling_ratio = NAN, .tail = 0.01,
+        };
+        CHECK(ref.high[CAUSE_F_RUN_DELAY] > 0.0125); /* 2 x it is above 2.5% */
+        CHECK(cause_find(&in, &c) == 0);
+        printf("%-16s %s\n", c.label, c.evidence);
+        EXPECT(c.kind == CAUSE_NEIGHBOUR);
+        cause_clear(&c);
+        in.tail = 0;
+        CHECK(cause_find(&in, &c) == 0);
+        printf("%-16s %s\n", c.label, c.evidence);
+        EXPECT(c.kind == CAUSE_COMPONENT);
+        EXPECT(c.evidence && strstr(c.evidence, "; run delay 1.8% of the run (0.2% in the "
+                                    "reference), too little for the change") &&
+               strstr(c.evidence, "(inventory, kernel log, memory errors, heat, CPU quota, "
+                      "clock, steal, memory pressure") && !strstr(c.evidence, "the slowest"));
         cause_clear(&c);
 }
 
@@ -610,6 +711,8 @@ int main(void)
         CHECK(evidence_host_n_disks(host) == 2);
         test_each_cause();
         test_io_bound_wait();
+        test_tail();
+        test_tail_beside_held_up_reference_runs();
         test_order();
         test_holds_back();
         test_host_not_component();
