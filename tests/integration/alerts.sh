@@ -468,6 +468,18 @@ VERDICT="probe '[^']*': .* since [0-9:]*, against the reference"
 if grep -q "$VERDICT" "$T/daemon.err" && why=$(host_disturbed "$r_pinned"); then
         skip "clean phase: host too busy to judge: $why; $(grep -c "$VERDICT" "$T/daemon.err") verdict(s) logged"
 fi
+# So is a latency tail that other tasks or the hypervisor held up: the cpu
+# probe's p99 rose 19% in one clean phase of ten here (7 December), its
+# rate and median event as before.  The daemon names such a verdict the
+# neighbour's or the hypervisor's with its numbers (benchwatch(8): "the
+# slowest 1% of the events only, the median one and the rate as in the
+# reference"); one it names the component still fails.
+TAIL_HELD="cause: \(neighbour\|hypervisor\), .*the slowest [0-9.]*% of the events only"
+if grep -q "$VERDICT" "$T/daemon.err" &&
+   ! grep "$VERDICT" "$T/daemon.err" | grep -vq "$TAIL_HELD"; then
+        skip "clean phase: other tasks or the hypervisor held up the cpu probe's slowest" \
+             "events: $(grep "$VERDICT" "$T/daemon.err" | head -n 1)"
+fi
 [ ! -s "$HOOK_LOG" ] || fail "notifications while nothing was wrong: $(hook --all)"
 q 'ALERTS' > "$T/alerts.out" && fail "alerts pending or firing while nothing was wrong: $(cat "$T/alerts.out")"
 q "max_over_time(benchwatch_regression[${span}s]) > 0" > "$T/reg.out" &&
