@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,6 +90,13 @@ static void unlower_threads(void)
  * request, or the kernel's word that the runner died (PR_SET_PDEATHSIG):
  * then no SIGKILL will follow, so after ORPHAN_GRACE_NS this thread kills
  * the whole group itself (this process and anything a plugin started). */
+/* Posted by watch_parent once it runs: start_watch waits for it, so that
+ * a run that ends at once never exits while the thread is still being
+ * made (an ASan build's leak check at that exit took the thread's
+ * half-made attributes, from pthread_getattr_np, for a leak and aborted
+ * the probe: CI's sanitize step, 7 December). */
+static sem_t watch_started;
+
 static void *watch_parent(void *arg)
 {
         const sigset_t *term = arg;
@@ -96,6 +104,7 @@ static void *watch_parent(void *arg)
          * keeps the policy and nice it was made with (the daemon's), where
          * the plugin's threads get [daemon] cpu_policy and nice */
         (void)prctl(PR_SET_NAME, "bw-watch");
+        (void)sem_post(&watch_started);
         for (;;) {
                 /* a stop already requested: keep an eye on the parent too,
                  * its death signal may have merged with the stop's */
@@ -134,11 +143,16 @@ static int start_watch(void)
         int r = -pthread_sigmask(SIG_BLOCK, &term, NULL);
         if (r < 0)
                 return r;
+        if (sem_init(&watch_started, 0, 0) < 0)
+                return -errno;
         pthread_attr_init(&attr);
         pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
         pthread_attr_setstacksize(&attr, 64 * 1024);
         r = -pthread_create(&tid, &attr, watch_parent, &term);
         pthread_attr_destroy(&attr);
+        while (r == 0 && sem_wait(&watch_started) < 0)
+                if (errno != EINTR)
+                        return -errno;
         return r;
 }
 
