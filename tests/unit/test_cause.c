@@ -312,6 +312,26 @@ static void test_tail(void)
                                     "median one and the rate as in the reference: held up "
                                     "where no counter shows"));
         cause_clear(&c);
+        /* 0.55% against a reference of 0.1%: over the floor and 3 times
+         * it, but not 0.5 points above it */
+        struct spec calm = good;
+        calm.run_delay = 0.001, calm.on_cpu = 0.999;
+        bad = calm, bad.run_delay = 0.0055, bad.on_cpu = 0.9945;
+        c = judge_tail(&calm, &bad, "cpu", NULL, NAN, 0.01);
+        EXPECT(c.kind == CAUSE_COMPONENT);
+        cause_clear(&c);
+        bad.run_delay = 0.0065, bad.on_cpu = 0.9935;
+        c = judge_tail(&calm, &bad, "cpu", NULL, NAN, 0.01);
+        EXPECT(c.kind == CAUSE_NEIGHBOUR);
+        cause_clear(&c);
+        /* 1.2% against a reference of 0.5%: 0.5 points above it, but not
+         * 3 times it */
+        struct spec waits = good;
+        waits.run_delay = 0.005, waits.on_cpu = 0.995;
+        bad = waits, bad.run_delay = 0.012, bad.on_cpu = 0.988;
+        c = judge_tail(&waits, &bad, "cpu", NULL, NAN, 0.01);
+        EXPECT(c.kind == CAUSE_COMPONENT);
+        cause_clear(&c);
         /* the hypervisor's share instead: steal 1.2% against 0.2% */
         bad = good, bad.steal = 0.012;
         c = judge_tail(&good, &bad, "cpu", NULL, NAN, 0.05);
