@@ -303,35 +303,32 @@ static void test_tail(void)
         EXPECT(c.kind == CAUSE_COMPONENT && !(c.matched & (1u << CAUSE_NEIGHBOUR)));
         EXPECT(c.evidence && !strstr(c.evidence, "slowest"));
         cause_clear(&c);
-        /* 0.7%: twice the reference's 90th (0.31%), but not 0.5 points
-         * above it: not held up more often */
-        bad.run_delay = 0.007, bad.on_cpu = 0.993;
+        /* a wait not far enough above the reference's median: its runs
+         * not held up more often, the tail said unexplained */
+        bad.run_delay = 0.007, bad.on_cpu = 0.993; /* 0.7%: under 3 x 0.3% */
         c = judge_tail(&good, &bad, "cpu", NULL, NAN, 0.01);
         EXPECT(c.kind == CAUSE_COMPONENT);
         EXPECT(c.evidence && strstr(c.evidence, "the slowest 1% of the events only, the "
                                     "median one and the rate as in the reference: held up "
                                     "where no counter shows"));
         cause_clear(&c);
-        /* 0.55% against a reference of 0.1%: over the floor and 3 times
-         * it, but not 0.5 points above it */
-        struct spec calm = good;
-        calm.run_delay = 0.001, calm.on_cpu = 0.999;
-        bad = calm, bad.run_delay = 0.0055, bad.on_cpu = 0.9945;
-        c = judge_tail(&calm, &bad, "cpu", NULL, NAN, 0.01);
-        EXPECT(c.kind == CAUSE_COMPONENT);
-        cause_clear(&c);
-        bad.run_delay = 0.0065, bad.on_cpu = 0.9935;
-        c = judge_tail(&calm, &bad, "cpu", NULL, NAN, 0.01);
-        EXPECT(c.kind == CAUSE_NEIGHBOUR);
-        cause_clear(&c);
-        /* 1.2% against a reference of 0.5%: 0.5 points above it, but not
-         * 3 times it */
-        struct spec waits = good;
-        waits.run_delay = 0.005, waits.on_cpu = 0.995;
-        bad = waits, bad.run_delay = 0.012, bad.on_cpu = 0.988;
-        c = judge_tail(&waits, &bad, "cpu", NULL, NAN, 0.01);
-        EXPECT(c.kind == CAUSE_COMPONENT);
-        cause_clear(&c);
+        /* each threshold on its own: the reference's wait, the runs' wait */
+        static const struct {
+                double ref, run;
+                enum cause_kind kind;
+        } wait[] = {
+                { 0.001, 0.0055, CAUSE_COMPONENT }, /* 3 x it, not 0.5 points above */
+                { 0.001, 0.0065, CAUSE_NEIGHBOUR }, /* both */
+                { 0.005, 0.012, CAUSE_COMPONENT },  /* 0.5 points above, not 3 x */
+        };
+        for (size_t i = 0; i < sizeof(wait) / sizeof(*wait); i++) {
+                struct spec ref = good;
+                ref.run_delay = wait[i].ref, ref.on_cpu = 1 - wait[i].ref;
+                bad = ref, bad.run_delay = wait[i].run, bad.on_cpu = 1 - wait[i].run;
+                c = judge_tail(&ref, &bad, "cpu", NULL, NAN, 0.01);
+                EXPECT(c.kind == wait[i].kind);
+                cause_clear(&c);
+        }
         /* the hypervisor's share instead: steal 1.2% against 0.2% */
         bad = good, bad.steal = 0.012;
         c = judge_tail(&good, &bad, "cpu", NULL, NAN, 0.05);
