@@ -323,7 +323,9 @@ size_t evidence_store_last(const struct evidence_store *s, const char *device, s
                         continue;
                 if (!k)
                         *ret_since = s->runs[i].t;
-                ret[k++] = s->runs[i].fig;
+                if (ret)
+                        ret[k] = s->runs[i].fig;
+                k++;
         }
         return got;
 }

@@ -83,8 +83,9 @@ int evidence_store_set_cause(struct evidence_store *s, const char *label, const 
  * evidence was kept), those before its last `skip`: how many. */
 size_t evidence_store_reference(const struct evidence_store *s, const char *device, size_t skip,
                                 struct cause_run *ret, size_t max);
-/* Device's last n runs (fewer when there are not as many) into ret, and the
- * time of the first of them in *ret_since (NAN when none): how many. */
+/* Device's last n runs (fewer when there are not as many) into ret (NULL:
+ * only counted), and the time of the first of them in *ret_since (NAN when
+ * none): how many. */
 size_t evidence_store_last(const struct evidence_store *s, const char *device, size_t n,
                            struct cause_run *ret, double *ret_since);
 
