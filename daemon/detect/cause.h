@@ -36,7 +36,8 @@
  *   disk_queue       a deeper queue on the disk: others' I/O
  *   disk_device      the disk took longer per I/O at the same queue
  *   host             independent probes (another resource) regressed
- *                    too, or the component's siblings are as slow
+ *                    too, or the probe's other devices (gpu=all's other
+ *                    GPUs) regressed in the same figure from the same time
  *   component        none of these: the component itself (of a gpu probe,
  *                    with its PCIe replays where they rose); said with the
  *                    probes of other resources that ran since in no
@@ -170,6 +171,12 @@ struct cause_input {
          * figures judged in no regression (NULL-terminated; NULL: none):
          * parts of the same kind on the same host, as fast as before */
         const char *const *devices_clean;
+        /* the probe's other devices whose same figure is in regression
+         * too, their change between the same runs as this one's (each
+         * device's last run before its regression and first in it
+         * overlap; NULL-terminated; NULL: none): the host's, or what all
+         * its parts share (a driver, the chassis' power), not this part's */
+        const char *const *devices_regressed;
         /* of a latency quantile above the median (a p99) of a probe bound
          * to the CPU whose median of the same events is judged in no
          * regression, nor any figure of the probe but such tails (its
@@ -180,10 +187,6 @@ struct cause_input {
          * the whole story (the neighbour's and hypervisor's thresholds
          * are CAUSE_TAIL_MIN_WAIT's, not CAUSE_MIN_*) */
         double tail;
-        /* this component's figure over the median of its siblings' (same
-         * model, this host or the fleet), NAN when there are none */
-        double sibling_ratio;
-        unsigned n_siblings;
 };
 
 struct cause {
@@ -212,7 +215,6 @@ struct cause {
                                     * beyond the reference */
 #define CAUSE_DISK_SLOWER 0.15     /* device time per I/O above the 90th */
 #define CAUSE_QUEUE_DEEPER 1.5     /* times the reference's 90th, and +0.5 */
-#define CAUSE_SIBLINGS_ALIKE 0.05  /* within this of its siblings: not alone */
 
 /* The most likely cause: 0 (*ret filled; cause_clear frees it), -EINVAL
  * (no runs, no reference, or a direction of none), -ENOMEM. */

@@ -563,38 +563,45 @@ static char *independent_of(const struct cause_ctx *c, const char *const *list, 
         return and_list(seen, n, ret_oom);
 }
 
-/* This component's figure against its siblings', worse as > 0. */
-static double worse_than_siblings(const struct cause_ctx *c)
+/* The probe's devices in list (NULL-terminated) as "GPUs 0 and 2"; NULL
+ * when none (or out of memory: *ret_oom). */
+static char *devices_named(const struct cause_ctx *c, const char *const *list, bool *ret_oom)
 {
-        double r = c->in->sibling_ratio;
-        if (!c->in->n_siblings || !isfinite(r) || !(r > 0))
-                return NAN;
-        return c->in->direction == DETECTOR_HIGHER_IS_BETTER ? 1 - r : r - 1;
+        size_t n = 0;
+        for (const char *const *d = list; d && *d; d++)
+                n++;
+        char *names = and_list(list, n, ret_oom);
+        char *text = names ? str_printf("%s %s", of_gpu(c) ? n > 1 ? "GPUs" : "GPU" :
+                                                             n > 1 ? "devices" : "device",
+                                        names) : NULL;
+        if (names && !text)
+                *ret_oom = true;
+        free(names);
+        return text;
 }
 
 static int rule_host(const struct cause_ctx *c, char **ret)
 {
         bool oom = false;
         char *others = independent_of(c, c->in->others, &oom);
-        double w = worse_than_siblings(c);
-        bool alike = isfinite(w) && w <= CAUSE_SIBLINGS_ALIKE;
-        char when[32] = "the same window", p[32];
+        char *devices = oom ? NULL : devices_named(c, c->in->devices_regressed, &oom);
+        char when[32] = "the same window";
         char *text = NULL;
-        if (oom)
-                return -ENOMEM;
-        if (!ret || !(others || alike)) {
+        bool any = others || devices;
+        if (oom || !ret || !any) {
                 free(others);
-                return others || alike;
+                free(devices);
+                return oom ? -ENOMEM : any;
         }
         if (c->in->others_window > 0)
                 format_duration(c->in->others_window, when, sizeof(when));
-        if (others)
+        if (devices)
+                text = join(text, ", ", "%s of the same probe regressed in this figure "
+                            "from the same time", devices);
+        if (others && (text || !devices))
                 text = join(text, ", ", "the %s probes regressed within %s too", others, when);
-        if (alike && (text || !others))
-                text = join(text, ", ", "its %u siblings of the same model are as slow (it "
-                            "is %s %s)", c->in->n_siblings, pct(fabs(w), p, sizeof(p)),
-                            w >= 0 ? "worse" : "better");
         free(others);
+        free(devices);
         return done(text, ret);
 }
 
@@ -667,23 +674,19 @@ static char *checked(const struct cause_ctx *c)
 static char *witnesses(const struct cause_ctx *c, char *text, bool shown)
 {
         bool oom = false;
-        size_t n_dev = 0;
         if (!text)
                 return text;
-        for (const char *const *d = c->in->devices_clean; d && *d; d++)
-                n_dev++;
-        char *devices = and_list(c->in->devices_clean, n_dev, &oom);
+        char *devices = devices_named(c, c->in->devices_clean, &oom);
         if (devices)
-                text = join(text, "; ", "%s %s of the same probe ran since, in no regression",
-                            of_gpu(c) ? n_dev > 1 ? "GPUs" : "GPU" :
-                                        n_dev > 1 ? "devices" : "device", devices);
-        free(devices);
+                text = join(text, "; ", "%s of the same probe ran since, in no regression",
+                            devices);
         char *clean = text && !oom ? independent_of(c, c->in->ran_clean, &oom) : NULL;
         if (clean)
                 text = join(text, "; ", "the %s probes ran since, in no regression", clean);
-        else if (!oom && !shown && !n_dev && c->in->ran_clean)
+        else if (!oom && !shown && !devices && c->in->ran_clean)
                 text = join(text, "; ", "no probe of another resource ran since in no "
                             "regression: the whole host slowing is not ruled out");
+        free(devices);
         free(clean);
         if (oom)
                 free(text);
@@ -693,18 +696,13 @@ static char *witnesses(const struct cause_ctx *c, char *text, bool shown)
 static int rule_component(const struct cause_ctx *c, char **ret)
 {
         const int replays = CAUSE_F_GPU_REPLAYS;
-        double w = worse_than_siblings(c);
-        bool worse = isfinite(w) && w > 0;
         /* a link that retransmits is the GPU's (or its slot's) own fault */
         bool replayed = of_gpu(c) && cause_more_events(c, replays);
-        char p[32], x[32], y[32], r[32];
+        char x[32], y[32], r[32];
         char *text = NULL, *list;
         if (!ret)
                 return 1;
-        if (worse)
-                text = join(text, "; ", "%s worse than its %u siblings of the same model",
-                            pct(w, p, sizeof(p)), c->in->n_siblings);
-        if (replayed && (text || !worse))
+        if (replayed)
                 text = join(text, "; ", "%s PCIe replays %s (transfers the link sent again; "
                             "%s a run in the reference)", count(c->a[replays].sum, x, sizeof(x)),
                             over_runs(c, r, sizeof(r)),
@@ -716,14 +714,14 @@ static int rule_component(const struct cause_ctx *c, char **ret)
         }
         bool rose = cause_wait_rose(c, CAUSE_F_RUN_DELAY) || cause_wait_rose(c, CAUSE_F_STEAL);
         bool listed = *list;
-        if (listed && (text || !(worse || replayed)))
+        if (listed && (text || !replayed))
                 text = join(text, "; ", "no host counter moved (%s as in the reference)", list);
-        else if (!rose && (text || !(worse || replayed)))
+        else if (!rose && (text || !replayed))
                 text = join(text, "; ", "no evidence of the host's recorded for these runs");
         free(list);
-        if (rose && (text || !(worse || replayed || listed)))
+        if (rose && (text || !(replayed || listed)))
                 text = waits_too_little(c, text);
-        return done(witnesses(c, tail_note(c, text, true), worse || replayed), ret);
+        return done(witnesses(c, tail_note(c, text, true), replayed), ret);
 }
 
 const cause_rule_fn cause_rules[CAUSE_N_KINDS] = {

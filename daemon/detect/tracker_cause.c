@@ -296,18 +296,72 @@ static double quantile_of(const struct baseline_series *s)
         return q && parse_double(q, &p) == 0 ? p : NAN;
 }
 
-/* Whether t is of the same summary as s: the same metric and labels but
- * the quantile. */
-static bool same_summary(const struct baseline_series *s, const struct baseline_series *t)
+/* Whether t has s's metric and labels but the one named but (a summary's
+ * other quantile: "quantile"; another device's same figure: DEVICE_LABEL). */
+static bool same_but(const struct baseline_series *s, const struct baseline_series *t,
+                     const char *but)
 {
         if (strcmp(s->metric, t->metric) || s->n_labels != t->n_labels)
                 return false;
         for (size_t i = 0; i < s->n_labels; i++) /* sorted by name */
                 if (strcmp(s->labels[i].name, t->labels[i].name) ||
-                    (strcmp(s->labels[i].name, "quantile") &&
+                    (strcmp(s->labels[i].name, but) &&
                      strcmp(s->labels[i].value, t->labels[i].value)))
                         return false;
         return true;
+}
+
+/* Between which of its device's runs series s's regression, as det
+ * judges it now, began: *ret_before, the last run before its change
+ * point (the CUSUM's segment), and *ret_first, the first after.  False
+ * where s is in no regression or the change cannot be dated: a segment
+ * of 0 (the evidence spent), or as long as the store keeps a device's
+ * recent runs or longer (an older change, which would seem to span every
+ * other), or runs the store lacks (reset).  The segment, not the
+ * latest runs each worse by half the change (regressed_runs): one noisy
+ * run in a long regression would date it as new. */
+static bool change_between(const struct evidence_store *es, const struct baseline_series *s,
+                           const struct detector_config *det, double *ret_before,
+                           double *ret_first)
+{
+        struct detector_verdict v;
+        const char *device = device_of_series(s);
+        size_t n = s->det.segment;
+        detector_state(&s->det, det, s->direction, &v);
+        if (!v.valid || !v.regression || n < 1 || n >= EVIDENCE_RECENT_MAX ||
+            evidence_store_last(es, device, n + 1, NULL, ret_before) < n + 1)
+                return false;
+        evidence_store_last(es, device, n, NULL, ret_first);
+        return true;
+}
+
+/* The probe's devices other than s's whose same figure is in regression
+ * too, from the same time: each device's change point lies between its
+ * last run before and its first run after, and where those spans overlap
+ * (they interleave: gpu=all's GPUs take turns) one event can have slowed
+ * both; one that began before s's device last ran as before is its own,
+ * and so is one that cannot be dated (change_between).  At most max - 1,
+ * NULL-terminated. */
+static void devices_regressed_with(const struct evidence_store *es, const struct baseline *b,
+                                   const struct detector_config *det,
+                                   const struct baseline_series *s, const char **ret,
+                                   size_t max)
+{
+        const char *device = device_of_series(s);
+        double before, first, t_before, t_first;
+        size_t n = 0;
+        ret[0] = NULL;
+        if (!device || !change_between(es, s, det, &before, &first))
+                return;
+        for (size_t i = 0; i < b->n_series && n + 1 < max; i++) {
+                const struct baseline_series *t = &b->series[i];
+                const char *td = device_of_series(t);
+                if (td && strcmp(td, device) && same_but(s, t, DEVICE_LABEL) &&
+                    change_between(es, t, det, &t_before, &t_first) && before < t_first &&
+                    t_before < first)
+                        ret[n++] = td;
+        }
+        ret[n] = NULL;
 }
 
 /* cause_input.tail of s, a figure of res's probe, from the verdicts of
@@ -326,7 +380,7 @@ static double tail_of(const struct baseline *b, const struct baseline_series *s,
         for (size_t i = 0; i < b->n_series; i++) {
                 const struct baseline_series *t = &b->series[i];
                 double q = quantile_of(t);
-                bool summary = same_summary(s, t);
+                bool summary = same_but(s, t, "quantile");
                 if (!t->seen)
                         continue;
                 if (summary && q == 0.5)
@@ -349,7 +403,7 @@ static int find_cause(const struct evidence_store *es, const struct tracker_caus
 {
         struct cause_run *ref = calloc(DETECTOR_REF_MAX, sizeof(*ref));
         struct cause_reference cr;
-        const char *others[17], *clean[17], *devices[17];
+        const char *others[17], *clean[17], *devices[17], *regressed_with[17];
         if (!ref)
                 return -ENOMEM;
         size_t n_ref = evidence_store_reference(es, device_of_series(g->s), g->in_store, ref,
@@ -359,9 +413,11 @@ static int find_cause(const struct evidence_store *es, const struct tracker_caus
         *ret = (struct cause){ 0 };
         if (r < 0 || !n_ref || !g->n_runs)
                 return r;
-        others[0] = devices[0] = NULL;
-        if (b)
+        others[0] = devices[0] = regressed_with[0] = NULL;
+        if (b) {
                 devices_clean_since(es, b, det, device_of_series(g->s), g->since, devices, 17);
+                devices_regressed_with(es, b, det, g->s, regressed_with, 17);
+        }
         if (peers) {
                 peers_within(peers, res->probe, g->since, window, others, 17);
                 peers_clean_since(peers, res->probe, g->since, clean, 17);
@@ -371,8 +427,8 @@ static int find_cause(const struct evidence_store *es, const struct tracker_caus
                 .direction = g->s->direction, .change = g->s->verdict.change,
                 .plugin = res->plugin, .others = others, .others_window = window,
                 .ran_clean = peers && g->since >= peers->from ? clean : NULL,
-                .devices_clean = devices, .tail = g->tail,
-                .sibling_ratio = NAN,
+                .devices_clean = devices, .devices_regressed = regressed_with,
+                .tail = g->tail,
         };
         r = cause_find(&in, ret);
         return r == -EINVAL ? 0 : r;

@@ -153,7 +153,7 @@ static void runs_of(const struct spec *good, const struct spec *bad, struct caus
  * of a figure that is the slowest `tail` of the events (0: not a tail). */
 static struct cause judge_tail(const struct spec *good, const struct spec *bad,
                                const char *plugin, const char *const *others,
-                               double sibling_ratio, double tail)
+                               const char *const *devices_regressed, double tail)
 {
         struct cause_run runs[3];
         struct cause_reference ref;
@@ -162,8 +162,7 @@ static struct cause judge_tail(const struct spec *good, const struct spec *bad,
         struct cause_input in = {
                 .runs = runs, .n_runs = 3, .ref = &ref, .direction = DETECTOR_HIGHER_IS_BETTER,
                 .change = -0.14, .plugin = plugin, .others = others, .others_window = 1800,
-                .sibling_ratio = sibling_ratio, .n_siblings = isnan(sibling_ratio) ? 0 : 3,
-                .tail = tail,
+                .devices_regressed = devices_regressed, .tail = tail,
         };
         CHECK(cause_find(&in, &c) == 0);
         CHECK(c.label == cause_labels[c.kind] && c.name == cause_names[c.kind]);
@@ -174,23 +173,23 @@ static struct cause judge_tail(const struct spec *good, const struct spec *bad,
 
 static struct cause judge_against(const struct spec *good, const struct spec *bad,
                                   const char *plugin, const char *const *others,
-                                  double sibling_ratio)
+                                  const char *const *devices_regressed)
 {
-        return judge_tail(good, bad, plugin, others, sibling_ratio, 0);
+        return judge_tail(good, bad, plugin, others, devices_regressed, 0);
 }
 
 /* The verdict on 3 runs of `bad` against 20 quiet reference runs. */
 static struct cause judge(const struct spec *bad, const char *plugin,
-                          const char *const *others, double sibling_ratio)
+                          const char *const *others, const char *const *devices_regressed)
 {
-        return judge_against(&quiet, bad, plugin, others, sibling_ratio);
+        return judge_against(&quiet, bad, plugin, others, devices_regressed);
 }
 
 /* The verdict on `bad` against `good` is kind, its evidence with words. */
 static void expect_against(const struct spec *good, const struct spec *bad, const char *plugin,
                            enum cause_kind kind, const char *words)
 {
-        struct cause c = judge_against(good, bad, plugin, NULL, NAN);
+        struct cause c = judge_against(good, bad, plugin, NULL, NULL);
         EXPECT(c.kind == kind);
         if (!strstr(c.evidence, words)) {
                 fprintf(stderr, "%s: '%s' lacks '%s'\n", cause_labels[kind], c.evidence, words);
@@ -263,18 +262,18 @@ static void test_io_bound_wait(void)
         good.io_bound = true, good.on_cpu = 0.43, good.run_delay = 0.021;
         good.read_s = NAN, good.queue = NAN; /* a loop device: no counters */
         bad = good, bad.on_cpu = 0.28, bad.run_delay = 0.032;
-        struct cause c = judge_against(&good, &bad, "disklat", NULL, NAN);
+        struct cause c = judge_against(&good, &bad, "disklat", NULL, NULL);
         EXPECT(c.kind == CAUSE_COMPONENT);
         EXPECT(!(c.matched & (1u << CAUSE_NEIGHBOUR)));
         EXPECT(c.evidence && !strstr(c.evidence, "on-CPU"));
         cause_clear(&c);
         /* the same run of a CPU-bound probe: its wait share is a neighbour's */
         good.io_bound = bad.io_bound = false;
-        c = judge_against(&good, &bad, "cpu", NULL, NAN);
+        c = judge_against(&good, &bad, "cpu", NULL, NULL);
         EXPECT(c.kind == CAUSE_NEIGHBOUR);
         cause_clear(&c);
         good.io_bound = bad.io_bound = true, bad.run_delay = 0.18;
-        c = judge_against(&good, &bad, "disklat", NULL, NAN);
+        c = judge_against(&good, &bad, "disklat", NULL, NULL);
         EXPECT(c.kind == CAUSE_NEIGHBOUR);
         EXPECT(c.evidence && !strcmp(c.evidence, "run delay 18% of the run (2.1% in the "
                                      "reference)"));
@@ -291,7 +290,7 @@ static void test_tail(void)
         struct spec good = quiet, bad;
         good.on_cpu = 0.996, good.run_delay = 0.003, good.steal = 0.002;
         bad = good, bad.on_cpu = 0.985, bad.run_delay = 0.015;
-        struct cause c = judge_tail(&good, &bad, "cpu", NULL, NAN, 0.01);
+        struct cause c = judge_tail(&good, &bad, "cpu", NULL, NULL, 0.01);
         EXPECT(c.kind == CAUSE_NEIGHBOUR);
         EXPECT(c.evidence && strstr(c.evidence, "run delay 1.5% of the run (0.3% in the "
                                     "reference)") &&
@@ -299,14 +298,14 @@ static void test_tail(void)
                       "the rate as in the reference") && !strstr(c.evidence, "held up where"));
         cause_clear(&c);
         /* the same runs of a figure that is not a tail: the component */
-        c = judge_tail(&good, &bad, "cpu", NULL, NAN, 0);
+        c = judge_tail(&good, &bad, "cpu", NULL, NULL, 0);
         EXPECT(c.kind == CAUSE_COMPONENT && !(c.matched & (1u << CAUSE_NEIGHBOUR)));
         EXPECT(c.evidence && !strstr(c.evidence, "slowest"));
         cause_clear(&c);
         /* a wait not far enough above the reference's median: its runs
          * not held up more often, the tail said unexplained */
         bad.run_delay = 0.007, bad.on_cpu = 0.993; /* 0.7%: under 3 x 0.3% */
-        c = judge_tail(&good, &bad, "cpu", NULL, NAN, 0.01);
+        c = judge_tail(&good, &bad, "cpu", NULL, NULL, 0.01);
         EXPECT(c.kind == CAUSE_COMPONENT);
         EXPECT(c.evidence && strstr(c.evidence, "the slowest 1% of the events only, the "
                                     "median one and the rate as in the reference: held up "
@@ -325,26 +324,26 @@ static void test_tail(void)
                 struct spec ref = good;
                 ref.run_delay = wait[i].ref, ref.on_cpu = 1 - wait[i].ref;
                 bad = ref, bad.run_delay = wait[i].run, bad.on_cpu = 1 - wait[i].run;
-                c = judge_tail(&ref, &bad, "cpu", NULL, NAN, 0.01);
+                c = judge_tail(&ref, &bad, "cpu", NULL, NULL, 0.01);
                 EXPECT(c.kind == wait[i].kind);
                 cause_clear(&c);
         }
         /* the hypervisor's share instead: steal 1.2% against 0.2% */
         bad = good, bad.steal = 0.012;
-        c = judge_tail(&good, &bad, "cpu", NULL, NAN, 0.05);
+        c = judge_tail(&good, &bad, "cpu", NULL, NULL, 0.05);
         EXPECT(c.kind == CAUSE_HYPERVISOR);
         EXPECT(c.evidence && strstr(c.evidence, "; the slowest 5% of the events only"));
         cause_clear(&c);
-        c = judge_tail(&good, &bad, "cpu", NULL, NAN, 0);
+        c = judge_tail(&good, &bad, "cpu", NULL, NULL, 0);
         EXPECT(c.kind == CAUSE_COMPONENT);
         cause_clear(&c);
         /* both up: the larger of the two waits */
         bad.run_delay = 0.015;
-        c = judge_tail(&good, &bad, "cpu", NULL, NAN, 0.01);
+        c = judge_tail(&good, &bad, "cpu", NULL, NULL, 0.01);
         EXPECT(c.kind == CAUSE_NEIGHBOUR && !(c.matched & (1u << CAUSE_HYPERVISOR)));
         cause_clear(&c);
         bad.run_delay = 0.01;
-        c = judge_tail(&good, &bad, "cpu", NULL, NAN, 0.01);
+        c = judge_tail(&good, &bad, "cpu", NULL, NULL, 0.01);
         EXPECT(c.kind == CAUSE_HYPERVISOR && (c.matched & (1u << CAUSE_NEIGHBOUR)));
         cause_clear(&c);
 }
@@ -372,7 +371,7 @@ static void test_tail_beside_held_up_reference_runs(void)
         CHECK(cause_reference_of(ref_runs, 10, &ref) == 0);
         struct cause_input in = {
                 .runs = runs, .n_runs = 3, .ref = &ref, .direction = DETECTOR_LOWER_IS_BETTER,
-                .change = 1.1, .plugin = "cpu", .sibling_ratio = NAN, .tail = 0.01,
+                .change = 1.1, .plugin = "cpu", .tail = 0.01,
         };
         CHECK(ref.high[CAUSE_F_RUN_DELAY] > 0.0125); /* 2 x it is above 2.5% */
         CHECK(cause_find(&in, &c) == 0);
@@ -394,7 +393,7 @@ static void test_order(void)
 {
         struct spec s = quiet;
         s.throttled = 0.41, s.steal = 0.12, s.run_delay = 0.2;
-        struct cause c = judge(&s, "cpu", NULL, NAN);
+        struct cause c = judge(&s, "cpu", NULL, NULL);
         CHECK(c.kind == CAUSE_CPU_QUOTA);
         CHECK(c.matched == (1u << CAUSE_CPU_QUOTA | 1u << CAUSE_HYPERVISOR |
                             1u << CAUSE_NEIGHBOUR));
@@ -407,13 +406,13 @@ static void test_order(void)
         struct spec good = quiet;
         good.on_cpu = 0.92, good.run_delay = 0.085, good.psi_memory = 0;
         s = good, s.on_cpu = 0.68, s.run_delay = 0.21, s.psi_memory = 0.11;
-        c = judge_against(&good, &s, "memory", NULL, NAN);
+        c = judge_against(&good, &s, "memory", NULL, NULL);
         EXPECT(c.kind == CAUSE_MEMORY_PRESSURE);
         EXPECT(c.matched == (1u << CAUSE_MEMORY_PRESSURE | 1u << CAUSE_NEIGHBOUR));
         cause_clear(&c);
         /* the waits alone are still the neighbour's */
         s.psi_memory = 0;
-        c = judge_against(&good, &s, "memory", NULL, NAN);
+        c = judge_against(&good, &s, "memory", NULL, NULL);
         EXPECT(c.kind == CAUSE_NEIGHBOUR);
         cause_clear(&c);
 }
@@ -434,8 +433,7 @@ static void test_holds_back(void)
                 run_of(&s, 0, &runs[i]);
         CHECK(cause_reference_of(ref_runs, 20, &ref) == 0);
         struct cause_input in = { .runs = runs, .n_runs = 3, .ref = &ref,
-                                  .direction = DETECTOR_LOWER_IS_BETTER, .plugin = "cpu",
-                                  .sibling_ratio = NAN };
+                                  .direction = DETECTOR_LOWER_IS_BETTER, .plugin = "cpu" };
         CHECK(cause_find(&in, &c) == 0 && c.kind == CAUSE_COMPONENT);
         cause_clear(&c);
         /* steal in one regressed run of three: not "in the regressed runs" */
@@ -449,11 +447,11 @@ static void test_holds_back(void)
          * the reference's runs had: no memory pressure */
         struct spec faulting = quiet;
         faulting.major_faults = 200;
-        c = judge(&faulting, "memory", NULL, NAN);
+        c = judge(&faulting, "memory", NULL, NULL);
         CHECK(c.kind == CAUSE_COMPONENT && !(c.matched & (1u << CAUSE_MEMORY_PRESSURE)));
         cause_clear(&c);
         faulting.major_faults = 5000, s = faulting, s.major_faults = 5200;
-        c = judge_against(&faulting, &s, "memory", NULL, NAN);
+        c = judge_against(&faulting, &s, "memory", NULL, NULL);
         CHECK(c.kind == CAUSE_COMPONENT && !(c.matched & (1u << CAUSE_MEMORY_PRESSURE)));
         cause_clear(&c);
         /* a reference learnt before there was evidence: said, not compared */
@@ -525,7 +523,7 @@ static void test_component_witnesses(void)
                         .runs = runs, .n_runs = 3, .ref = &ref,
                         .direction = DETECTOR_HIGHER_IS_BETTER, .change = -0.14,
                         .plugin = cases[i].plugin, .ran_clean = cases[i].clean,
-                        .devices_clean = cases[i].devices, .sibling_ratio = NAN,
+                        .devices_clean = cases[i].devices,
                 };
                 CHECK(cause_find(&in, &c) == 0);
                 EXPECT(c.kind == CAUSE_COMPONENT);
@@ -545,23 +543,39 @@ static void test_host_not_component(void)
 {
         const char *others[] = { "memory", "disklat", NULL };
         const char *same[] = { "threads", NULL };
-        struct cause c = judge(&quiet, "cpu", others, NAN);
+        struct cause c = judge(&quiet, "cpu", others, NULL);
         CHECK(c.kind == CAUSE_HOST && !(c.matched & (1u << CAUSE_COMPONENT)));
         CHECK_STR_CONTAINS(c.evidence, "the memory and disklat probes regressed within 30min too");
         cause_clear(&c);
         /* threads measures the same CPUs: not independent */
-        c = judge(&quiet, "cpu", same, NAN);
+        c = judge(&quiet, "cpu", same, NULL);
         CHECK(c.kind == CAUSE_COMPONENT);
         cause_clear(&c);
-        /* its siblings of the same model as slow: the host, not this disk */
-        c = judge(&quiet, "disk", NULL, 0.98);
+        /* gpu=all's other GPUs worse in the same figure from the same
+         * time: the host's (or what its GPUs share), not this GPU */
+        const char *gpu2[] = { "2", NULL }, *gpus[] = { "0", "2", NULL };
+        struct spec gq = quiet, gheat;
+        gq.gpu = true, gq.gpu_clock = 1.98e9, gq.link_gen = 5, gq.link_width = 16;
+        gheat = gq, gheat.gpu_heat = 0.4;
+        c = judge_against(&gq, &gq, "gpu", NULL, gpu2);
+        CHECK(c.kind == CAUSE_HOST && !(c.matched & (1u << CAUSE_COMPONENT)));
+        CHECK_STR_CONTAINS(c.evidence, "GPU 2 of the same probe regressed in this figure "
+                           "from the same time");
+        EXPECT(!strstr(c.evidence, "probes regressed within"));
+        cause_clear(&c);
+        c = judge_against(&gq, &gq, "gpu", others, gpus);
         CHECK(c.kind == CAUSE_HOST);
-        CHECK_STR_CONTAINS(c.evidence, "its 3 siblings of the same model are as slow (it is "
-                           "2.0% worse)");
+        CHECK_STR_CONTAINS(c.evidence, "GPUs 0 and 2 of the same probe regressed in this "
+                           "figure from the same time, the memory and disklat probes "
+                           "regressed within 30min too");
         cause_clear(&c);
-        c = judge(&quiet, "disk", NULL, 0.86);
+        /* its clocks held for heat with them: the host's event, with it */
+        c = judge_against(&gq, &gheat, "gpu", NULL, gpu2);
+        CHECK(c.kind == CAUSE_HOST);
+        CHECK_STR_CONTAINS(c.evidence, "from the same time; heat: ");
+        cause_clear(&c);
+        c = judge_against(&gq, &gq, "gpu", NULL, (const char *const[]){ NULL });
         CHECK(c.kind == CAUSE_COMPONENT);
-        CHECK_STR_CONTAINS(c.evidence, "14% worse than its 3 siblings of the same model");
         cause_clear(&c);
         /* and for every evidence that names a host-side cause, with other
          * resources regressed: never the component; a cause that reaches
@@ -573,7 +587,7 @@ static void test_host_not_component(void)
         const char *says[] = { "; CPU quota: throttled in 50%", "; hypervisor: steal 20%",
                                "device time per read +100%", "; heat: the CPUs throttled" };
         for (size_t i = 0; i < sizeof(s) / sizeof(*s); i++) {
-                c = judge(&s[i], "cpu", others, 0.5);
+                c = judge(&s[i], "cpu", others, NULL);
                 EXPECT(c.kind != CAUSE_COMPONENT && !(c.matched & (1u << CAUSE_COMPONENT)));
                 EXPECT(c.kind == want[i]);
                 CHECK_STR_CONTAINS(c.evidence, says[i]);
@@ -706,7 +720,6 @@ static void test_gpu_faults(void)
                 struct cause_input in = {
                         .runs = runs, .n_runs = 2, .ref = &ref, .plugin = "gpu",
                         .direction = DETECTOR_HIGHER_IS_BETTER, .change = -0.3,
-                        .sibling_ratio = NAN,
                 };
                 CHECK(cause_find(&in, &c) == 0);
                 printf("%-16s %s\n", c.label, c.evidence);

@@ -638,6 +638,70 @@ static void test_gpu_turns(void)
         }
 }
 
+/* gpu=all, 4 GPUs in turn, GPUs 2 and 3 slowed by half: from the same
+ * round, one event slowed both (a driver, the chassis' power), and once
+ * both are in regression it is the host's, said on either, and stays so
+ * once the change is older than the evidence store can date; GPU 2
+ * slowed 15 rounds before GPU 3 (its change between earlier runs than
+ * GPU 3's last as before), each is its own: the component, and still
+ * once both regressions are too old to date (which, taken as spanning
+ * every run, made them overlap). */
+static void test_gpus_together(void)
+{
+        for (int apart = 0; apart <= 1; apart++) {
+                char dir[] = "/tmp/test_tracker.XXXXXX";
+                struct context host = { 0 };
+                struct tracker *t = NULL;
+                struct evidence_store es = { 0 };
+                CHECK(mkdtemp(dir) && tracker_new(dir, &host, NULL, &t) == 0);
+                unsigned seed = 5, regressed_runs[4] = { 0 }, host_runs[4] = { 0 };
+                double at = 1.8e9;
+                const char *last[4] = { "", "", "", "" };
+                for (unsigned turn = 0; turn < 100; turn++)
+                        for (unsigned g = 0; g < 4; g++) {
+                                seed = seed * 1103515245 + 12345;
+                                double u = (double)(seed >> 16 & 0x7fff) / 0x7fff - 0.5;
+                                bool slow = (g == 3 && turn >= 50) ||
+                                            (g == 2 && turn >= (apart ? 35 : 50));
+                                struct result *r = gpu_turn_run(g, (slow ? 1e12 : 2e12) *
+                                                                           (1 + 0.02 * u), 0);
+                                struct tracker_outcome o;
+                                r->started = at += 30;
+                                tracker_observe(t, r, &o);
+                                EXPECT(o.counted);
+                                EXPECT(g >= 2 || !regressed(r));
+                                if (regressed(r)) {
+                                        regressed_runs[g]++;
+                                        host_runs[g] += !strcmp(cause_of(r), "host");
+                                        last[g] = !strcmp(cause_of(r), "host") ? "host" :
+                                                                                 "other";
+                                }
+                                tracker_outcome_clear(&o);
+                                result_free(r);
+                        }
+                CHECK(evidence_store_load(dir, "gpu", &es, NULL) == 0 && es.cause_text);
+                printf("  gpu=all, GPUs 2 and 3 %s: %s: %s\n", apart ? "apart" : "together",
+                       es.cause_label, es.cause_text);
+                EXPECT(regressed_runs[3] >= 40 && regressed_runs[2] >= 40);
+                if (apart) {
+                        EXPECT(host_runs[2] == 0 && host_runs[3] == 0);
+                        EXPECT(!strcmp(es.cause_label, "component"));
+                        EXPECT(!strstr(es.cause_text, "regressed in this figure"));
+                } else {
+                        /* the first to enter is the component until the
+                         * other joins, on its own run or the next */
+                        EXPECT(host_runs[2] + 1 >= regressed_runs[2]);
+                        EXPECT(host_runs[3] + 1 >= regressed_runs[3]);
+                        EXPECT(!strcmp(last[2], "host") && !strcmp(last[3], "host"));
+                        CHECK_STR_CONTAINS(es.cause_text, " of the same probe regressed in "
+                                           "this figure from the same time");
+                }
+                evidence_store_clear(&es);
+                tracker_free(t);
+                EXPECT(test_rm_tree(dir) == 0);
+        }
+}
+
 /* A run on a host whose every context item changed since the probe's last
  * run (its state moved to other hardware): the journal's event has a
  * before and an after for each (the fields once overran their array, seen
@@ -819,6 +883,7 @@ int main(void)
         test_whole_context_changed();
         test_cause_while_learning();
         test_gpu_turns();
+        test_gpus_together();
         test_component_witnesses();
         return test_failures != 0;
 }
