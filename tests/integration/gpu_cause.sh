@@ -6,8 +6,9 @@
 # reference is learnt, then the daemon restarts on a GPU with a fault and
 # slower copies: its PCIe link trained to gen 2 (inventory), uncorrected
 # ECC errors and a row remapped (memory_errors), an Xid in every run
-# (kernel_log).  Each fault has its own state directory, so each starts
-# from a reference of its own.  The cause is the textfile's
+# (kernel_log); and two GPUs, both slower from the same time (host: what
+# the GPUs share).  Each fault has its own state directory, so each
+# starts from a reference of its own.  The cause is the textfile's
 # benchwatch_regression_cause and the journal warning's sentence, with
 # the fault's numbers.
 . "$top_srcdir/tests/integration/lib/lib.sh"
@@ -65,7 +66,8 @@ fault() {
         mkdir "$d"
         conf "$d" > "$d/bw.conf"
         daemon_start "$d"
-        wait_for 60 learnt "$d" 4 || fail "$name: no reference learnt: $(tail -5 "$d/daemon.err")"
+        wait_for 60 learnt "$d" $((4 * ${FAKEGPU_COUNT:-1})) ||
+                fail "$name: no reference learnt: $(tail -5 "$d/daemon.err")"
         daemon_stop
         grep -q "regress" "$d/daemon.err" && fail "$name: a verdict on the healthy GPU: $(cat "$d/daemon.err")"
         export "$@"
@@ -76,7 +78,7 @@ fault() {
         unset "${@%%=*}"
         grep -F "warning: probe 'g': gpu host to device bytes/s" "$d/daemon.err" | grep -qF "$sentence" ||
                 fail "$name: the warning lacks '$sentence': $(grep warning "$d/daemon.err")"
-        echo "$name: $(grep -m1 -o "cause: .*" "$d/daemon.err")"
+        echo "$name: $(grep -F "$sentence" "$d/daemon.err" | grep -m1 -o "cause: .*")"
 }
 
 fault link inventory "cause: inventory, the GPU's PCIe link gen 2 x16 during the copies against gen 5 x16 in the reference" \
@@ -85,4 +87,8 @@ fault ecc memory_errors "cause: memory errors, the GPU's memory: 0 corrected, 2 
         FAKEGPU_ECC=0,2 FAKEGPU_REMAPPED=0,1,0,0 FAKEGPU_H2D_BPS=30e9
 fault xid kernel_log "cause: kernel log, NVML reported 3 Xid errors for the GPU over the 3 runs" \
         FAKEGPU_XID=79 FAKEGPU_H2D_BPS=30e9
+# gpu=all takes the GPUs in turn, one a run: both slower, the second to
+# enter its regression finds the first's from the same time
+FAKEGPU_COUNT=2 fault both host "of the same probe regressed in this figure from the same time" \
+        FAKEGPU_H2D_BPS=30e9
 exit 0
