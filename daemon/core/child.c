@@ -83,13 +83,6 @@ static void unlower_threads(void)
         closedir(d);
 }
 
-/* The death of the runner is acted on by a thread of its own: SIGTERM is
- * blocked everywhere else, and this thread is made before the run lowers
- * its priority (nice is per thread on Linux), so busy probe threads at
- * nice 10 on busy CPUs do not delay it.  SIGTERM is the runner's stop
- * request, or the kernel's word that the runner died (PR_SET_PDEATHSIG):
- * then no SIGKILL will follow, so after ORPHAN_GRACE_NS this thread kills
- * the whole group itself (this process and anything a plugin started). */
 /* Posted by watch_parent once it runs: start_watch waits for it, so that
  * a run that ends at once never exits while the thread is still being
  * made (an ASan build's leak check at that exit took the thread's
@@ -97,6 +90,13 @@ static void unlower_threads(void)
  * the probe: CI's sanitize step, 7 December). */
 static sem_t watch_started;
 
+/* The death of the runner is acted on by a thread of its own: SIGTERM is
+ * blocked everywhere else, and this thread is made before the run lowers
+ * its priority (nice is per thread on Linux), so busy probe threads at
+ * nice 10 on busy CPUs do not delay it.  SIGTERM is the runner's stop
+ * request, or the kernel's word that the runner died (PR_SET_PDEATHSIG):
+ * then no SIGKILL will follow, so after ORPHAN_GRACE_NS this thread kills
+ * the whole group itself (this process and anything a plugin started). */
 static void *watch_parent(void *arg)
 {
         const sigset_t *term = arg;
