@@ -20,6 +20,7 @@
  *     recovers, also when another figure of the probe gets worse then;
  *   - a p99 latency that rose while its median held is read as held up:
  *     a wait of a percent of the run is a neighbour's. */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -584,6 +585,45 @@ static struct result *gpu_turn_run(unsigned gpu, double rate, double heat)
         return r;
 }
 
+/* What a gpu=all tracker said of each of 4 GPUs over turns rounds. */
+struct gpu_tally {
+        unsigned regressed[4]; /* runs that said regressed */
+        unsigned named[4];     /* of them, those whose cause was the one asked */
+        bool last_named[4];    /* the last of them was */
+};
+
+/* 4 GPUs in turn, one run each a round, 30 s apart, through t: GPU g at
+ * half its rate from round slow_from[g] on (UINT_MAX: never), its clocks
+ * held for heat in that share of each slow run; every run is counted, a
+ * GPU never slowed never regresses, and the runs whose cause is `cause`
+ * are tallied. */
+static void gpu_turns(struct tracker *t, unsigned turns, const unsigned slow_from[4],
+                      double heat, unsigned seed, const char *cause, struct gpu_tally *ret)
+{
+        double at = 1.8e9;
+        *ret = (struct gpu_tally){ 0 };
+        for (unsigned turn = 0; turn < turns; turn++)
+                for (unsigned g = 0; g < 4; g++) {
+                        seed = seed * 1103515245 + 12345;
+                        double u = (double)(seed >> 16 & 0x7fff) / 0x7fff - 0.5;
+                        bool slow = turn >= slow_from[g];
+                        struct result *r = gpu_turn_run(g, (slow ? 1e12 : 2e12) * (1 + 0.02 * u),
+                                                        slow ? heat : 0);
+                        struct tracker_outcome o;
+                        r->started = at += 30;
+                        tracker_observe(t, r, &o);
+                        EXPECT(o.counted);
+                        EXPECT(slow_from[g] < turns || !regressed(r));
+                        if (regressed(r)) {
+                                ret->regressed[g]++;
+                                ret->last_named[g] = !strcmp(cause_of(r), cause);
+                                ret->named[g] += ret->last_named[g];
+                        }
+                        tracker_outcome_clear(&o);
+                        result_free(r);
+                }
+}
+
 /* gpu=all, 4 GPUs in turn: GPU 3 slows by half from the 50th round.  With
  * its clocks held for heat 40% of each of its runs, its cause is read from
  * its own runs and reference: heat, on every regressed run (the other
@@ -598,31 +638,11 @@ static void test_gpu_turns(void)
                 struct context host = { 0 };
                 struct tracker *t = NULL;
                 struct evidence_store es = { 0 };
+                const unsigned from[4] = { UINT_MAX, UINT_MAX, UINT_MAX, 50 };
+                struct gpu_tally n;
                 CHECK(mkdtemp(dir) && tracker_new(dir, &host, NULL, &t) == 0);
-                unsigned seed = 7, regressed_runs = 0, named = 0;
-                double at = 1.8e9;
-                for (unsigned turn = 0; turn < 60; turn++)
-                        for (unsigned g = 0; g < 4; g++) {
-                                seed = seed * 1103515245 + 12345;
-                                double u = (double)(seed >> 16 & 0x7fff) / 0x7fff - 0.5;
-                                bool slow = g == 3 && turn >= 50;
-                                struct result *r = gpu_turn_run(g, (slow ? 1e12 : 2e12) *
-                                                                           (1 + 0.02 * u),
-                                                                slow && held ? 0.4 : 0);
-                                struct tracker_outcome o;
-                                r->started = at += 30;
-                                tracker_observe(t, r, &o);
-                                EXPECT(o.counted);
-                                EXPECT(g == 3 || !regressed(r));
-                                if (g == 3 && regressed(r)) {
-                                        regressed_runs++;
-                                        named += !strcmp(cause_of(r),
-                                                         held ? "heat" : "component");
-                                }
-                                tracker_outcome_clear(&o);
-                                result_free(r);
-                        }
-                EXPECT(regressed_runs >= 6 && named == regressed_runs);
+                gpu_turns(t, 60, from, held ? 0.4 : 0, 7, held ? "heat" : "component", &n);
+                EXPECT(n.regressed[3] >= 6 && n.named[3] == n.regressed[3]);
                 CHECK(evidence_store_load(dir, "gpu", &es, NULL) == 0 && es.cause_text);
                 printf("  gpu=all, GPU 3 %s: %s\n", held ? "held for heat" : "alone",
                        es.cause_text);
@@ -653,46 +673,24 @@ static void test_gpus_together(void)
                 struct context host = { 0 };
                 struct tracker *t = NULL;
                 struct evidence_store es = { 0 };
+                const unsigned from[4] = { UINT_MAX, UINT_MAX, apart ? 35 : 50, 50 };
+                struct gpu_tally n;
                 CHECK(mkdtemp(dir) && tracker_new(dir, &host, NULL, &t) == 0);
-                unsigned seed = 5, regressed_runs[4] = { 0 }, host_runs[4] = { 0 };
-                double at = 1.8e9;
-                const char *last[4] = { "", "", "", "" };
-                for (unsigned turn = 0; turn < 100; turn++)
-                        for (unsigned g = 0; g < 4; g++) {
-                                seed = seed * 1103515245 + 12345;
-                                double u = (double)(seed >> 16 & 0x7fff) / 0x7fff - 0.5;
-                                bool slow = (g == 3 && turn >= 50) ||
-                                            (g == 2 && turn >= (apart ? 35 : 50));
-                                struct result *r = gpu_turn_run(g, (slow ? 1e12 : 2e12) *
-                                                                           (1 + 0.02 * u), 0);
-                                struct tracker_outcome o;
-                                r->started = at += 30;
-                                tracker_observe(t, r, &o);
-                                EXPECT(o.counted);
-                                EXPECT(g >= 2 || !regressed(r));
-                                if (regressed(r)) {
-                                        regressed_runs[g]++;
-                                        host_runs[g] += !strcmp(cause_of(r), "host");
-                                        last[g] = !strcmp(cause_of(r), "host") ? "host" :
-                                                                                 "other";
-                                }
-                                tracker_outcome_clear(&o);
-                                result_free(r);
-                        }
+                gpu_turns(t, 100, from, 0, 5, "host", &n);
                 CHECK(evidence_store_load(dir, "gpu", &es, NULL) == 0 && es.cause_text);
                 printf("  gpu=all, GPUs 2 and 3 %s: %s: %s\n", apart ? "apart" : "together",
                        es.cause_label, es.cause_text);
-                EXPECT(regressed_runs[3] >= 40 && regressed_runs[2] >= 40);
+                EXPECT(n.regressed[3] >= 40 && n.regressed[2] >= 40);
                 if (apart) {
-                        EXPECT(host_runs[2] == 0 && host_runs[3] == 0);
+                        EXPECT(n.named[2] == 0 && n.named[3] == 0);
                         EXPECT(!strcmp(es.cause_label, "component"));
                         EXPECT(!strstr(es.cause_text, "regressed in this figure"));
                 } else {
                         /* the first to enter is the component until the
                          * other joins, on its own run or the next */
-                        EXPECT(host_runs[2] + 1 >= regressed_runs[2]);
-                        EXPECT(host_runs[3] + 1 >= regressed_runs[3]);
-                        EXPECT(!strcmp(last[2], "host") && !strcmp(last[3], "host"));
+                        EXPECT(n.named[2] + 1 >= n.regressed[2]);
+                        EXPECT(n.named[3] + 1 >= n.regressed[3]);
+                        EXPECT(n.last_named[2] && n.last_named[3]);
                         CHECK_STR_CONTAINS(es.cause_text, " of the same probe regressed in "
                                            "this figure from the same time");
                 }
