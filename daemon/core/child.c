@@ -505,7 +505,7 @@ int child_main(int argc, char **argv)
         c.result = result_new(req->probe, req->plugin);
         if (!c.result)
                 return 1;
-        c.result->started = now_wall();
+        c.result->started = now_wall_ms();
         if (!req->cleanup)
                 c.notes = notes_open(req->state_dir, req->probe);
         double t0 = now_mono();

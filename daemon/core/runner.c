@@ -419,7 +419,7 @@ int runner_start(sd_event *e, const struct run_spec *spec, runner_done_fn done,
                 rn->disk_io = spec->plugin->caps & BW_CAP_DISK_IO;
                 rn->probe = strdup(spec->probe);
                 rn->plugin = strdup(spec->plugin->name);
-                rn->started_wall = now_wall();
+                rn->started_wall = now_wall_ms();
                 rn->started_mono = now_mono();
                 rn->oom_kills = oom_kills();
                 r = rn->probe && rn->plugin ? spawn_child(req_pipe[0], res_pipe[1], &rn->pid)
@@ -546,7 +546,7 @@ struct result *runner_failed_start(const struct run_spec *spec, int err)
                                                "probe process is handed" : strerror(-err));
         result_set_error(res, why ? why : "cannot start the probe process");
         free(why);
-        res->started = now_wall();
+        res->started = now_wall_ms();
         result_add_probe_families(res);
         return res;
 }

@@ -309,6 +309,6 @@ struct result *context_info_result(const struct context *host)
                 return NULL;
         }
         r->success = true;
-        r->started = now_wall();
+        r->started = now_wall_ms();
         return r;
 }
