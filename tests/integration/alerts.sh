@@ -473,12 +473,42 @@ fi
 # rate and median event as before.  The daemon names such a verdict the
 # neighbour's or the hypervisor's with its numbers (benchwatch(8): "the
 # slowest 1% of the events only, the median one and the rate as in the
-# reference"); one it names the component still fails.
+# reference"), or, where no counter moved, the component's "held up where
+# no counter shows (...) as likely as the part slower": a p99 21% up, no
+# steal or run delay to show for it, in one CI run of 13 (7 December).
+# The history must bear the verdict out: runs whose p99 was 15% or more
+# above the reference's while their median event and rate were within
+# 10% of it (tail_held_runs).  A verdict of the rate or the median, or of
+# a tail the runs do not show, still fails.
 TAIL_HELD="cause: \(neighbour\|hypervisor\), .*the slowest [0-9.]*% of the events only"
+TAIL_HELD="$TAIL_HELD\|cause: the component, .*the slowest [0-9.]*% of the events only, .*: held up where no counter shows"
+tail_held_runs() {
+        python3 - "$T/state/history-cpu.txt" <<'PY'
+import collections, sys
+runs = collections.defaultdict(dict)   # run -> figure -> value / reference
+for line in open(sys.argv[1]):
+    f = line.split(None, 5)
+    if len(f) == 6 and f[0] != "benchwatch-history" and f[4] != "-":
+        name, _, labels = f[5].strip().partition("{")
+        q = labels.split('quantile="')[1].split('"')[0] if "quantile=" in labels else ""
+        runs[f[0]][name + q] = float(f[3]) / float(f[4])
+p99, p50, rate = ("benchwatch_cpu_latency_seconds0.99", "benchwatch_cpu_latency_seconds0.5",
+                  "benchwatch_cpu_events_per_second")
+held = ["%.2f" % r[p99] for t, r in sorted(runs.items())
+        if {p99, p50, rate} <= set(r) and r[p99] >= 1.15
+        and abs(r[p50] - 1) <= 0.1 and abs(r[rate] - 1) <= 0.1]
+print("%d run%s with the p99 at %s x the reference's, the median and rate within 10%%"
+      % (len(held), "" if len(held) == 1 else "s", ", ".join(held) or "-"))
+sys.exit(0 if len(held) >= 2 else 1)
+PY
+}
 if grep -q "$VERDICT" "$T/daemon.err" &&
    ! grep "$VERDICT" "$T/daemon.err" | grep -vq "$TAIL_HELD"; then
+        held=$(tail_held_runs) ||
+                fail "clean phase: a verdict on the cpu probe's slowest events, but the history has" \
+                     "$held: $(grep "$VERDICT" "$T/daemon.err" | head -n 1)"
         skip "clean phase: other tasks or the hypervisor held up the cpu probe's slowest" \
-             "events: $(grep "$VERDICT" "$T/daemon.err" | head -n 1)"
+             "events ($held): $(grep "$VERDICT" "$T/daemon.err" | head -n 1)"
 fi
 [ ! -s "$HOOK_LOG" ] || fail "notifications while nothing was wrong: $(hook --all)"
 q 'ALERTS' > "$T/alerts.out" && fail "alerts pending or firing while nothing was wrong: $(cat "$T/alerts.out")"
