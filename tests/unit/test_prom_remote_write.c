@@ -121,24 +121,36 @@ static size_t count_lines(const char *text)
         return n;
 }
 
+/* r as it goes on the wire, snappy-uncompressed and decoded back; the
+ * number of series the encoder counted in *ret_n_series. */
+static Prometheus__WriteRequest *on_the_wire(const struct result *r,
+                                             const struct prom_remote_write_target *t,
+                                             size_t *ret_n_series)
+{
+        uint8_t *buf;
+        size_t len, raw_len;
+        assert(prom_remote_write_encode(r, NULL, t, &buf, &len, ret_n_series) == 0);
+        assert(snappy_uncompressed_length((char *)buf, len, &raw_len) == SNAPPY_OK);
+        char *raw = malloc(raw_len + 1);
+        assert(raw && snappy_uncompress((char *)buf, len, raw, &raw_len) == SNAPPY_OK);
+        Prometheus__WriteRequest *wr =
+                prometheus__write_request__unpack(NULL, raw_len, (uint8_t *)raw);
+        assert(wr);
+        free(raw);
+        free(buf);
+        return wr;
+}
+
 /* The timestamp on the wire of a run started at `started`. */
 static int64_t wire_ms(struct result *r, double started,
                        const struct prom_remote_write_target *t)
 {
-        uint8_t *buf;
-        size_t len, n_series, raw_len;
+        size_t n_series;
         r->started = started;
-        assert(prom_remote_write_encode(r, NULL, t, &buf, &len, &n_series) == 0);
-        assert(snappy_uncompressed_length((char *)buf, len, &raw_len) == SNAPPY_OK);
-        char *raw = malloc(raw_len);
-        assert(raw && snappy_uncompress((char *)buf, len, raw, &raw_len) == SNAPPY_OK);
-        Prometheus__WriteRequest *wr =
-                prometheus__write_request__unpack(NULL, raw_len, (uint8_t *)raw);
-        assert(wr && wr->n_timeseries && wr->timeseries[0]->n_samples == 1);
+        Prometheus__WriteRequest *wr = on_the_wire(r, t, &n_series);
+        assert(wr->n_timeseries && wr->timeseries[0]->n_samples == 1);
         int64_t ms = wr->timeseries[0]->samples[0]->timestamp;
         prometheus__write_request__free_unpacked(wr, NULL);
-        free(raw);
-        free(buf);
         return ms;
 }
 
@@ -187,15 +199,8 @@ int main(void)
                           METRIC_SUMMARY, lab_r, 0, &h) == 0);
         assert(result_add_probe_families(r) == 0);
 
-        uint8_t *buf;
-        size_t len, n_series, raw_len;
-        assert(prom_remote_write_encode(r, NULL, &t, &buf, &len, &n_series) == 0);
-        assert(snappy_uncompressed_length((char *)buf, len, &raw_len) == SNAPPY_OK);
-        char *raw = malloc(raw_len + 1);
-        assert(raw && snappy_uncompress((char *)buf, len, raw, &raw_len) == SNAPPY_OK);
-        Prometheus__WriteRequest *wr =
-                prometheus__write_request__unpack(NULL, raw_len, (uint8_t *)raw);
-        assert(wr);
+        size_t n_series;
+        Prometheus__WriteRequest *wr = on_the_wire(r, &t, &n_series);
 
         char *text;
         const struct result *one = r;
@@ -223,8 +228,6 @@ int main(void)
         EXPECT(q->samples[0]->value == bw_hist_quantile_ns(&h, 0.5) / 1e9);
 
         prometheus__write_request__free_unpacked(wr, NULL);
-        free(raw);
-        free(buf);
         free(text);
         result_free(r);
         test_start_same_ms_everywhere(&t);
