@@ -149,20 +149,20 @@ ran_since() { [ "$(last_run)" != "$r0" ]; }
 wait_for 10 ran_since || fail "the daemon stopped running"
 t_change=$(date +%s.%N)
 delay "$(python3 -c "print(int(1000 + $ref * 1e6))")"
-# counted runs since the change, from the history the daemon writes
+# the counted runs since the change, from the history the daemon writes:
+# a line each (one p50 a run), its time and p50
 counted_since() {
-        awk -v t="$t_change" '$1 > t && $2 == 1 && /quantile="0.5"/ { print $1 }' \
-                "$T/state/history-slow.txt" | sort -u | wc -l
+        awk -v t="$t_change" '$1 > t && $2 == 1 && /quantile="0.5"/ { print $1, $4 }' \
+                "$T/state/history-slow.txt"
 }
 # each run takes a second and waits a second; 3 s a run is a host too busy
 limit=$((3 * (bound + 2)))
 t0=$(date +%s)
 until flagged; do
-        c=$(counted_since)
+        c=$(counted_since | wc -l)
         [ "$c" -gt "$bound" ] &&
                 fail "a doubled read time not flagged after $c counted runs (bound $bound): their p50s" \
-                     "$(awk -v t="$t_change" '$1 > t && $2 == 1 && /quantile="0.5"/ { printf "%.2f ms ", $4 * 1e3 }' \
-                        "$T/state/history-slow.txt")against the reference's $ref s"
+                     "$(counted_since | awk '{ printf "%.2f ms ", $2 * 1e3 }')against the reference's $ref s"
         [ $(( $(date +%s) - t0 )) -le "$limit" ] ||
                 skip "only $c counted runs in $limit s since the disk got slower: too busy a host"
         sleep 0.1
