@@ -164,8 +164,14 @@ struct cause_input {
         /* plugins of the other probes judged on a run counted since the
          * probe's regression began, in no regression (NULL-terminated):
          * what tells the component from the whole host; NULL: not known
-         * (verify, or a daemon started since) */
+         * (verify, or a daemon started since).  Of a probe bound to the
+         * CPU, only those bound to it too: a disk or a server as fast as
+         * before says nothing of the host's CPUs */
         const char *const *ran_clean;
+        /* of a probe bound to the CPU, the other probes that ran so but
+         * wait on a device or a server (result.io_bound), left out of
+         * ran_clean (NULL-terminated; NULL: none) */
+        const char *const *ran_clean_waiting;
         /* the probe's other devices (the gpu probe's other GPUs, gpu=all)
          * with a run counted since its regression began, each of their
          * figures judged in no regression (NULL-terminated; NULL: none):

@@ -669,8 +669,10 @@ static char *checked(const struct cause_ctx *c)
  * other devices (gpu=all's other GPUs) that ran since the regression
  * began in no regression; the probes of other resources that did, or,
  * unless the component's own evidence (shown) or such a device tells it
- * already, that none did; nothing of the latter where the daemon cannot
- * say (ran_clean NULL). */
+ * already, that none did (of a probe bound to the CPU, none bound to it
+ * too, and those that did but wait on a device or a server named as not
+ * telling); nothing of the latter where the daemon cannot say (ran_clean
+ * NULL). */
 static char *witnesses(const struct cause_ctx *c, char *text, bool shown)
 {
         bool oom = false;
@@ -681,13 +683,21 @@ static char *witnesses(const struct cause_ctx *c, char *text, bool shown)
                 text = join(text, "; ", "%s of the same probe ran since, in no regression",
                             devices);
         char *clean = text && !oom ? independent_of(c, c->in->ran_clean, &oom) : NULL;
+        bool none = text && !clean && !oom && !shown && !devices && c->in->ran_clean;
+        char *waiting = none ? independent_of(c, c->in->ran_clean_waiting, &oom) : NULL;
         if (clean)
                 text = join(text, "; ", "the %s probes ran since, in no regression", clean);
-        else if (!oom && !shown && !devices && c->in->ran_clean)
+        else if (waiting)
+                text = join(text, "; ", "no probe of another resource bound to the CPU ran "
+                            "since in no regression (the %s probes did, but they wait on a "
+                            "device or a server): the whole host slowing is not ruled out",
+                            waiting);
+        else if (none && !oom)
                 text = join(text, "; ", "no probe of another resource ran since in no "
                             "regression: the whole host slowing is not ruled out");
         free(devices);
         free(clean);
+        free(waiting);
         if (oom)
                 free(text);
         return oom ? NULL : text;

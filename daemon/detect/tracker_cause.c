@@ -93,12 +93,13 @@ const char *tracker_cause_figure(const struct baseline_series *s, const struct r
 
 /* ---- the probes seen run ---------------------------------------------------- */
 
-/* Note a run of probe that began at t: the probe is in regression since
- * `since`, or (NAN) is not; clean: the run counted and was judged in no
- * regression. */
-static int peers_note(struct tracker_cause_peers *p, const char *probe, const char *plugin,
-                      double t, double since, bool clean)
+/* Note run res: its probe is in regression since `since`, or (NAN) is
+ * not; clean: the run counted and was judged in no regression. */
+static int peers_note(struct tracker_cause_peers *p, const struct result *res, double since,
+                      bool clean)
 {
+        const char *probe = res->probe, *plugin = res->plugin;
+        double t = res->started;
         size_t i = 0;
         if (!p->n) /* the first run noted (probes are never forgotten) */
                 p->from = t;
@@ -109,7 +110,9 @@ static int peers_note(struct tracker_cause_peers *p, const char *probe, const ch
                 if (!v)
                         return -ENOMEM;
                 p->v = v;
-                v[i] = (struct tracker_cause_peer){ strdup(probe), strdup(plugin), NAN, NAN };
+                v[i] = (struct tracker_cause_peer){ .probe = strdup(probe),
+                                                   .plugin = strdup(plugin), .since = NAN,
+                                                   .last_clean = NAN };
                 if (!v[i].probe || !v[i].plugin) {
                         free(v[i].probe);
                         free(v[i].plugin);
@@ -129,6 +132,7 @@ static int peers_note(struct tracker_cause_peers *p, const char *probe, const ch
                 e->since = since; /* a regression keeps the time it began */
         if (clean)
                 e->last_clean = t;
+        e->waits = res->io_bound;
         return 0;
 }
 
@@ -154,19 +158,23 @@ static void peers_within(const struct tracker_cause_peers *p, const char *probe,
         ret[n] = NULL;
 }
 
-/* The plugins of the other probes in no regression whose latest run
+/* Which of the other probes' runs peers_clean_since takes. */
+enum peers_kind { PEERS_ANY, PEERS_BOUND, PEERS_WAITING };
+
+/* The plugins of the other probes of kind (bound to the CPU, waiting on
+ * a device or a server, or either) in no regression whose latest run
  * counted and judged began at since or later, each plugin once (at most
  * max - 1, NULL-terminated). */
 static void peers_clean_since(const struct tracker_cause_peers *p, const char *probe,
-                              double since, const char **ret, size_t max)
+                              double since, enum peers_kind kind, const char **ret, size_t max)
 {
         size_t n = 0;
         for (size_t i = 0; i < p->n && n + 1 < max; i++) {
                 const struct tracker_cause_peer *e = &p->v[i];
-                bool dup = false;
-                for (size_t k = 0; k < n && !dup; k++)
-                        dup = !strcmp(ret[k], e->plugin);
-                if (!dup && strcmp(e->probe, probe) && isnan(e->since) && e->last_clean >= since)
+                bool take = kind == PEERS_ANY || e->waits == (kind == PEERS_WAITING);
+                for (size_t k = 0; k < n && take; k++) /* each plugin once */
+                        take = strcmp(ret[k], e->plugin);
+                if (take && strcmp(e->probe, probe) && isnan(e->since) && e->last_clean >= since)
                         ret[n++] = e->plugin;
         }
         ret[n] = NULL;
@@ -403,7 +411,7 @@ static int find_cause(const struct evidence_store *es, const struct tracker_caus
 {
         struct cause_run *ref = calloc(DETECTOR_REF_MAX, sizeof(*ref));
         struct cause_reference cr;
-        const char *others[17], *clean[17], *devices[17], *regressed_with[17];
+        const char *others[17], *clean[17], *waiting[17], *devices[17], *regressed_with[17];
         if (!ref)
                 return -ENOMEM;
         size_t n_ref = evidence_store_reference(es, device_of_series(g->s), g->in_store, ref,
@@ -413,20 +421,28 @@ static int find_cause(const struct evidence_store *es, const struct tracker_caus
         *ret = (struct cause){ 0 };
         if (r < 0 || !n_ref || !g->n_runs)
                 return r;
-        others[0] = devices[0] = regressed_with[0] = NULL;
+        others[0] = waiting[0] = devices[0] = regressed_with[0] = NULL;
         if (b) {
                 devices_clean_since(es, b, det, device_of_series(g->s), g->since, devices, 17);
                 devices_regressed_with(es, b, det, g->s, regressed_with, 17);
         }
         if (peers) {
+                /* a figure bound to the CPU: a clean disk or server says
+                 * nothing of the host's CPUs (said apart) */
+                bool bound = !res->io_bound;
                 peers_within(peers, res->probe, g->since, window, others, 17);
-                peers_clean_since(peers, res->probe, g->since, clean, 17);
+                peers_clean_since(peers, res->probe, g->since, bound ? PEERS_BOUND : PEERS_ANY,
+                                  clean, 17);
+                if (bound)
+                        peers_clean_since(peers, res->probe, g->since, PEERS_WAITING, waiting,
+                                          17);
         }
         const struct cause_input in = {
                 .runs = g->runs, .n_runs = g->n_runs, .ref = &cr,
                 .direction = g->s->direction, .change = g->s->verdict.change,
                 .plugin = res->plugin, .others = others, .others_window = window,
                 .ran_clean = peers && g->since >= peers->from ? clean : NULL,
+                .ran_clean_waiting = waiting,
                 .devices_clean = devices, .devices_regressed = regressed_with,
                 .tail = g->tail,
         };
@@ -539,13 +555,12 @@ static int name_cause(const char *state_dir, struct tracker_cause_peers *peers,
                 /* the cause goes with the regression even where the note
                  * (for other probes' evidence) cannot be kept */
                 int r = evidence_store_set_cause(es, NULL, NULL);
-                int rn = peers_note(peers, res->probe, res->plugin, res->started, NAN,
-                                    counted && judged(b));
+                int rn = peers_note(peers, res, NAN, counted && judged(b));
                 return r < 0 ? r : rn;
         }
         regressed_runs(es, b, res, &g);
         g.tail = tail_of(b, g.s, res);
-        int r = peers_note(peers, res->probe, res->plugin, res->started, g.since, false);
+        int r = peers_note(peers, res, g.since, false);
         g.since = peers_began(peers, res->probe, g.since);
         struct cause c = { 0 }, named = { 0 };
         if (r >= 0)

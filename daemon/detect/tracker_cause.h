@@ -34,12 +34,15 @@
 #include "detect/baseline.h"
 
 /* The probes the daemon has seen run: since when each is in regression
- * (NAN: it is not), and when its latest run counted and judged in no
- * regression began (NAN: none yet); from: when the first run noted began
- * (the daemon's start: nothing is known of the runs before). */
+ * (NAN: it is not), when its latest run counted and judged in no
+ * regression began (NAN: none yet), and whether its runs wait on a
+ * device or a server (result.io_bound: its figure is theirs, not the
+ * CPU's); from: when the first run noted began (the daemon's start:
+ * nothing is known of the runs before). */
 struct tracker_cause_peer {
         char *probe, *plugin;
         double since, last_clean;
+        bool waits;
 };
 struct tracker_cause_peers {
         struct tracker_cause_peer *v;

@@ -481,11 +481,16 @@ static void test_holds_back(void)
  * none did (a VM whose host got busier slowed the only probe that ran, 6
  * December: it read as the component, no more); nothing of the latter
  * where the caller does not know (ran_clean NULL: verify, or a daemon
- * started since the regression began). */
+ * started since the regression began).  Of a probe bound to the CPU, the
+ * probes that wait on a device (ran_clean_waiting) tell nothing of the
+ * host's CPUs: said as such, where no other resource's probe bound to the
+ * CPU ran so. */
 static void test_component_witnesses(void)
 {
         const char *const none[] = { NULL }, *const same[] = { "threads", NULL };
         const char *const clean[] = { "threads", "memory", "disklat", "disk", NULL };
+        const char *const mem[] = { "memory", NULL }, *const disks[] = { "disklat", "disk",
+                                                                         "http", NULL };
         const char *const gpus[] = { "0", "2", NULL }, *const gpu1[] = { "1", NULL };
         struct spec gq = quiet, replayed;
         gq.gpu = true, gq.gpu_clock = 1.98e9, gq.link_gen = 5, gq.link_width = 16;
@@ -495,24 +500,37 @@ static void test_component_witnesses(void)
                 const char *plugin;
                 const char *const *clean, *const *devices;
                 const char *words; /* NULL: no sentence of the kind */
+                const char *const *waiting;
         } cases[] = {
                 { &quiet, &quiet, "cpu", none, NULL, "; no probe of another resource ran since "
-                  "in no regression: the whole host slowing is not ruled out" },
+                  "in no regression: the whole host slowing is not ruled out", NULL },
                 { &quiet, &quiet, "cpu", same, NULL, "; no probe of another resource ran since "
-                  "in no regression" },
+                  "in no regression", NULL },
                 { &quiet, &quiet, "cpu", clean, NULL, "; the memory and disklat probes ran "
-                  "since, in no regression" },
+                  "since, in no regression", NULL },
                 /* the GPU's own replays tell it from the host already */
-                { &gq, &replayed, "gpu", none, NULL, NULL },
+                { &gq, &replayed, "gpu", none, NULL, NULL, NULL },
                 { &gq, &replayed, "gpu", clean, NULL, "; the threads, memory and disklat probes "
-                  "ran since" },
-                { &quiet, &quiet, "cpu", NULL, NULL, NULL },
+                  "ran since", NULL },
+                { &quiet, &quiet, "cpu", NULL, NULL, NULL, NULL },
                 /* gpu=all's other GPUs, as fast as before, tell it too */
                 { &gq, &gq, "gpu", none, gpus, "; GPUs 0 and 2 of the same probe ran since, in "
-                  "no regression" },
+                  "no regression", NULL },
                 { &gq, &gq, "gpu", clean, gpu1, "; GPU 1 of the same probe ran since, in no "
-                  "regression; the threads, memory and disklat probes ran since" },
-                { &gq, &gq, "gpu", NULL, gpu1, "; GPU 1 of the same probe ran since" },
+                  "regression; the threads, memory and disklat probes ran since", NULL },
+                { &gq, &gq, "gpu", NULL, gpu1, "; GPU 1 of the same probe ran since", NULL },
+                { &quiet, &quiet, "cpu", none, NULL, "; no probe of another resource bound to "
+                  "the CPU ran since in no regression (the disklat and http probes did, but "
+                  "they wait on a device or a server): the whole host slowing is not ruled out",
+                  disks },
+                /* the threads probe, bound to the CPU too, is of the same
+                 * resource: no more a witness than the disks */
+                { &quiet, &quiet, "cpu", same, NULL, "; no probe of another resource bound to "
+                  "the CPU ran since in no regression (the disklat and http probes did", disks },
+                { &quiet, &quiet, "cpu", mem, NULL, "; the memory probes ran since, in no "
+                  "regression", disks },
+                { &gq, &replayed, "gpu", none, NULL, NULL, disks },
+                { &quiet, &quiet, "cpu", NULL, NULL, NULL, disks },
         };
         for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
                 struct cause_run runs[3];
@@ -523,6 +541,7 @@ static void test_component_witnesses(void)
                         .runs = runs, .n_runs = 3, .ref = &ref,
                         .direction = DETECTOR_HIGHER_IS_BETTER, .change = -0.14,
                         .plugin = cases[i].plugin, .ran_clean = cases[i].clean,
+                        .ran_clean_waiting = cases[i].waiting,
                         .devices_clean = cases[i].devices,
                 };
                 CHECK(cause_find(&in, &c) == 0);
