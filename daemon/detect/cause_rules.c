@@ -623,14 +623,12 @@ static char *waits_too_little(const struct cause_ctx *c, char *text)
                 { CAUSE_F_RUN_DELAY, "run delay", "of the run" },
                 { CAUSE_F_STEAL, "steal", "of the host's CPU time" },
         };
-        char p[32], q[32];
+        char p[32], rf[64];
         for (size_t i = 0; i < sizeof(wait) / sizeof(*wait); i++)
                 if (cause_wait_rose(c, wait[i].f))
-                        text = join(text, "; ", "%s %s %s (%s in the reference), too little "
-                                    "for the change", wait[i].name,
-                                    pct(c->a[wait[i].f].median, p, sizeof(p)), wait[i].of,
-                                    pct(c->ref->n[wait[i].f] ? c->ref->median[wait[i].f] : 0, q,
-                                        sizeof(q)));
+                        text = join(text, "; ", "%s %s %s%s, too little for the change",
+                                    wait[i].name, pct(c->a[wait[i].f].median, p, sizeof(p)),
+                                    wait[i].of, ref_share(c, wait[i].f, rf, sizeof(rf)));
         return text;
 }
 

@@ -387,6 +387,13 @@ static void test_tail_beside_held_up_reference_runs(void)
                strstr(c.evidence, "(inventory, kernel log, memory errors, heat, CPU quota, "
                       "clock, steal, memory pressure") && !strstr(c.evidence, "the slowest"));
         cause_clear(&c);
+        /* a reference learnt without the figure has none to say, not 0% */
+        ref.n[CAUSE_F_RUN_DELAY] = 0;
+        CHECK(cause_find(&in, &c) == 0);
+        EXPECT(c.kind == CAUSE_COMPONENT);
+        CHECK_STR_CONTAINS(c.evidence, "; run delay 1.8% of the run (no reference figure), too "
+                           "little for the change");
+        cause_clear(&c);
 }
 
 static void test_order(void)
