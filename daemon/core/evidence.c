@@ -105,14 +105,24 @@ const char *evidence_host_nvme(const struct evidence_host *h, size_t i)
         return i < h->n_nvme ? h->nvme_name[i] : NULL;
 }
 
-double evidence_host_throttled_seconds(struct evidence_host *h)
+void evidence_host_throttled(struct evidence_host *h, struct evidence_throttled *ret)
+{
+        ret->n = h ? h->n_cgroup : 0;
+        for (size_t i = 0; i < ret->n; i++) {
+                struct evidence_cgroup_stat st;
+                ret->seconds[i] = evidence_read_cgroup_stat(&h->cgroup_stat[i], &st) >= 0 ?
+                                  st.throttled_us / 1e6 : NAN;
+        }
+}
+
+double evidence_throttled_between(const struct evidence_throttled *a,
+                                  const struct evidence_throttled *b)
 {
         double most = NAN;
-        for (size_t i = 0; h && i < h->n_cgroup; i++) {
-                struct evidence_cgroup_stat st;
-                if (evidence_read_cgroup_stat(&h->cgroup_stat[i], &st) >= 0 &&
-                    (isnan(most) || st.throttled_us / 1e6 > most))
-                        most = st.throttled_us / 1e6;
+        for (size_t i = 0; i < a->n && i < b->n; i++) {
+                double held = b->seconds[i] - a->seconds[i];
+                if (held >= 0 && (isnan(most) || held > most))
+                        most = held;
         }
         return most;
 }

@@ -116,10 +116,21 @@ const char *evidence_host_why_absent(const struct evidence_host *h, enum evidenc
  * there or out of memory; malloc'd (for `status`). */
 char *evidence_host_absent_text(const struct evidence_host *h);
 
-/* The time the daemon's cgroup (or the level above it most throttled)
- * was held by its CPU quota so far, in seconds (one read of each level's
- * cpu.stat); NAN without the cgroup_cpu source (h may be NULL). */
-double evidence_host_throttled_seconds(struct evidence_host *h);
+/* The time each level of the daemon's cgroup (its own first) was held by
+ * its CPU quota so far, in seconds (one read of each level's cpu.stat;
+ * NAN where unread); no level without the cgroup_cpu source (h may be
+ * NULL). */
+struct evidence_throttled {
+        double seconds[EVIDENCE_MAX_CGROUP_LEVELS];
+        size_t n;
+};
+void evidence_host_throttled(struct evidence_host *h, struct evidence_throttled *ret);
+/* The most any one level was held between a and b, in seconds: each
+ * level's quota holds the whole group, and a level held long before
+ * (its total the largest) may hold it no more.  NAN when no level was
+ * read both times and went on. */
+double evidence_throttled_between(const struct evidence_throttled *a,
+                                  const struct evidence_throttled *b);
 
 size_t evidence_host_n_disks(const struct evidence_host *h);
 const char *evidence_host_disk(const struct evidence_host *h, size_t i);     /* "nvme0n1" */

@@ -77,7 +77,7 @@ struct sample {
         double probe_wait, probe_run; /* seconds, its threads (rundelay) */
         size_t probe_runnable;       /* its threads runnable at the sample */
         size_t probe_active;         /* its threads that ran lately */
-        double throttled;            /* seconds the daemon's cgroup was held */
+        struct evidence_throttled throttled; /* its cgroup's levels' held time */
         double psi_cpu_us;           /* NAN when the kernel has no PSI */
         double disk_bytes, probe_bytes;
         double psi_memory_us;
@@ -262,8 +262,7 @@ static int take(const struct yield_monitor *m, struct sample *s)
         s->probe_run = m->delay ? rundelay_cpu_seconds(m->delay) : 0;
         s->probe_runnable = m->delay ? rundelay_runnable(m->delay) : 0;
         s->probe_active = m->delay ? rundelay_active(m->delay) : 0;
-        s->throttled = m->quota && m->lim.starved ? evidence_host_throttled_seconds(m->quota)
-                                                  : NAN;
+        evidence_host_throttled(m->quota && m->lim.starved ? m->quota : NULL, &s->throttled);
         s->psi_cpu_us = read_psi_total("/proc/pressure/cpu");
         s->psi_memory_us = m->lim.memory > 0 ? read_psi_total("/proc/pressure/memory") : 0;
         s->mono = now_mono();
@@ -377,7 +376,8 @@ static char *describe(const struct yield_monitor *m, int res, double use)
  * more. */
 static bool quota_held(const struct sample *a, const struct sample *b)
 {
-        double dt = b->mono - a->mono, held = b->throttled - a->throttled;
+        double dt = b->mono - a->mono;
+        double held = evidence_throttled_between(&a->throttled, &b->throttled);
         return dt > 0 && held > 0.1 * dt;
 }
 

@@ -253,6 +253,40 @@ static void test_v1(void)
         free(root);
 }
 
+/* The time the daemon's cgroup was held between two reads is the most
+ * any one level was held, not the largest level's total then against
+ * its total before: a parent held long ago (a pod's limit) has the
+ * largest total while the scope's own quota holds it now. */
+static void test_v1_held_by_a_level(void)
+{
+        struct evidence_host *h = NULL;
+        struct evidence_throttled a, b;
+        char *root = copy_tree("v1");
+        const char *parent = "sys/fs/cgroup/cpu,cpuacct/user.slice/cpu.stat";
+        const char *scope = "sys/fs/cgroup/cpu,cpuacct/user.slice/session-3.scope/cpu.stat";
+        CHECK(evidence_host_new(root, KMSG_FROM_NOW, &h) == 0);
+        put(root, parent, "nr_periods 1000\nnr_throttled 900\nthrottled_time 100000000000\n",
+            "we");
+        evidence_host_throttled(h, &a);
+        CHECK(a.n == 2 && a.seconds[0] == 2.5 && a.seconds[1] == 100);
+        put(root, scope, "nr_periods 402\nnr_throttled 102\nthrottled_time 2700000000\n", "we");
+        evidence_host_throttled(h, &b);
+        CHECK_NEAR(evidence_throttled_between(&a, &b), 0.2, 1e-9);
+        /* the parent held too, longer */
+        put(root, parent, "nr_periods 1001\nnr_throttled 901\nthrottled_time 100500000000\n",
+            "we");
+        evidence_host_throttled(h, &a);
+        CHECK_NEAR(evidence_throttled_between(&b, &a), 0.5, 1e-9);
+        /* a level unread, or whose counter went back, tells nothing */
+        put(root, scope, "nr_periods 1\n", "we");
+        evidence_host_throttled(h, &b);
+        CHECK(isnan(b.seconds[0]) && evidence_throttled_between(&a, &b) == 0);
+        evidence_host_throttled(NULL, &a);
+        CHECK(a.n == 0 && isnan(evidence_throttled_between(&a, &b)));
+        evidence_host_free(h);
+        free(root);
+}
+
 /* Every file there, none a counter: nothing is reported, nothing breaks. */
 static void test_bad(const char *tree)
 {
@@ -320,6 +354,7 @@ int main(void)
         test_metal_snapshot();
         test_metal_window();
         test_v1();
+        test_v1_held_by_a_level();
         test_bad("bad");
         test_bad("nonexistent");
         test_this_host();

@@ -347,9 +347,11 @@ static void quota_is_not_starving(void)
         CHECK(rundelay_new("/proc", getpid(), &d) == 0 && rundelay_sample(d) == 0);
         CHECK(yield_monitor_new(&(struct yield_limits){ .starved = true }, getpid(),
                                 BW_CAP_CPU_BOUND, d, ev, &m) == 0);
-        double held0 = evidence_host_throttled_seconds(ev);
+        struct evidence_throttled held0, held1;
+        evidence_host_throttled(ev, &held0);
         int yes = verdicts(m, d, 6, &reason);
-        double held = evidence_host_throttled_seconds(ev) - held0;
+        evidence_host_throttled(ev, &held1);
+        double held = evidence_throttled_between(&held0, &held1);
         burning = 0;
         pthread_join(t, NULL);
         printf("  under a 20%% quota: waited %.0f%% of the time wanted, held %.2f s\n",
