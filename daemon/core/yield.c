@@ -137,6 +137,16 @@ int yield_parse_stat(const char *text, bool (*allowed)(unsigned cpu, void *userd
         return 0;
 }
 
+double yield_idle_cpus(const struct yield_cpu_times *a, const struct yield_cpu_times *b)
+{
+        double idle = b->idle - a->idle, given = b->total_allowed - a->total_allowed;
+        if (!(given > 0) || !b->allowed || a->allowed != b->allowed)
+                return NAN;
+        /* idle jiffies over the jiffies of one CPU (the allowed CPUs'
+         * total over their number) */
+        return fmin(fmax(idle / (given / b->allowed), 0), b->allowed);
+}
+
 static bool in_affinity(unsigned cpu, void *userdata)
 {
         const struct yield_monitor *m = userdata;
@@ -428,13 +438,8 @@ void yield_monitor_others(const struct yield_monitor *m, struct yield_others *re
         const struct sample *a = &m->first, *b = &m->last;
         double dt = b->mono - a->mono, total = b->cpu.total - a->cpu.total;
         double cpu = (b->cpu.busy - a->cpu.busy) - (b->probe_cpu - a->probe_cpu);
-        double idle = b->cpu.idle - a->cpu.idle;
-        double given = b->cpu.total_allowed - a->cpu.total_allowed;
         ret->cpus = b->cpu.allowed;
-        /* each CPU's idle share of its time, summed: idle jiffies over the
-         * jiffies of one CPU (the allowed CPUs' total over their number) */
-        ret->idle_cpus = given > 0 && b->cpu.allowed ?
-                         fmin(fmax(idle / (given / b->cpu.allowed), 0), b->cpu.allowed) : NAN;
+        ret->idle_cpus = yield_idle_cpus(&a->cpu, &b->cpu);
         ret->cpu = total > 0 ? (cpu > 0 ? cpu : 0) / total : 0;
         ret->cpu_wait = others_wait(a, b);
         ret->io = m->disk_io && m->lim.io > 0 && dt > 0 ? m->io_high / dt : NAN;

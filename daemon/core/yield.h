@@ -113,5 +113,11 @@ struct yield_cpu_times {
 };
 int yield_parse_stat(const char *text, bool (*allowed)(unsigned cpu, void *userdata),
                      void *userdata, struct yield_cpu_times *ret);
+/* The allowed CPUs idle from a to b: each one's idle share of the time
+ * it was given, summed (0 .. their number); NAN when none was given, or
+ * when their number changed between them, a CPU gone off or come on line
+ * (each sum is of other CPUs: one come back brings its idle time of
+ * before; one off and another on within a look go unseen). */
+double yield_idle_cpus(const struct yield_cpu_times *a, const struct yield_cpu_times *b);
 
 #endif

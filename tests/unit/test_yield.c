@@ -413,11 +413,39 @@ static void stat_is_read_per_cpu(void)
         CHECK(yield_parse_stat("cpu  1 2 3 4 5 6 7 8\ncpux 1\n", NULL, NULL, &t) == -EINVAL);
 }
 
+/* The idle CPUs between two reads: of 4 CPUs, 3 busy and 1 idle
+ * throughout, 1.0; a CPU come on line between them with its idle time of
+ * before (or gone off line) makes the sums of other CPUs: unknown, not
+ * 3.99 idle. */
+static void idle_cpus_of_the_same_cpus(void)
+{
+        struct yield_cpu_times a, b, c, d;
+        CHECK(yield_parse_stat("cpu  400 0 0 0 0 0 0 0 0 0\n"
+                               "cpu0 100 0 0 0 0 0 0 0 0 0\ncpu1 100 0 0 0 0 0 0 0 0 0\n"
+                               "cpu2 100 0 0 0 0 0 0 0 0 0\ncpu3 100 0 0 0 0 0 0 0 0 0\n",
+                               NULL, NULL, &a) == 0);
+        CHECK(yield_parse_stat("cpu  550 0 0 50 0 0 0 0 0 0\n"
+                               "cpu0 150 0 0 0 0 0 0 0 0 0\ncpu1 150 0 0 0 0 0 0 0 0 0\n"
+                               "cpu2 150 0 0 0 0 0 0 0 0 0\ncpu3 100 0 0 50 0 0 0 0 0 0\n",
+                               NULL, NULL, &b) == 0);
+        CHECK_NEAR(yield_idle_cpus(&a, &b), 1.0, 1e-9);
+        CHECK(yield_parse_stat("cpu  400 0 0 0 0 0 0 0 0 0\n"
+                               "cpu0 100 0 0 0 0 0 0 0 0 0\ncpu1 100 0 0 0 0 0 0 0 0 0\n"
+                               "cpu2 100 0 0 0 0 0 0 0 0 0\n", NULL, NULL, &c) == 0);
+        CHECK(yield_parse_stat("cpu  550 0 0 900000 0 0 0 0 0 0\n"
+                               "cpu0 150 0 0 0 0 0 0 0 0 0\ncpu1 150 0 0 0 0 0 0 0 0 0\n"
+                               "cpu2 150 0 0 0 0 0 0 0 0 0\ncpu3 0 0 0 900000 0 0 0 0 0 0\n",
+                               NULL, NULL, &d) == 0);
+        CHECK(isnan(yield_idle_cpus(&c, &d)) && isnan(yield_idle_cpus(&d, &c)));
+        CHECK(isnan(yield_idle_cpus(&a, &a))); /* no time given */
+}
+
 int main(void)
 {
         long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
         CHECK(ncpu > 0);
         stat_is_read_per_cpu();
+        idle_cpus_of_the_same_cpus();
         own_waits_are_not_others(ncpu);
         others_waits_are_seen(ncpu);
         starved_is_seen(ncpu);
