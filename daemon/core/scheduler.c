@@ -11,10 +11,11 @@
  * running probe is (yield.h), with the daemon itself in the probe's place.
  * The run is deferred when the CPUs it may run on had less idle time than
  * [daemon] room times the CPUs the probe keeps busy (its last run's CPU
- * time per second), or when others' disk I/O or memory stalls would make
- * it yield at once: on a busy host no probe process is started only to be
- * stopped half a second later, again and again, while a host with room
- * for the probe, however busy its other CPUs, runs it.  What the look saw
+ * time per second; at most all of them: yield_room_needed), or when
+ * others' disk I/O or memory stalls would make it yield at once: on a
+ * busy host no probe process is started only to be stopped half a second
+ * later, again and again, while a host with room for the probe, however
+ * busy its other CPUs, runs it.  What the look saw
  * of others' waits for a CPU is what the run's own watch compares with. */
 #include "core/scheduler.h"
 
@@ -444,12 +445,13 @@ static int no_room(struct scheduler *s, const struct slot *slot, char **ret_why)
         if (!pc || !(room > 0) || isnan(o.idle_cpus) || !o.cpus)
                 return 0;
         double needs = fmin(needs_of(pc, slot), o.cpus);
-        if (o.idle_cpus >= room * needs)
+        double needed = yield_room_needed(room, needs, o.cpus);
+        if (o.idle_cpus >= needed)
                 return 0;
         /* two decimals: 0.76 idle against 0.80 needed is not "0.8 of 0.8" */
         *ret_why = str_printf("no room: %.2f of %u CPUs idle, the probe keeps %.2f busy and "
-                              "needs %.2f idle (room %g)", o.idle_cpus, o.cpus, needs,
-                              room * needs, room);
+                              "needs %.2f idle (room %g)", o.idle_cpus, o.cpus, needs, needed,
+                              room);
         return *ret_why ? 1 : -ENOMEM;
 }
 

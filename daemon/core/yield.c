@@ -147,6 +147,11 @@ double yield_idle_cpus(const struct yield_cpu_times *a, const struct yield_cpu_t
         return fmin(fmax(idle / (given / b->allowed), 0), b->allowed);
 }
 
+double yield_room_needed(double room, double needs, unsigned cpus)
+{
+        return fmin(room * needs, YIELD_ALL_IDLE * cpus);
+}
+
 static bool in_affinity(unsigned cpu, void *userdata)
 {
         const struct yield_monitor *m = userdata;

@@ -37,6 +37,9 @@
                                    * default (250 ms) would double the interval */
 #define YIELD_STARVED 0.5    /* of the time the probe's threads wanted a CPU,
                               * the share they waited that stops the run */
+#define YIELD_ALL_IDLE 0.95  /* of the CPUs, as a look reads them all idle: its
+                              * own samples and the kernel's threads take a
+                              * little */
 
 /* 0 disables a check. */
 struct yield_limits {
@@ -119,5 +122,10 @@ int yield_parse_stat(const char *text, bool (*allowed)(unsigned cpu, void *userd
  * (each sum is of other CPUs: one come back brings its idle time of
  * before; one off and another on within a look go unseen). */
 double yield_idle_cpus(const struct yield_cpu_times *a, const struct yield_cpu_times *b);
+/* The idle CPUs a run needs of the cpus it may run on: room times the
+ * CPUs it keeps busy (needs), at most all of them idle (YIELD_ALL_IDLE):
+ * at room 1 or above, a probe that keeps each of them busy would
+ * otherwise never run. */
+double yield_room_needed(double room, double needs, unsigned cpus);
 
 #endif

@@ -440,12 +440,26 @@ static void idle_cpus_of_the_same_cpus(void)
         CHECK(isnan(yield_idle_cpus(&a, &a))); /* no time given */
 }
 
+/* room times what the probe keeps busy, but no more than all the CPUs
+ * idle as a look reads them: at room 1 or above, a probe with a thread
+ * per CPU (or one that keeps a CPU busy, on 1 CPU) would wait for ever. */
+static void room_needed_is_within_the_cpus(void)
+{
+        CHECK_NEAR(yield_room_needed(0.8, 1, 16), 0.8, 1e-12);
+        CHECK_NEAR(yield_room_needed(1.5, 2, 16), 3, 1e-12);
+        CHECK_NEAR(yield_room_needed(0.8, 16, 16), 12.8, 1e-12);
+        CHECK_NEAR(yield_room_needed(1.25, 16, 16), 15.2, 1e-12);
+        CHECK_NEAR(yield_room_needed(1, 1, 1), 0.95, 1e-12);
+        CHECK(yield_room_needed(0, 4, 16) == 0);
+}
+
 int main(void)
 {
         long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
         CHECK(ncpu > 0);
         stat_is_read_per_cpu();
         idle_cpus_of_the_same_cpus();
+        room_needed_is_within_the_cpus();
         own_waits_are_not_others(ncpu);
         others_waits_are_seen(ncpu);
         starved_is_seen(ncpu);
