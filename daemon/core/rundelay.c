@@ -83,10 +83,11 @@ static int read_thread(struct rundelay *d, const char *name)
         struct thread_delay *t = slot(d, tid);
         if (!t)
                 return -ENOMEM;
+        bool seen = t->cpu_ns > 0 || t->ns > 0; /* a sample before this one */
         if ((double)delay > t->ns)
                 t->ns = (double)delay;
         if ((double)run > t->cpu_ns) {
-                if (t->cpu_ns > 0 || t->ns > 0)
+                if (seen)
                         d->active++;
                 t->cpu_ns = (double)run;
         }

@@ -36,7 +36,9 @@ static void gone(long tid)
         CHECK(rmdir(path) == 0);
 }
 
-/* Two threads; one exits between samples: its last reading still counts. */
+/* Two threads; one exits between samples: its last reading still counts.
+ * A thread ran between two samples (active) when its CPU time grew; its
+ * first sample, whatever it had waited, is not counted. */
 static void test_exited_threads_count(void)
 {
         char path[256];
@@ -50,16 +52,19 @@ static void test_exited_threads_count(void)
         CHECK(rundelay_new(dir, 77, &d) == 0);
         CHECK(rundelay_sample(d) == 0);
         CHECK_NEAR(rundelay_seconds(d), 0.3, 1e-9);
+        CHECK(rundelay_active(d) == 0);
         put(78, 9000, 500000000);   /* the worker waited 0.3 s more, */
         CHECK(rundelay_sample(d) == 0);
+        CHECK(rundelay_active(d) == 1);
         gone(78);                   /* then exited */
         put(77, 2000, 150000000);
         CHECK(rundelay_sample(d) == 0);
         CHECK_NEAR(rundelay_seconds(d), 0.65, 1e-9);
-        CHECK(rundelay_threads(d) == 2);
+        CHECK(rundelay_threads(d) == 2 && rundelay_active(d) == 1);
         put(79, 1, 50000000);       /* a thread started late */
         CHECK(rundelay_sample(d) == 0);
         CHECK_NEAR(rundelay_seconds(d), 0.7, 1e-9);
+        CHECK(rundelay_active(d) == 0);
         /* on-CPU time the same way: 2000 + 9000 (kept after the exit) + 1 ns */
         CHECK_NEAR(rundelay_cpu_seconds(d), 11001e-9, 1e-9);
         rundelay_free(d);
