@@ -11,6 +11,7 @@
 
 #include "util/fdio.h"
 #include "util/strutil.h"
+#include "util/timeutil.h"
 
 struct thread_delay {
         long tid;
@@ -24,6 +25,7 @@ struct rundelay {
         size_t n, cap;
         size_t runnable;            /* threads in state R at the last sample */
         size_t active;              /* threads that ran since the sample before */
+        double sampled_at;          /* now_mono() */
 };
 
 int rundelay_new(const char *proc, pid_t pid, struct rundelay **ret)
@@ -108,6 +110,7 @@ int rundelay_sample(struct rundelay *d)
                 if (e->d_name[0] != '.')
                         r = read_thread(d, e->d_name);
         closedir(dir);
+        d->sampled_at = now_mono();
         return r;
 }
 
@@ -146,6 +149,11 @@ size_t rundelay_runnable(const struct rundelay *d)
 size_t rundelay_active(const struct rundelay *d)
 {
         return d->active;
+}
+
+double rundelay_sampled_at(const struct rundelay *d)
+{
+        return d->sampled_at;
 }
 
 void rundelay_free(struct rundelay *d)

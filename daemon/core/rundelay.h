@@ -51,6 +51,10 @@ size_t rundelay_runnable(const struct rundelay *d);
 /* Threads that ran between the last two samples (a thread's first sample
  * is not counted): the ones doing the probe's work, not its idle helpers. */
 size_t rundelay_active(const struct rundelay *d);
+/* When the last sample was taken (now_mono()); 0 before any: the waits
+ * and runs between two readings of the sums above are of the time
+ * between their samples, not between the readings. */
+double rundelay_sampled_at(const struct rundelay *d);
 void rundelay_free(struct rundelay *d);
 
 #endif

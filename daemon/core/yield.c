@@ -8,19 +8,20 @@
  *
  * Others' CPU waits.  PSI cpu "some total" grows by the time in which at
  * least one task waited for a CPU.  The probe's threads' run delay over
- * the same sample (rundelay.h) is time in which at least one of its tasks
- * waited, so what is left is a lower bound of the time only others
- * waited: a run yields when that rises above what the look saw before
- * it, i.e. when the probe's threads take CPU from others.  A probe run
- * under SCHED_IDLE (cpu_policy) is preempted at once and takes nothing;
- * a disk, http or mysql probe at nice 10 can.
+ * the same sample (rundelay.h; the runner samples them apart, so it is
+ * taken over its own samples' window, scaled) is time in which at least
+ * one of its tasks waited, so what is left is a lower bound of the time
+ * only others waited: a run yields when that rises above what the look
+ * saw before it, i.e. when the probe's threads take CPU from others.  A
+ * probe run under SCHED_IDLE (cpu_policy) is preempted at once and takes
+ * nothing; a disk, http or mysql probe at nice 10 can.
  *
  * The probe starved.  Of the time its threads wanted a CPU (on one, or
- * waiting), the share they waited, over the sample (for a probe that waits
- * on a disk or a server: their waits per second of the sample): when the
- * host's own work keeps the probe off the CPUs the run can no longer
- * count, and stepping aside frees what it still takes (its wake-ups, its
- * cache).
+ * waiting), the share they waited, over the runner's samples of them
+ * between two of the monitor's (for a probe that waits on a disk or a
+ * server: their waits per second of those): when the host's own work
+ * keeps the probe off the CPUs the run can no longer count, and stepping
+ * aside frees what it still takes (its wake-ups, its cache).
  *
  * Others' CPU share, for the record: the host's busy jiffies (user, nice,
  * system, irq, softirq) minus the probe process's utime + stime
@@ -75,6 +76,7 @@ struct sample {
         struct yield_cpu_times cpu;  /* jiffies; cpu.allowed 0: unreadable */
         double probe_cpu;            /* jiffies (USER_HZ, as /proc/stat) */
         double probe_wait, probe_run; /* seconds, its threads (rundelay) */
+        double probe_at;             /* when rundelay sampled them; 0: never */
         size_t probe_runnable;       /* its threads runnable at the sample */
         size_t probe_active;         /* its threads that ran lately */
         struct evidence_throttled throttled; /* its cgroup's levels' held time */
@@ -275,6 +277,7 @@ static int take(const struct yield_monitor *m, struct sample *s)
         }
         s->probe_wait = m->delay ? rundelay_seconds(m->delay) : 0;
         s->probe_run = m->delay ? rundelay_cpu_seconds(m->delay) : 0;
+        s->probe_at = m->delay ? rundelay_sampled_at(m->delay) : 0;
         s->probe_runnable = m->delay ? rundelay_runnable(m->delay) : 0;
         s->probe_active = m->delay ? rundelay_active(m->delay) : 0;
         evidence_host_throttled(m->quota && m->lim.starved ? m->quota : NULL, &s->throttled);
@@ -332,33 +335,49 @@ double yield_others_wait(double some, double own, double busy, double dt)
         return fmin(fmax((some - own_in_some) / dt, 0), 1);
 }
 
+/* The seconds of the probe's threads' waits and runs that a and b read:
+ * between the runner's samples of them (every RUNDELAY_INTERVAL, apart
+ * from these: 0.2 or 0.3 s where a..b is 0.25 s), 0 where there was none
+ * between; a..b where unknown. */
+static double probe_dt(const struct sample *a, const struct sample *b)
+{
+        return a->probe_at > 0 && b->probe_at > 0 ? b->probe_at - a->probe_at :
+                                                    b->mono - a->mono;
+}
+
 /* The share of a..b in which only others waited for a CPU (NAN: no PSI). */
 static double others_wait(const struct sample *a, const struct sample *b)
 {
         static double clk_tck;
         if (!clk_tck)
                 clk_tck = sysconf(_SC_CLK_TCK) > 0 ? (double)sysconf(_SC_CLK_TCK) : 100;
+        double dt = b->mono - a->mono, pdt = probe_dt(a, b);
+        double own = b->probe_wait - a->probe_wait; /* over pdt: as over dt */
         return yield_others_wait((b->psi_cpu_us - a->psi_cpu_us) / 1e6,
-                                 b->probe_wait - a->probe_wait,
-                                 (b->cpu.busy - a->cpu.busy) / clk_tck, b->mono - a->mono);
+                                 pdt > 0 ? own * dt / pdt : own,
+                                 (b->cpu.busy - a->cpu.busy) / clk_tck, dt);
 }
 
-/* Of the time the probe's threads wanted a CPU in a..b, the share they
- * waited (0 when they wanted none); of an I/O-bound probe, the waits per
- * second of a..b of each of its threads that ran lately (its idle helper
- * threads left out).  A thread's wait is accounted (schedstat) only when
- * it gets the CPU: a CPU-bound thread held off for longer than a sample
- * shows neither run nor wait.  Where one of the threads is runnable at b,
- * the part of a..b accounted as neither is such a wait still under way;
- * where none is, it was sleep (a probe that pauses between its phases,
- * as the memory probe's release), which no neighbour caused. */
+/* Of the time the probe's threads wanted a CPU in a..b (probe_dt), the
+ * share they waited (0 when they wanted none; NAN when they were not
+ * sampled between a and b: not known); of an I/O-bound probe, the
+ * waits per second of each of its threads that ran lately (its idle
+ * helper threads left out).  A thread's wait is accounted (schedstat)
+ * only when it gets the CPU: a CPU-bound thread held off for longer than
+ * a sample shows neither run nor wait.  Where one of the threads is
+ * runnable at b, the part of a..b accounted as neither is such a wait
+ * still under way; where none is, it was sleep (a probe that pauses
+ * between its phases, as the memory probe's release), which no neighbour
+ * caused. */
 static double probe_wait_share(const struct yield_monitor *m, const struct sample *a,
                                const struct sample *b)
 {
         double wait = b->probe_wait - a->probe_wait, run = b->probe_run - a->probe_run;
-        double dt = b->mono - a->mono;
+        double dt = probe_dt(a, b);
+        if (!(dt > 0))
+                return NAN;
         if (m->io_bound) /* each working thread's, as the tracker counts runs */
-                return dt > 0 ? wait / dt / (double)(b->probe_active ? b->probe_active : 1) : 0;
+                return wait / dt / (double)(b->probe_active ? b->probe_active : 1);
         if (dt > wait + run && b->probe_runnable > 0)
                 wait = dt - run;
         return wait + run > 0 ? wait / (wait + run) : 0;
@@ -396,10 +415,13 @@ static bool quota_held(const struct sample *a, const struct sample *b)
         return dt > 0 && held > 0.1 * dt;
 }
 
-/* 1 with *ret_why when the probe has been starved YIELD_SAMPLES in a row. */
+/* 1 with *ret_why when the probe has been starved YIELD_SAMPLES in a row
+ * (a sample that could not tell leaves the count as it was). */
 static int starved(struct yield_monitor *m, const struct sample *b, char **ret_why)
 {
         double share = probe_wait_share(m, &m->last, b);
+        if (isnan(share))
+                return 0;
         m->starved = m->lim.starved && share > YIELD_STARVED && !quota_held(&m->last, b) ?
                      m->starved + 1 : 0;
         if (m->starved < YIELD_SAMPLES)

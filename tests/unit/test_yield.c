@@ -24,6 +24,7 @@
 #include "core/plugin.h"
 #include "core/rundelay.h"
 #include "core/yield.h"
+#include "util/timeutil.h"
 
 static volatile int burning = 1;
 
@@ -202,28 +203,56 @@ static bool put_text(const char *path, const char *text)
         return f && fclose(f) == 0 && ok;
 }
 
+/* This process's one thread (tid 1) in a fixture /proc under root (a
+ * mkdtemp template), in state `state`: its task directory into dir. */
+static void thread_fixture(char *root, char state, char *dir, size_t size)
+{
+        char path[320], stat[64];
+        CHECK(mkdtemp(root));
+        snprintf(dir, size, "%s/%d", root, (int)getpid());
+        CHECK(mkdir(dir, 0755) == 0);
+        snprintf(dir, size, "%s/%d/task", root, (int)getpid());
+        CHECK(mkdir(dir, 0755) == 0);
+        snprintf(dir, size, "%s/%d/task/1", root, (int)getpid());
+        CHECK(mkdir(dir, 0755) == 0);
+        snprintf(stat, sizeof(stat), "1 (bw (probe) x) %c 1 1 1 0\n", state);
+        snprintf(path, sizeof(path), "%s/stat", dir);
+        CHECK(put_text(path, stat));
+}
+
+/* The fixture thread's nanoseconds on a CPU and waiting for one. */
+static void thread_schedstat(const char *dir, double run_ns, double wait_ns)
+{
+        char path[320], text[96];
+        snprintf(path, sizeof(path), "%s/schedstat", dir);
+        snprintf(text, sizeof(text), "%.0f %.0f 50\n", run_ns, wait_ns);
+        CHECK(put_text(path, text));
+}
+
+static void thread_fixture_remove(char *dir)
+{
+        const char *files[] = { "schedstat", "stat" };
+        char path[320];
+        for (size_t i = 0; i < 2; i++) {
+                snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+                CHECK(unlink(path) == 0);
+        }
+        for (int i = 0; i < 4; i++) { /* task/1, task, PID, the root */
+                CHECK(rmdir(dir) == 0);
+                *strrchr(dir, '/') = 0;
+        }
+}
+
 /* A fixture thread whose schedstat figures stand still, in state `state`,
  * watched as a CPU-bound probe for three samples: how many of them said
  * to stop the run, and why. */
 static int standing_thread(char state, const char **ret_reason)
 {
-        char root[] = "/tmp/test_yield.XXXXXX", dir[256], path[320];
-        const char *files[] = { "schedstat", "stat" };
+        char root[] = "/tmp/test_yield.XXXXXX", dir[256];
         struct yield_monitor *m;
         struct rundelay *d;
-        CHECK(mkdtemp(root));
-        snprintf(dir, sizeof(dir), "%s/%d", root, (int)getpid());
-        CHECK(mkdir(dir, 0755) == 0);
-        snprintf(dir, sizeof(dir), "%s/%d/task", root, (int)getpid());
-        CHECK(mkdir(dir, 0755) == 0);
-        snprintf(dir, sizeof(dir), "%s/%d/task/1", root, (int)getpid());
-        CHECK(mkdir(dir, 0755) == 0);
-        snprintf(path, sizeof(path), "%s/schedstat", dir);
-        CHECK(put_text(path, "900000000 100000000 50\n"));
-        char stat[64];
-        snprintf(stat, sizeof(stat), "1 (bw (probe) x) %c 1 1 1 0\n", state);
-        snprintf(path, sizeof(path), "%s/stat", dir);
-        CHECK(put_text(path, stat));
+        thread_fixture(root, state, dir, sizeof(dir));
+        thread_schedstat(dir, 900000000, 100000000);
         CHECK(rundelay_new(root, getpid(), &d) == 0 && rundelay_sample(d) == 0);
         CHECK(rundelay_runnable(d) == (state == 'R'));
         CHECK(yield_monitor_new(&(struct yield_limits){ .starved = true }, getpid(),
@@ -231,16 +260,87 @@ static int standing_thread(char state, const char **ret_reason)
         int yes = verdicts(m, d, 3, ret_reason);
         yield_monitor_free(m);
         rundelay_free(d);
-        for (size_t i = 0; i < 2; i++) {
-                snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
-                CHECK(unlink(path) == 0);
-        }
-        for (int i = 0; i < 3; i++) {
-                CHECK(rmdir(dir) == 0);
-                *strrchr(dir, '/') = 0;
-        }
-        CHECK(rmdir(root) == 0);
+        thread_fixture_remove(dir);
         return yes;
+}
+
+/* A thread that waits `share` of the time it wants a CPU, its samples
+ * taken by the runner apart from the monitor's (which are 0.3 s apart
+ * here): each 0.18 s after the one before, a further 0.12 s before the
+ * monitor's.  How many of 2 monitor samples said to stop the run. */
+static int thread_sampled_apart(double share)
+{
+        char root[] = "/tmp/test_yield.XXXXXX", dir[256];
+        const double lag[] = { 0, 0.12, 0.24 };
+        const char *reason = NULL;
+        double run = 1e9, wait = 0;
+        struct yield_monitor *m;
+        struct rundelay *d;
+        int yes = 0;
+        thread_fixture(root, 'R', dir, sizeof(dir));
+        thread_schedstat(dir, run, wait);
+        CHECK(rundelay_new(root, getpid(), &d) == 0 && rundelay_sample(d) == 0);
+        CHECK(yield_monitor_new(&(struct yield_limits){ .starved = true }, getpid(),
+                                BW_CAP_CPU_BOUND, d, NULL, &m) == 0);
+        for (int k = 1; k <= 2; k++) {
+                char *why = NULL;
+                nap(0.3 - lag[k]);
+                double w = now_mono() - rundelay_sampled_at(d);
+                run += (1 - share) * w * 1e9, wait += share * w * 1e9;
+                thread_schedstat(dir, run, wait);
+                CHECK(rundelay_sample(d) == 0);
+                nap(lag[k]);
+                int r = yield_monitor_sample(m, &reason, &why);
+                CHECK(r >= 0);
+                if (r > 0)
+                        printf("  waited %.0f%%, sampled apart: %s\n", 100 * share, why);
+                yes += r > 0;
+                free(why);
+        }
+        yield_monitor_free(m);
+        rundelay_free(d);
+        thread_fixture_remove(dir);
+        return yes;
+}
+
+/* The thread's waits and runs are of the time between the runner's
+ * samples of them, not between the monitor's: over the monitor's 0.3 s,
+ * 0.18 s of them read as 58% waited where it waited 30%, twice in a row:
+ * a run stopped as starved.  Waiting 70%, it is. */
+static void waits_are_of_their_own_samples(void)
+{
+        CHECK(thread_sampled_apart(0.3) == 0);
+        CHECK(thread_sampled_apart(0.7) >= 1);
+}
+
+/* A monitor sample with no sample of the threads since the one before
+ * cannot tell whether they starved: the count in a row stands (read as
+ * not starved, it began again, and a thread held off the CPU was let
+ * run on). */
+static void unsampled_threads_keep_the_count(void)
+{
+        char root[] = "/tmp/test_yield.XXXXXX", dir[256];
+        const char *reason = NULL;
+        struct yield_monitor *m;
+        struct rundelay *d;
+        int said[3];
+        thread_fixture(root, 'R', dir, sizeof(dir));
+        thread_schedstat(dir, 900000000, 100000000); /* held off from now on */
+        CHECK(rundelay_new(root, getpid(), &d) == 0 && rundelay_sample(d) == 0);
+        CHECK(yield_monitor_new(&(struct yield_limits){ .starved = true }, getpid(),
+                                BW_CAP_CPU_BOUND, d, NULL, &m) == 0);
+        for (int k = 0; k < 3; k++) {
+                char *why = NULL;
+                nap(YIELD_INTERVAL);
+                if (k != 1)
+                        CHECK(rundelay_sample(d) == 0);
+                said[k] = yield_monitor_sample(m, &reason, &why);
+                free(why);
+        }
+        CHECK(said[0] == 0 && said[1] == 0 && said[2] == 1);
+        yield_monitor_free(m);
+        rundelay_free(d);
+        thread_fixture_remove(dir);
 }
 
 /* A thread held off the CPU for longer than a sample: schedstat accounts
@@ -465,6 +565,8 @@ int main(void)
         starved_is_seen(ncpu);
         own_waits_spread_over_cpus();
         unaccounted_wait_is_starving();
+        waits_are_of_their_own_samples();
+        unsampled_threads_keep_the_count();
         sleeping_is_not_starving();
         io_bound_waits_per_thread();
         quota_is_not_starving();
