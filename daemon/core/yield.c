@@ -65,7 +65,7 @@
 #include "util/timeutil.h"
 
 #define STAT_MAX (256 << 10)     /* /proc/stat of a few thousand CPUs */
-#define DISKSTATS_MAX (64 << 10)
+#define DISKSTATS_MAX (16 << 20) /* 100,000 devices */
 #define MAX_DISKS 64
 
 enum { R_CPU, R_IO, R_MEMORY, R_N };
@@ -218,10 +218,10 @@ static bool is_disk(const struct yield_monitor *m, const char *name)
 /* Sectors read and written (fields 6 and 10) of the physical disks. */
 static int read_disks(const struct yield_monitor *m, double *ret_bytes)
 {
-        char *buf = malloc(DISKSTATS_MAX), name[64];
+        char *buf = NULL, name[64];
         unsigned long long rd, wr;
         double sum = 0;
-        int r = buf ? fdio_read_small("/proc/diskstats", buf, DISKSTATS_MAX) : -ENOMEM;
+        int r = fdio_read_proc("/proc/diskstats", DISKSTATS_MAX, &buf);
         for (char *line = buf; r >= 0 && line && *line;) {
                 char *next = strchr(line, '\n');
                 if (sscanf(line, " %*u %*u %63s %*u %*u %llu %*u %*u %*u %llu", name, &rd,

@@ -99,6 +99,28 @@ int fdio_read_file(const char *path, size_t max, char **ret, size_t *ret_len,
         return 0;
 }
 
+int fdio_read_proc(const char *path, size_t max, char **ret)
+{
+        uint8_t *buf = NULL;
+        size_t len = 0;
+        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        int r = fd < 0 ? -errno : fdio_read_all(fd, max, &buf, &len);
+        if (fd >= 0)
+                close(fd);
+        if (r >= 0 && len > max) /* read_all's buffer may hold a little more */
+                r = -EFBIG;
+        char *text = r >= 0 ? realloc(buf, len + 1) : NULL;
+        if (r >= 0 && !text)
+                r = -ENOMEM;
+        if (r < 0) {
+                free(buf);
+                return r;
+        }
+        text[len] = 0;
+        *ret = text;
+        return 0;
+}
+
 int fdio_read_small(const char *path, char *buf, size_t size)
 {
         int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);

@@ -25,6 +25,11 @@ int fdio_read_file(const char *path, size_t max, char **ret, size_t *ret_len,
 /* The start of the file at path (at most size - 1 bytes), NUL-terminated.
  * 0 or -errno. */
 int fdio_read_small(const char *path, char *buf, size_t size);
+/* The whole of a kernel file at path however long (/proc says a size of
+ * 0: read to its end), at most max bytes, NUL-terminated, in a malloc'd
+ * buffer: a list of devices is not cut inside a line.  0, -EFBIG,
+ * -ENOMEM or -errno. */
+int fdio_read_proc(const char *path, size_t max, char **ret);
 /* The same for dir/name, with trailing white space (the newline of a sysfs
  * attribute) removed. 0, -ENAMETOOLONG or -errno. */
 int fdio_read_sysfs(const char *dir, const char *name, char *buf, size_t size);

@@ -90,11 +90,32 @@ static void test_files(const char *dir)
         snprintf(path, sizeof(path), "%s/none", dir);
         EXPECT(fdio_read_file(path, 100, &text, &len, NULL) == -ENOENT);
         EXPECT(fdio_read_small(path, small, sizeof(small)) == -ENOENT);
+        EXPECT(fdio_read_proc(path, 100, &text) == -ENOENT);
 
         /* the start of a file, NUL-terminated within the buffer */
         snprintf(path, sizeof(path), "%s/f", dir);
         CHECK(fdio_read_small(path, small, sizeof(small)) == 0);
         EXPECT(!strcmp(small, "line on"));
+        /* a kernel file whole: /proc says it has no size */
+        CHECK(fdio_read_proc(path, 100, &text) == 0);
+        EXPECT(!strcmp(text, "line one\nline two \n"));
+        free(text);
+        EXPECT(fdio_read_proc(path, 18, &text) == -EFBIG);
+        char *many = malloc(70001); /* 1000 lines, beyond any first buffer */
+        CHECK(many);
+        for (int i = 0; i < 1000; i++)
+                snprintf(many + 70 * i, 71, "%69d\n", i);
+        snprintf(path, sizeof(path), "%s/many", dir);
+        put(path, many);
+        CHECK(fdio_read_proc(path, 1 << 20, &text) == 0);
+        EXPECT(!strcmp(text, many));
+        free(text);
+        free(many);
+        unlink(path);
+        snprintf(path, sizeof(path), "%s/f", dir);
+        CHECK(fdio_read_proc("/proc/self/stat", 1 << 20, &text) == 0);
+        EXPECT(strlen(text) > 20 && strchr(text, ')'));
+        free(text);
         /* an attribute: its trailing blanks and line end go */
         EXPECT(fdio_read_sysfs(dir, "f", attr, sizeof(attr)) == 0 &&
                !strcmp(attr, "line one\nline two"));
