@@ -193,6 +193,9 @@ EXPORT cublasStatus_t cublasLtMatmul(void *h, struct desc *d, const float *alpha
                         float c = *beta ? *beta * fakegpu_float(C[j * (uint64_t)lc->ld + i]) : 0;
                         D[j * (uint64_t)ld->ld + i] = fakegpu_bf16(*alpha * acc + c);
                 }
+        if (!fakegpu.lt_loaded)
+                fakegpu.stream_clock += fakegpu.lt_first_s;
+        fakegpu.lt_loaded = true;
         fakegpu.stream_clock += 2.0 * m * n * k / (1.5 * fakegpu.flops);
         fakegpu.gemms++;
         return OK;

@@ -73,6 +73,8 @@ void fakegpu_setup(void)
         f->copy_bps = env_double("FAKEGPU_COPY_BPS", 2e12);
         f->triad_bps = env_double("FAKEGPU_TRIAD_BPS", 2.5e12);
         f->flops = env_double("FAKEGPU_FLOPS", 1e12);
+        f->lt_first_s = env_double("FAKEGPU_LT_FIRST_S", 0);
+        f->lt_loaded = false;
         f->h2d_bps = env_double("FAKEGPU_H2D_BPS", 50e9);
         f->d2h_bps = env_double("FAKEGPU_D2H_BPS", 40e9);
         f->busy_pid = (unsigned)env_double("FAKEGPU_BUSY_PID", 0);

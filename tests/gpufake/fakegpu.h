@@ -18,6 +18,9 @@
  *   FAKEGPU_COPY_BPS, FAKEGPU_TRIAD_BPS  the bandwidth of the BabelStream
  *                           kernels (2e12, 2.5e12 bytes/s of the arrays)
  *   FAKEGPU_FLOPS           the GEMM rate (1e12 FLOP/s; cuBLASLt's: x 1.5)
+ *   FAKEGPU_LT_FIRST_S      seconds the process's first cublasLtMatmul holds
+ *                           the stream before its GEMM (the library loading
+ *                           its kernels, lazily: the GPU idles) (0)
  *   FAKEGPU_H2D_BPS, FAKEGPU_D2H_BPS     copy bandwidths (50e9, 40e9)
  *   FAKEGPU_BUSY_PID        a process on every GPU from the start
  *   FAKEGPU_PROCESS_AFTER   N: pid 4242 appears on every GPU from the
@@ -68,6 +71,8 @@ struct fakegpu {
         unsigned l2_bytes;
         int cc_major;
         double copy_bps, triad_bps, flops, h2d_bps, d2h_bps;
+        double lt_first_s;
+        bool lt_loaded;             /* a cublasLtMatmul was called */
         unsigned busy_pid, process_after, self_pid, process_calls, many_after;
         unsigned util, util_looks, util_calls, sm_mhz, sm_max_mhz, power_limit_mw;
         unsigned long long reasons;

@@ -59,7 +59,7 @@ static const char *const fake_vars[] = {
         "FAKEGPU_POWER_LIMIT_W", "FAKEGPU_ECC", "FAKEGPU_REMAPPED", "FAKEGPU_REPLAY",
         "FAKEGPU_XID", "FAKEGPU_PCIE", "FAKEGPU_PCIE_IDLE", "FAKEGPU_PCIE_MAX",
         "FAKEGPU_NOT_SUPPORTED", "FAKEGPU_FAIL", "FAKEGPU_LOG", "FAKEGPU_DRIVER_NOT_LOADED",
-        "FAKEGPU_CC_MAJOR", NULL,
+        "FAKEGPU_CC_MAJOR", "FAKEGPU_LT_FIRST_S", NULL,
 };
 
 /* The fakes' settings for the next run: rates that keep the C kernels
@@ -273,6 +273,15 @@ static void test_cublaslt(void)
                    1.5e9, 1e-6);
         CHECK(!last(&fh, "memory_copy_bytes_per_second", NULL));
         CHECK(!last(&fh, "host_to_device_bytes_per_second", NULL));
+        fakehost_done(&fh);
+        /* its first call loads its kernels (0.4 s, more than one unit of
+         * work may take): not timed, neither refused nor counted */
+        fakehost_init(&fh);
+        CHECK(run(&fh, ltdir, PARAMS("FAKEGPU_LT_FIRST_S=0.4"),
+                  PARAMS(SMALL, "stream=no", "copy=no")) == 0);
+        CHECK(fh.error == NULL);
+        CHECK_NEAR(value(&fh, "gemm_flop_per_second", "gpu=0,engine=cublaslt,m=128,n=128,k=128"),
+                   1.5e9, 1e-6);
         fakehost_done(&fh);
         /* engine=wmma keeps to the own kernel even where cuBLASLt is */
         fakehost_init(&fh);
