@@ -16,9 +16,10 @@
  * Polite to the GPU's real work: a run starts only when NVML shows no
  * other process on the GPU and its utilisation at most IDLE_PERCENT, makes
  * way (-EBUSY: a deferral, not a failure) within a batch when one appears
- * (gpu_session.h), takes at most `memory` of device memory (and half of
- * what is free), at most `duration` (10 s) in all, and only reads the
- * GPU's state: never a clock, a power limit, a mode or a reset.
+ * (gpu_session.h), takes at most `memory` of device memory for its
+ * buffers (and half of what is free; the CUDA context's comes on top), at
+ * most `duration` (10 s) in all, and only reads the GPU's state: never a
+ * clock, a power limit, a mode or a reset.
  *
  * gpu=all measures one GPU a run, the next each time (the index is kept
  * in the state directory), so a host's GPUs take turns; every figure has
@@ -73,9 +74,10 @@ static const struct bw_param_def gpu_params[] = {
         [P_MEMORY] = {
                 .name = "memory", .type = BW_PARAM_SIZE, .default_value = "2G",
                 .min = 64.0 * MIB, .max = 64.0 * (1 << 30), .unit = "bytes",
-                .help = "Device memory a run may take, and never more than half of what "
-                        "is free on the GPU (the bandwidth arrays: a third of it each, up "
-                        "to 512M, and at least 4 x the GPU's L2 cache)",
+                .help = "Device memory a run's buffers may take, and never more than half "
+                        "of what is free on the GPU (the bandwidth arrays: a third of it "
+                        "each, up to 512M, and at least 4 x the GPU's L2 cache); the CUDA "
+                        "context's own comes on top",
         },
         [P_STREAM] = {
                 .name = "stream", .type = BW_PARAM_BOOL, .default_value = "yes",
