@@ -424,17 +424,21 @@ static void io_bound_waits_per_thread(void)
  * the quota).  Needs a writable cgroup v1 cpu controller. */
 static void quota_is_not_starving(void)
 {
-        const char *grp = "/sys/fs/cgroup/cpu/test_yield_quota";
-        char pid[32];
+        char grp[64], path[96], pid[32];
+        /* one of its own: another test_yield (a sanitizer build's) beside */
+        snprintf(grp, sizeof(grp), "/sys/fs/cgroup/cpu/test_yield_quota.%d", (int)getpid());
         if (access("/sys/fs/cgroup/cpu/cgroup.procs", W_OK) < 0 ||
             (mkdir(grp, 0755) < 0 && errno != EEXIST)) {
                 printf("  no writable cgroup v1 cpu controller: quota case not run\n");
                 return;
         }
         snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
-        CHECK(put_text("/sys/fs/cgroup/cpu/test_yield_quota/cpu.cfs_period_us", "100000\n"));
-        CHECK(put_text("/sys/fs/cgroup/cpu/test_yield_quota/cpu.cfs_quota_us", "20000\n"));
-        CHECK(put_text("/sys/fs/cgroup/cpu/test_yield_quota/cgroup.procs", pid));
+        snprintf(path, sizeof(path), "%s/cpu.cfs_period_us", grp);
+        CHECK(put_text(path, "100000\n"));
+        snprintf(path, sizeof(path), "%s/cpu.cfs_quota_us", grp);
+        CHECK(put_text(path, "20000\n"));
+        snprintf(path, sizeof(path), "%s/cgroup.procs", grp);
+        CHECK(put_text(path, pid));
         struct evidence_host *ev = NULL;
         struct yield_monitor *m;
         struct rundelay *d;
