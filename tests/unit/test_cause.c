@@ -496,8 +496,8 @@ static void test_component_witnesses(void)
 {
         const char *const none[] = { NULL }, *const same[] = { "threads", NULL };
         const char *const clean[] = { "threads", "memory", "disklat", "disk", NULL };
-        const char *const mem[] = { "memory", NULL }, *const disks[] = { "disklat", "disk",
-                                                                         "http", NULL };
+        const char *const mem[] = { "memory", NULL };
+        const char *const waiters[] = { "disklat", "disk", "http", NULL };
         const char *const gpus[] = { "0", "2", NULL }, *const gpu1[] = { "1", NULL };
         struct spec gq = quiet, replayed;
         gq.gpu = true, gq.gpu_clock = 1.98e9, gq.link_gen = 5, gq.link_width = 16;
@@ -529,15 +529,15 @@ static void test_component_witnesses(void)
                 { &quiet, &quiet, "cpu", none, NULL, "; no probe of another resource bound to "
                   "the CPU ran since in no regression (the disklat and http probes did, but "
                   "they wait on a device or a server): the whole host slowing is not ruled out",
-                  disks },
+                  waiters },
                 /* the threads probe, bound to the CPU too, is of the same
-                 * resource: no more a witness than the disks */
+                 * resource: no more a witness than those */
                 { &quiet, &quiet, "cpu", same, NULL, "; no probe of another resource bound to "
-                  "the CPU ran since in no regression (the disklat and http probes did", disks },
+                  "the CPU ran since in no regression (the disklat and http probes did", waiters },
                 { &quiet, &quiet, "cpu", mem, NULL, "; the memory probes ran since, in no "
-                  "regression", disks },
-                { &gq, &replayed, "gpu", none, NULL, NULL, disks },
-                { &quiet, &quiet, "cpu", NULL, NULL, NULL, disks },
+                  "regression", waiters },
+                { &gq, &replayed, "gpu", none, NULL, NULL, waiters },
+                { &quiet, &quiet, "cpu", NULL, NULL, NULL, waiters },
         };
         for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
                 struct cause_run runs[3];

@@ -58,13 +58,13 @@ static struct result *cpu_run(bool twin, const struct run_figures *f)
         return r;
 }
 
-static struct result *disk_run(const struct run_figures *f)
+static struct result *disk_run(double iops, const struct run_figures *f)
 {
         struct result *r = result_new("disk", "disk");
         CHECK(r);
         r->success = true;
         r->io_bound = r->disk_io = true;
-        add(r, "benchwatch_disk_iops", 800);
+        add(r, "benchwatch_disk_iops", iops);
         add(r, "benchwatch_probe_steal_ratio", f->steal);
         add(r, "benchwatch_probe_run_delay_ratio", f->run_delay);
         add(r, "benchwatch_probe_cpu_wait_ratio", f->cpu_wait);
@@ -109,13 +109,13 @@ static void test_steal_by_resource(void)
         ts.det.judge_cpu_time = true;
         /* the hypervisor serving a disk probe's own I/O: 25% steal, its
          * thread hardly waited for a CPU: counted (the old rule: not) */
-        EXPECT(counts(&ts, disk_run(&(struct run_figures){ 0.25, 0.01, 0.05 }), NULL));
+        EXPECT(counts(&ts, disk_run(800, &(struct run_figures){ 0.25, 0.01, 0.05 }), NULL));
         /* its thread waited 20% of the run: not counted */
-        EXPECT(!counts(&ts, disk_run(&(struct run_figures){ 0.02, 0.20, 0.05 }),
+        EXPECT(!counts(&ts, disk_run(800, &(struct run_figures){ 0.02, 0.20, 0.05 }),
                        "waited for a CPU 20.0% of the run (max_run_delay 10%)"));
         /* an I/O-bound thread's wait share (its short wake-ups wait
          * too) does not exclude it: its share of the run does */
-        EXPECT(counts(&ts, disk_run(&(struct run_figures){ 0.02, 0.01, 0.45 }), NULL));
+        EXPECT(counts(&ts, disk_run(800, &(struct run_figures){ 0.02, 0.01, 0.45 }), NULL));
         /* an http run's round trips wait for the CPUs of both ends: steal
          * excludes it, and so does its own threads' run delay */
         EXPECT(!counts(&ts, http_run(&(struct run_figures){ 0.125, 0.01, 0.05 }),
@@ -147,7 +147,7 @@ static void test_steal_by_resource(void)
         EXPECT(!counts(&ts, cpu_run(true, &(struct run_figures){ 0.30, 0.02, 0.05 }), "stolen"));
         ts.det.judge_cpu_time = true;
         /* figures the run lacks exclude nothing */
-        EXPECT(counts(&ts, disk_run(&(struct run_figures){ -1, -1, -1 }), NULL));
+        EXPECT(counts(&ts, disk_run(800, &(struct run_figures){ -1, -1, -1 }), NULL));
         EXPECT(counts(&ts, cpu_run(true, &(struct run_figures){ -1, -1, -1 }), NULL));
 }
 
@@ -801,18 +801,12 @@ enum witness {
 };
 
 /* The witness's run: the memory probe's of bytes_per_second, or of DISK
- * the disk probe's (it waits on its device), IOPS as many ten-millionths. */
+ * the disk probe's (it waits on its device), its IOPS a ten-millionth of
+ * that (as noisy). */
 static struct result *witness_run(enum witness w, double bytes_per_second, double wait)
 {
-        if (w != DISK)
-                return memory_run(bytes_per_second, wait);
-        struct result *r = result_new("disk", "disk");
-        CHECK(r);
-        r->success = true;
-        r->io_bound = r->disk_io = true;
-        add(r, "benchwatch_disk_iops", bytes_per_second / 1e7);
-        add(r, "benchwatch_probe_run_delay_ratio", wait);
-        return r;
+        return w == DISK ? disk_run(bytes_per_second / 1e7, &(struct run_figures){ -1, wait, -1 })
+                         : memory_run(bytes_per_second, wait);
 }
 
 /* A cpu probe that got 20% slower with no host counter moved is named the
